@@ -1,0 +1,112 @@
+package io.mmx.planner.analysis;
+
+import io.mmx.planner.spectral.Lanczos;
+import io.mmx.planner.tolerance.ExactTolerance;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Knobs of {@link GraphAnalyzer}, with defaults sized for n = 4096 plans in well under a second.
+ * Use {@link #defaults()} and the {@code with...} methods; {@link #validate()} checks everything at
+ * once and names every bad value.
+ *
+ * @param seed                       seed of the Lanczos start vector and of the attack search.
+ * @param lanczosIterations          Krylov dimension per Lanczos pass.
+ * @param failureProbability         total probability that the spectral bounds fail.
+ * @param basisBudgetBytes           memory for a stored Lanczos basis.
+ * @param attackBudgetMillis         time budget of the attack search.
+ * @param exactVertexLimit           graphs up to this many vertices are solved exactly (<= 64).
+ * @param exactBudgetMillis          time budget of the exact search (it gives up beyond it).
+ * @param exactDiameterVertexLimit   exact diameter up to this many vertices, else a double-sweep lower bound.
+ */
+public record AnalysisOptions(
+    long seed,
+    int lanczosIterations,
+    double failureProbability,
+    long basisBudgetBytes,
+    long attackBudgetMillis,
+    int exactVertexLimit,
+    long exactBudgetMillis,
+    int exactDiameterVertexLimit)
+{
+    /** Seed 1, 300 Lanczos steps, failure probability 1e-6, 500 ms attack, exact up to 40 vertices. */
+    public static AnalysisOptions defaults()
+    {
+        return new AnalysisOptions(1L, Lanczos.DEFAULT_ITERATIONS, Lanczos.DEFAULT_FAILURE_PROBABILITY,
+            Lanczos.DEFAULT_BASIS_BUDGET_BYTES, 500L, 40, 5_000L, 10_000);
+    }
+
+    public AnalysisOptions withSeed(final long value)
+    {
+        return new AnalysisOptions(value, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
+            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit);
+    }
+
+    public AnalysisOptions withAttackBudgetMillis(final long value)
+    {
+        return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, value,
+            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit);
+    }
+
+    public AnalysisOptions withExactVertexLimit(final int value)
+    {
+        return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
+            value, exactBudgetMillis, exactDiameterVertexLimit);
+    }
+
+    public AnalysisOptions withLanczosIterations(final int value)
+    {
+        return new AnalysisOptions(seed, value, failureProbability, basisBudgetBytes, attackBudgetMillis,
+            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit);
+    }
+
+    public AnalysisOptions withExactDiameterVertexLimit(final int value)
+    {
+        return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
+            exactVertexLimit, exactBudgetMillis, value);
+    }
+
+    /**
+     * Checks every field; throws one {@link IllegalArgumentException} naming all bad values.
+     *
+     * @return this, for chaining.
+     */
+    public AnalysisOptions validate()
+    {
+        final List<String> problems = new ArrayList<>();
+        if (lanczosIterations < 2)
+        {
+            problems.add("lanczosIterations must be >= 2 (got " + lanczosIterations + ")");
+        }
+        if (!(failureProbability > 0 && failureProbability < 1))
+        {
+            problems.add("failureProbability must be in (0, 1) (got " + failureProbability + ")");
+        }
+        if (basisBudgetBytes < 0)
+        {
+            problems.add("basisBudgetBytes must be >= 0 (got " + basisBudgetBytes + ")");
+        }
+        if (attackBudgetMillis < 0)
+        {
+            problems.add("attackBudgetMillis must be >= 0 (got " + attackBudgetMillis + ")");
+        }
+        if (exactVertexLimit < 0 || exactVertexLimit > ExactTolerance.MAX_VERTICES)
+        {
+            problems.add("exactVertexLimit must be in 0.." + ExactTolerance.MAX_VERTICES + " (got " + exactVertexLimit + ")");
+        }
+        if (exactBudgetMillis <= 0)
+        {
+            problems.add("exactBudgetMillis must be > 0 (got " + exactBudgetMillis + ")");
+        }
+        if (exactDiameterVertexLimit < 0)
+        {
+            problems.add("exactDiameterVertexLimit must be >= 0 (got " + exactDiameterVertexLimit + ")");
+        }
+        if (!problems.isEmpty())
+        {
+            throw new IllegalArgumentException("invalid analysis options: " + String.join("; ", problems));
+        }
+        return this;
+    }
+}

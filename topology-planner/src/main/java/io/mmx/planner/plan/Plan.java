@@ -1,0 +1,55 @@
+package io.mmx.planner.plan;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mmx.planner.graph.Graph;
+import io.mmx.planner.placement.Placement;
+
+import java.util.Objects;
+
+/**
+ * A deployable plan: the shared-memory graph, how it was made, where each process runs, and
+ * the analysis that states its crash tolerance. Field by field in docs/plan-format.md.
+ *
+ * @param version     plan format version, {@link #FORMAT_VERSION} when written by this code
+ * @param graph       the shared-memory graph (RDMA links along its edges only)
+ * @param degree      the common degree, or -1 if the graph is not regular
+ * @param generator   the generator's name, or {@code "imported"} for a graph read from a file
+ * @param seed        the seed that reproduces the graph with that generator
+ * @param placement   rack and host of every process, or null when none was given
+ * @param analysis    the analysis as a JSON object (see {@code PlanAnalysisJson})
+ * @param contentHash {@code sha256:...} over everything else, see {@link ContentHash}
+ */
+public record Plan(
+    int version,
+    Graph graph,
+    int degree,
+    String generator,
+    long seed,
+    Placement placement,
+    ObjectNode analysis,
+    String contentHash)
+{
+    /** The plan format this code writes and reads. */
+    public static final int FORMAT_VERSION = 1;
+
+    public Plan
+    {
+        Objects.requireNonNull(graph, "graph");
+        Objects.requireNonNull(generator, "generator");
+        Objects.requireNonNull(analysis, "analysis");
+    }
+
+    /** A plan with its content hash computed. */
+    public static Plan sealed(final Graph graph, final int degree, final String generator, final long seed,
+        final Placement placement, final ObjectNode analysis)
+    {
+        final Plan unsealed = new Plan(FORMAT_VERSION, graph, degree, generator, seed, placement, analysis, "");
+        return new Plan(FORMAT_VERSION, graph, degree, generator, seed, placement, analysis,
+            ContentHash.of(unsealed));
+    }
+
+    public int n()
+    {
+        return graph.n();
+    }
+}

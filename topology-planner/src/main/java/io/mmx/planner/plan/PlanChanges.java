@@ -1,0 +1,195 @@
+package io.mmx.planner.plan;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.mmx.planner.analysis.AnalysisOptions;
+import io.mmx.planner.change.ChangeResult;
+import io.mmx.planner.change.EdgeList;
+import io.mmx.planner.change.GraphChange;
+import io.mmx.planner.change.GraphDiff;
+import io.mmx.planner.placement.Placement;
+
+import java.io.PrintWriter;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * Grow, shrink and diff at the level of plans: the graph change plus what follows for the
+ * placement and the analysis, and the report a person reads before deploying the change.
+ */
+public final class PlanChanges
+{
+    /** Diffs list individual edges up to this many; above it only counts. */
+    private static final int LISTED_EDGES = 24;
+
+    private PlanChanges()
+    {
+    }
+
+    /**
+     * A changed plan and the graph change that made it.
+     *
+     * @param plan   the new plan, sealed
+     * @param change the graph change: relabelling and edge diff
+     */
+    public record Change(Plan plan, ChangeResult change)
+    {
+    }
+
+    /**
+     * Adds {@code added} processes. New processes take the free slots of the existing placement
+     * in host order, or the placement {@code layout} describes when given.
+     */
+    public static Change grow(final Plan before, final int added, final long seed, final PlacementLayout layout,
+        final AnalysisOptions options, final ProgressListener progress)
+    {
+        if (added < 1)
+        {
+            throw new IllegalArgumentException("--add " + added + " adds nothing; give a count >= 1");
+        }
+        progress.stage("rewiring: " + added + " new processes splice into existing edges");
+        final ChangeResult change = GraphChange.grow(before.graph(), added, seed);
+        final int n = change.graph().n();
+        final Placement placement = layout != null ?
+            Placement.contiguous(n, layout.racks(), layout.hostsPerRack(), layout.procsPerHost()) :
+            before.placement() == null ? null : extend(before.placement(), n);
+        return sealed(before, change, seed, placement, options, progress);
+    }
+
+    /** Removes the given processes; survivors keep their hosts under their new ids. */
+    public static Change shrink(final Plan before, final int[] removed, final long seed,
+        final AnalysisOptions options, final ProgressListener progress)
+    {
+        progress.stage("rewiring: " + removed.length + " processes leave, their neighbours re-pair");
+        return shrunk(before, GraphChange.shrink(before.graph(), removed, seed), seed, options, progress);
+    }
+
+    /** Removes the {@code count} highest ids: no survivor changes id. */
+    public static Change shrink(final Plan before, final int count, final long seed, final AnalysisOptions options,
+        final ProgressListener progress)
+    {
+        progress.stage("rewiring: " + count + " processes leave, their neighbours re-pair");
+        return shrunk(before, GraphChange.shrink(before.graph(), count, seed), seed, options, progress);
+    }
+
+    private static Change shrunk(final Plan before, final ChangeResult change, final long seed,
+        final AnalysisOptions options, final ProgressListener progress)
+    {
+        Placement placement = null;
+        if (before.placement() != null)
+        {
+            final int n = change.graph().n();
+            final int[] rack = new int[n];
+            final int[] host = new int[n];
+            for (int old = 0; old < before.n(); old++)
+            {
+                final int id = change.newIdOf(old);
+                if (id >= 0)
+                {
+                    rack[id] = before.placement().rackOf(old);
+                    host[id] = before.placement().hostOf(old);
+                }
+            }
+            final Placement p = before.placement();
+            placement = Placement.explicit(p.racks(), p.hostsPerRack(), p.procsPerHost(), rack, host);
+        }
+        return sealed(before, change, seed, placement, options, progress);
+    }
+
+    private static Change sealed(final Plan before, final ChangeResult change, final long seed,
+        final Placement placement, final AnalysisOptions options, final ProgressListener progress)
+    {
+        final var analysis = Planner.analyze(change.graph(), placement, options, progress);
+        final Plan plan = Plan.sealed(change.graph(), before.degree(), Planner.EDITED, seed, placement, analysis);
+        return new Change(plan, change);
+    }
+
+    /** The old placement with new processes in the first free host slots, in host order. */
+    static Placement extend(final Placement old, final int n)
+    {
+        final int hosts = old.hosts();
+        final long capacity = (long)hosts * old.procsPerHost();
+        if (n > capacity)
+        {
+            throw new IllegalArgumentException("the plan's placement has room for " + capacity + " processes (" +
+                old.racks() + " racks × " + old.hostsPerRack() + " hosts × " + old.procsPerHost() + ") but the grown " +
+                "plan has " + n + "; give --racks, --hosts-per-rack and --procs-per-host for the larger cluster");
+        }
+        final int[] rack = Arrays.copyOf(old.rackLabels(), n);
+        final int[] host = Arrays.copyOf(old.hostLabels(), n);
+        int h = 0;
+        for (int p = old.processes(); p < n; p++)
+        {
+            while (countOn(host, p, h) >= old.procsPerHost())
+            {
+                h++;
+            }
+            host[p] = h;
+            rack[p] = h / old.hostsPerRack();
+        }
+        return Placement.explicit(old.racks(), old.hostsPerRack(), old.procsPerHost(), rack, host);
+    }
+
+    private static int countOn(final int[] host, final int placed, final int h)
+    {
+        int count = 0;
+        for (int p = 0; p < placed; p++)
+        {
+            count += host[p] == h ? 1 : 0;
+        }
+        return count;
+    }
+
+    /** Prints what a deployment of {@code after} over {@code before} changes. */
+    public static void printDiff(final Plan before, final Plan after, final GraphDiff diff, final PrintWriter out)
+    {
+        out.printf(Locale.ROOT, "processes  %d -> %d (%d added, %d removed)%n", before.n(), after.n(),
+            diff.addedProcesses(), diff.removedProcesses());
+        out.printf(Locale.ROOT, "edges      %d -> %d: %d to tear down, %d to connect%n", before.graph().edgeCount(),
+            after.graph().edgeCount(), diff.removed().size(), diff.added().size());
+        out.printf(Locale.ROOT, "rewired    %d processes change their RDMA links%n", diff.changedProcesses());
+        if (diff.removed().size() + diff.added().size() <= LISTED_EDGES)
+        {
+            printEdges(out, "-", diff.removed());
+            printEdges(out, "+", diff.added());
+        }
+        final JsonNode t0 = before.analysis().path("tolerance");
+        final JsonNode t1 = after.analysis().path("tolerance");
+        out.printf(Locale.ROOT, "tolerance  certified f %d -> %d, attack f %d -> %d (of n = %d -> %d)%n",
+            t0.path("certified_f").asInt(), t1.path("certified_f").asInt(), t0.path("attack_f").asInt(),
+            t1.path("attack_f").asInt(), before.n(), after.n());
+        out.printf(Locale.ROOT, "hash       %s -> %s%n", before.contentHash(), after.contentHash());
+        out.flush();
+    }
+
+    /** The diff of two plan files, ids taken as equal where both have them. */
+    public static void printDiff(final Plan before, final Plan after, final PrintWriter out)
+    {
+        printDiff(before, after, GraphDiff.between(before.graph(), after.graph()), out);
+    }
+
+    /** Prints the ids that changed, old -> new, for the operator to follow. */
+    public static void printRelabelling(final ChangeResult change, final PrintWriter out)
+    {
+        final int[] relabelling = change.relabelling();
+        final StringBuilder moved = new StringBuilder();
+        for (int old = 0; old < relabelling.length; old++)
+        {
+            if (relabelling[old] >= 0 && relabelling[old] != old)
+            {
+                moved.append(moved.length() == 0 ? "" : ", ").append(old).append(" -> ").append(relabelling[old]);
+            }
+        }
+        if (moved.length() > 0)
+        {
+            out.println("renumbered " + change.movedProcesses() + " processes (old -> new id): " + moved);
+        }
+    }
+
+    private static void printEdges(final PrintWriter out, final String sign, final EdgeList edges)
+    {
+        for (int i = 0; i < edges.size(); i++)
+        {
+            out.printf(Locale.ROOT, "           %s %d - %d%n", sign, edges.u(i), edges.v(i));
+        }
+    }
+}

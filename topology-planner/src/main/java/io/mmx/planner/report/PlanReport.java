@@ -1,0 +1,183 @@
+package io.mmx.planner.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.mmx.planner.io.AtomicFiles;
+import io.mmx.planner.placement.QpAccounting;
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.ProgressListener;
+import io.mmx.planner.spectral.Lanczos;
+import io.mmx.planner.spectral.LanczosResult;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * {@code topo report}: one self-contained HTML page with inline SVG charts, written
+ * atomically as {@code DIR/index.html}.
+ */
+public final class PlanReport
+{
+    private static final int PROFILE_POINTS = 24;
+
+    private PlanReport()
+    {
+    }
+
+    public static Path write(final Plan plan, final Path dir, final Duration profileBudget,
+        final ProgressListener progress) throws IOException
+    {
+        final JsonNode a = plan.analysis();
+        final long seed = a.path("settings").path("seed").asLong(plan.seed());
+        progress.stage("spectrum for the profile's sweep vector");
+        final LanczosResult lanczos = new Lanczos(seed, a.path("settings").path("lanczos_iterations")
+            .asInt(Lanczos.DEFAULT_ITERATIONS), Lanczos.DEFAULT_FAILURE_PROBABILITY, Lanczos.DEFAULT_BASIS_BUDGET_BYTES)
+            .run(plan.graph());
+        progress.stage("expansion profile: " + PROFILE_POINTS + " attacks in " + profileBudget.toMillis() + " ms");
+        final ExpansionProfile profile = ExpansionProfile.compute(plan.graph(), lanczos, seed, profileBudget.toMillis(),
+            PROFILE_POINTS);
+        final String html = page(plan, profile);
+        final Path page = dir.resolve("index.html");
+        AtomicFiles.write(page, out -> out.write(html));
+        return page;
+    }
+
+    static String page(final Plan plan, final ExpansionProfile profile)
+    {
+        final JsonNode a = plan.analysis();
+        final JsonNode t = a.path("tolerance");
+        final JsonNode s = a.path("spectrum");
+        final int n = plan.n();
+        final StringBuilder html = new StringBuilder(1 << 16);
+        html.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>mmx plan report</title><style>")
+            .append("body{font-family:sans-serif;max-width:820px;margin:2em auto;color:#222}")
+            .append("table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}")
+            .append("td.num{text-align:right;font-variant-numeric:tabular-nums}.note{color:#666;font-size:90%}")
+            .append("</style></head><body>\n");
+        html.append("<h1>mmx plan: n = ").append(n).append(", degree ").append(plan.degree()).append("</h1>\n");
+        html.append("<p class=\"note\">").append(SvgChart.escape(plan.generator())).append(" generator, seed ")
+            .append(plan.seed()).append(", ").append(plan.graph().edgeCount()).append(" edges, ")
+            .append(SvgChart.escape(plan.contentHash())).append("</p>\n");
+
+        html.append("<h2>Crash tolerance</h2>\n<p>Consensus stays live while the live processes S have |N[S]| &gt; n/2. ")
+            .append("f<sub>max</sub> is the number of crashes survived whichever processes crash; it lies in the bracket ")
+            .append("below: the certified end is a proof, the attack end comes with a witness that anyone can check.</p>\n");
+        html.append(bracket(n, t));
+        html.append("<table><tr><th>bound</th><th>crashes</th><th>of n</th><th>why</th></tr>\n");
+        row(html, "message passing alone", t.path("message_passing_f").asInt(), n, "a majority must stay up");
+        row(html, "certified (proof)", t.path("certified_f").asInt(), n, t.path("certified_method").asText());
+        if (t.hasNonNull("exact_f"))
+        {
+            row(html, "exact", t.path("exact_f").asInt(), n, "branch and bound");
+        }
+        row(html, "attack (witness)", t.path("attack_f").asInt(), n, t.path("witness_size").asInt() +
+            " live processes with |N[S]| = " + t.path("witness_closed_neighbourhood").asInt());
+        row(html, "any degree-" + plan.degree() + " graph", t.path("degree_limit_f").asInt(), n, "|N[S]| <= (d+1)|S|");
+        html.append("</table>\n<p class=\"note\">").append(SvgChart.escape(t.path("certified_justification").asText()))
+            .append("</p>\n");
+
+        html.append("<h2>Expansion profile</h2>\n<p>For each live-set size k: the proven minimum of |N[S]| and the ")
+            .append("smallest |N[S]| the attacks found. Where a curve is under the n/2 line, a live set of that size ")
+            .append("can be blocked.</p>\n");
+        final double[] trivialK = {1, Math.max(2, profile.provenSizes[profile.provenSizes.length - 1])};
+        final double[] trivial = {Math.min(n, plan.degree() + 1.0), Math.min(n, (plan.degree() + 1.0) * trivialK[1])};
+        html.append(new SvgChart("|N[S]| against live-set size", "live-set size k = |S|", "|N[S]|")
+            .line("proven minimum of |N[S]|", "#1f77b4", profile.provenSizes, profile.provenMin)
+            .dots("smallest |N[S]| found by attack", "#d62728", profile.attackSizes, profile.attackClosed)
+            .line("(d+1)k: no graph does better", "#aaa", trivialK, trivial)
+            .reference("n/2 = " + n / 2, "#2ca02c", n / 2.0)
+            .render());
+
+        html.append("<h2>Spectrum</h2>\n<p>Extreme adjacency eigenvalues (Lanczos). A smaller max(|&lambda;2|, |&lambda;min|) ")
+            .append("means a better expander; 2&radic;(d&minus;1) is the best possible for large random graphs.</p>\n");
+        final double[] xs = {1, 2, 3, 4};
+        final double[] ys = {s.path("lambda_min").asDouble(), s.path("lambda2").asDouble(), s.path("lambda_bound").asDouble(),
+            s.path("lambda1").asDouble()};
+        html.append(new SvgChart("1: lambda_min   2: lambda2   3: bound used by the proof   4: lambda1",
+            "eigenvalue", "value")
+            .bars("eigenvalues", "#9467bd", xs, ys)
+            .reference("+2 sqrt(d-1) (Ramanujan)", "#ff7f0e", 2 * Math.sqrt(Math.max(0, plan.degree() - 1)))
+            .reference("-2 sqrt(d-1)", "#ff7f0e", -2 * Math.sqrt(Math.max(0, plan.degree() - 1)))
+            .render());
+        html.append("<p class=\"note\">").append(SvgChart.escape(s.path("bound_justification").asText())).append("</p>\n");
+
+        html.append("<h2>Queue pairs</h2>\n");
+        html.append(String.format(Locale.ROOT, "<p>%d QPs per process (full mesh: %d).", a.path("qp").path("per_process_max").asInt(),
+            a.path("qp").path("full_mesh_per_process").asInt()));
+        if (plan.placement() != null)
+        {
+            final QpAccounting qps = QpAccounting.of(plan.graph(), plan.placement());
+            final double[] hosts = new double[plan.placement().hosts()];
+            final double[] perNic = new double[hosts.length];
+            for (int h = 0; h < hosts.length; h++)
+            {
+                hosts[h] = h;
+                perNic[h] = qps.qpsOnNic(h);
+            }
+            html.append(String.format(Locale.ROOT, " Per NIC: max %d, mean %.1f (full mesh: %d).</p>%n",
+                qps.maxQpsPerNic(), qps.meanQpsPerNic(), qps.fullMeshQpsPerNic()));
+            html.append(new SvgChart("QPs on each host's NIC", "host", "QPs").bars("this plan", "#1f77b4", hosts, perNic)
+                .render());
+            html.append(domains(a.path("failure_domains")));
+        }
+        else
+        {
+            html.append(" No placement: per-NIC counts need --racks, --hosts-per-rack, --procs-per-host.</p>\n");
+        }
+        return html.append("</body></html>\n").toString();
+    }
+
+    private static String bracket(final int n, final JsonNode t)
+    {
+        final double width = 760;
+        final int mp = t.path("message_passing_f").asInt();
+        final int cert = t.path("certified_f").asInt();
+        final int attack = t.path("attack_f").asInt();
+        final StringBuilder svg = new StringBuilder();
+        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"90\" font-family=\"sans-serif\" font-size=\"12\">");
+        svg.append("<rect x=\"0\" y=\"30\" width=\"760\" height=\"24\" fill=\"#eee\"/>");
+        svg.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"30\" width=\"%.1f\" height=\"24\" fill=\"#bbb\"/>", width * mp / n));
+        svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"30\" width=\"%.1f\" height=\"24\" fill=\"#2ca02c\"/>",
+            width * mp / n, width * Math.max(0, cert - mp) / n));
+        svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"30\" width=\"%.1f\" height=\"24\" fill=\"#ffbb78\"/>",
+            width * cert / n, width * Math.max(0, attack - cert) / n));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"22\">message passing %d</text>", Math.max(2, width * mp / n - 120), mp));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"72\">certified %d</text>", Math.min(width - 110, width * cert / n), cert));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"88\">attack %d</text>", Math.min(width - 80, width * attack / n), attack));
+        svg.append("<text x=\"0\" y=\"88\">0</text>");
+        return svg.append("</svg>\n").toString();
+    }
+
+    private static String domains(final JsonNode domains)
+    {
+        final StringBuilder html = new StringBuilder("<h2>Failure domains</h2>\n<p>A crashed process leaves its memory; ")
+            .append("a failed host or rack takes it along. Further process crashes tolerated after losing whole domains:</p>\n");
+        for (final String kind : new String[] {"racks", "hosts"})
+        {
+            final JsonNode rows = domains.path(kind).path("rows");
+            if (!rows.isArray() || rows.isEmpty())
+            {
+                continue;
+            }
+            html.append("<table><tr><th>").append(kind).append(" lost</th><th>processes lost</th><th>further crashes: certified</th>")
+                .append("<th>attack</th><th>worst case</th></tr>\n");
+            for (final JsonNode r : rows)
+            {
+                html.append(String.format(Locale.ROOT, "<tr><td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%s</td>" +
+                    "<td class=\"num\">%d</td><td>%s</td></tr>%n", r.path("failed").asInt(), r.path("processes_lost").asInt(),
+                    r.path("further_crashes_certified").asInt() < 0 ? "blocked" : r.path("further_crashes_certified").asText(),
+                    r.path("further_crashes_attack").asInt(), r.path("worst_case").asText()));
+            }
+            html.append("</table>\n");
+        }
+        return html.toString();
+    }
+
+    private static void row(final StringBuilder html, final String name, final int f, final int n, final String why)
+    {
+        html.append(String.format(Locale.ROOT, "<tr><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%.1f%%</td><td>%s</td></tr>%n",
+            SvgChart.escape(name), f, 100.0 * f / n, SvgChart.escape(why)));
+    }
+
+}

@@ -1,0 +1,535 @@
+package io.mmx.planner.tolerance;
+
+import io.mmx.planner.graph.Graph;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+/**
+ * Searches, within a time budget, for a large live set S with |N[S]| <= threshold (floor(n/2) for
+ * the plan), which proves f_max <= n - 1 - |S|.
+ *
+ * <p>It works on the dual view: pick a cover C of exactly {@code threshold} vertices; the largest
+ * S with N[S] inside C is the interior {v : N[v] inside C}. Tabu search swaps one vertex into C and
+ * one out, keeping for every vertex w the count {@code missing[w]} = |N[w] \ C|, and for every vertex
+ * the change in a potential sum_w phi(missing[w]) that adding or removing it would cause. phi
+ * rewards interior vertices above all and, far less, vertices one or two outside neighbours away
+ * from the interior, which gives the search a gradient across the plateaus of the interior count.
+ * Starts: breadth-first balls from random vertices, sweeps of the lambda2 Ritz vector when given,
+ * and perturbations of the best cover so far (iterated local search). The witness is verified
+ * against the graph before it is returned; if verification ever failed, the empty set would be
+ * returned instead.
+ */
+public final class AttackSearch
+{
+    static long PHI0 = 1L << 20;
+    static long PHI1 = Long.getLong("phi1", 1);
+    static long PHI2 = Long.getLong("phi2", 0);
+    static long PHI3 = Long.getLong("phi3", 0);
+    static int T1 = Integer.getInteger("t1", 3);
+    static int T2 = Integer.getInteger("t2", 7);
+    static long ITERS;
+
+    private final long seed;
+    private final long budgetNanos;
+
+    /**
+     * @param seed         seed of every random choice; the same seed and budget replay the same run
+     *                     as long as the time checks fall at the same iterations.
+     * @param budgetMillis time budget (>= 0; 0 runs the starts without local search).
+     */
+    public AttackSearch(final long seed, final long budgetMillis)
+    {
+        if (budgetMillis < 0)
+        {
+            throw new IllegalArgumentException("attack time budget must be >= 0 ms, got " + budgetMillis);
+        }
+        this.seed = seed;
+        this.budgetNanos = budgetMillis * 1_000_000L;
+    }
+
+    /** Attack on the plan's own threshold floor(n/2), without a spectral start. */
+    public AttackResult search(final Graph graph)
+    {
+        return search(graph, graph.n() / 2, null, Integer.MAX_VALUE);
+    }
+
+    /** As {@link #search(Graph, int, double[], int)} without a known optimum. */
+    public AttackResult search(final Graph graph, final int threshold, final double[] sweepVector)
+    {
+        return search(graph, threshold, sweepVector, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param graph       the graph.
+     * @param threshold   blocked means |N[S]| <= threshold.
+     * @param sweepVector a vector of length n to sweep (e.g. the lambda2 Ritz vector), or null.
+     * @param stopAtSize  a proven upper bound on the answer: reaching it ends the search early.
+     */
+    public AttackResult search(final Graph graph, final int threshold, final double[] sweepVector, final int stopAtSize)
+    {
+        final long start = System.nanoTime();
+        final int n = graph.n();
+        final int coverSize = Math.max(0, Math.min(threshold, n));
+        if (coverSize == n || coverSize == 0)
+        {
+            // All of V is blocked when the threshold reaches n; nothing non-empty is when it is 0.
+            final int[] witness = coverSize == n ? identity(n) : new int[0];
+            return verified(graph, threshold, witness, start, coverSize == n ? "whole-set" : "empty");
+        }
+        final SplittableRandom random = new SplittableRandom(seed);
+        final CoverState state = new CoverState(graph);
+        final long deadline = start + budgetNanos;
+
+        boolean[] best = null;
+        int bestInterior = -1;
+        String bestMethod = "empty";
+        int restart = 0;
+        do
+        {
+            final String method;
+            if (restart < 2 && sweepVector != null && sweepVector.length == n)
+            {
+                state.reset(sweep(sweepVector, coverSize, restart == 1));
+                method = "spectral-sweep+tabu";
+            }
+            else if (best != null && restart % 3 != 0)
+            {
+                state.reset(perturb(graph, best, random, Math.max(2, coverSize / 20)));
+                method = "perturbed-best+tabu";
+            }
+            else
+            {
+                state.reset(ball(graph, random.nextInt(n), coverSize));
+                method = "bfs-ball+tabu";
+            }
+            if (state.interior > bestInterior)
+            {
+                bestInterior = state.interior;
+                best = state.inC.clone();
+                bestMethod = method;
+            }
+            final long stopNanos = bestInterior >= stopAtSize ? 0L : deadline;
+            final int found = state.tabu(random, stopNanos, 50L * n + 20_000L, stopAtSize);
+            if (found > bestInterior)
+            {
+                bestInterior = found;
+                best = state.bestCover.clone();
+                bestMethod = method;
+            }
+            restart++;
+        }
+        while (System.nanoTime() < deadline && bestInterior < stopAtSize);
+
+        return verified(graph, threshold, augment(graph, best, coverSize), start, bestMethod);
+    }
+
+    /** Interior of the cover, then greedily any vertex whose extra coverage still fits. */
+    private static int[] augment(final Graph graph, final boolean[] cover, final int threshold)
+    {
+        final int n = graph.n();
+        final boolean[] inS = new boolean[n];
+        final boolean[] covered = new boolean[n];
+        int coveredCount = 0;
+        for (int v = 0; v < n; v++)
+        {
+            if (isInterior(graph, cover, v))
+            {
+                inS[v] = true;
+            }
+        }
+        for (int v = 0; v < n; v++)
+        {
+            if (inS[v])
+            {
+                coveredCount += mark(graph, v, covered);
+            }
+        }
+        boolean grew = true;
+        while (grew)
+        {
+            grew = false;
+            for (int v = 0; v < n; v++)
+            {
+                if (!inS[v] && coveredCount + newCoverage(graph, v, covered) <= threshold)
+                {
+                    inS[v] = true;
+                    coveredCount += mark(graph, v, covered);
+                    grew = true;
+                }
+            }
+        }
+        int size = 0;
+        for (int v = 0; v < n; v++)
+        {
+            size += inS[v] ? 1 : 0;
+        }
+        final int[] witness = new int[size];
+        for (int v = 0, i = 0; v < n; v++)
+        {
+            if (inS[v])
+            {
+                witness[i++] = v;
+            }
+        }
+        return witness;
+    }
+
+    private static boolean isInterior(final Graph graph, final boolean[] cover, final int v)
+    {
+        if (!cover[v])
+        {
+            return false;
+        }
+        for (int i = 0; i < graph.degree(v); i++)
+        {
+            if (!cover[graph.neighbour(v, i)])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int newCoverage(final Graph graph, final int v, final boolean[] covered)
+    {
+        int count = covered[v] ? 0 : 1;
+        for (int i = 0; i < graph.degree(v); i++)
+        {
+            count += covered[graph.neighbour(v, i)] ? 0 : 1;
+        }
+        return count;
+    }
+
+    private static int mark(final Graph graph, final int v, final boolean[] covered)
+    {
+        int count = 0;
+        if (!covered[v])
+        {
+            covered[v] = true;
+            count++;
+        }
+        for (int i = 0; i < graph.degree(v); i++)
+        {
+            final int w = graph.neighbour(v, i);
+            if (!covered[w])
+            {
+                covered[w] = true;
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static AttackResult verified(
+        final Graph graph, final int threshold, final int[] witness, final long start, final String method)
+    {
+        final int n = graph.n();
+        final boolean[] inSet = new boolean[n];
+        for (final int v : witness)
+        {
+            inSet[v] = true;
+        }
+        final int closed = graph.closedNeighbourhoodSize(inSet);
+        final long elapsedMillis = (System.nanoTime() - start) / 1_000_000L;
+        if (closed > threshold)
+        {
+            // Never expected; an attack must not claim a witness it cannot show.
+            return new AttackResult(n - 1, new int[0], 0, elapsedMillis, "empty (search produced an invalid set)");
+        }
+        return new AttackResult(n - 1 - witness.length, witness, closed, elapsedMillis, method);
+    }
+
+    private static int[] identity(final int n)
+    {
+        final int[] all = new int[n];
+        Arrays.setAll(all, i -> i);
+        return all;
+    }
+
+    /** The first {@code size} vertices of a breadth-first search from {@code source} (then any). */
+    static boolean[] ball(final Graph graph, final int source, final int size)
+    {
+        final int n = graph.n();
+        final boolean[] inC = new boolean[n];
+        final int[] queue = new int[n];
+        int head = 0;
+        int tail = 0;
+        int taken = 0;
+        int nextSource = 0;
+        queue[tail++] = source;
+        inC[source] = true;
+        taken++;
+        while (taken < size)
+        {
+            if (head == tail)
+            {
+                while (inC[nextSource])
+                {
+                    nextSource++;
+                }
+                inC[nextSource] = true;
+                queue[tail++] = nextSource;
+                taken++;
+                continue;
+            }
+            final int u = queue[head++];
+            for (int i = 0; i < graph.degree(u) && taken < size; i++)
+            {
+                final int w = graph.neighbour(u, i);
+                if (!inC[w])
+                {
+                    inC[w] = true;
+                    queue[tail++] = w;
+                    taken++;
+                }
+            }
+        }
+        return inC;
+    }
+
+    private static boolean[] sweep(final double[] vector, final int size, final boolean descending)
+    {
+        final int n = vector.length;
+        final Integer[] order = new Integer[n];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, (a, b) -> descending ? Double.compare(vector[b], vector[a]) : Double.compare(vector[a], vector[b]));
+        final boolean[] inC = new boolean[n];
+        for (int i = 0; i < size; i++)
+        {
+            inC[order[i]] = true;
+        }
+        return inC;
+    }
+
+    /** Swaps {@code swaps} random cover vertices out for random outside vertices next to the cover. */
+    private static boolean[] perturb(final Graph graph, final boolean[] cover, final SplittableRandom random, final int swaps)
+    {
+        final int n = graph.n();
+        final boolean[] inC = cover.clone();
+        for (int k = 0; k < swaps; k++)
+        {
+            int out;
+            do
+            {
+                out = random.nextInt(n);
+            }
+            while (!inC[out]);
+            int in;
+            do
+            {
+                in = random.nextInt(n);
+            }
+            while (inC[in]);
+            inC[out] = false;
+            inC[in] = true;
+        }
+        return inC;
+    }
+
+    /**
+     * The cover C with incremental bookkeeping: missing[w] = |N[w] \ C|, the interior count, and
+     * for every vertex the potential change of adding it to C (addGain) or removing it (removeLoss).
+     */
+    private static final class CoverState
+    {
+        private final int n;
+        private final int[] offsets;
+        private final int[] targets;
+        final boolean[] inC;
+        final int[] missing;
+        final long[] addGain;
+        final long[] removeLoss;
+        final long[] addTabuUntil;
+        final long[] removeTabuUntil;
+        boolean[] bestCover;
+        int interior;
+
+        CoverState(final Graph graph)
+        {
+            this.n = graph.n();
+            this.offsets = graph.offsets();
+            this.targets = graph.targets();
+            this.inC = new boolean[n];
+            this.missing = new int[n];
+            this.addGain = new long[n];
+            this.removeLoss = new long[n];
+            this.addTabuUntil = new long[n];
+            this.removeTabuUntil = new long[n];
+        }
+
+        /** Potential gained when missing[w] drops from m to m - 1 (m >= 1). */
+        private static long addDelta(final int m)
+        {
+            switch (m)
+            {
+                case 0: return 0;
+                case 1: return PHI0 - PHI1;
+                case 2: return PHI1 - PHI2;
+                case 3: return PHI2 - PHI3;
+                case 4: return PHI3;
+                default: return 0;
+            }
+        }
+
+        /** Potential lost when missing[w] grows from m to m + 1. */
+        private static long removeDelta(final int m)
+        {
+            return addDelta(m + 1);
+        }
+
+        void reset(final boolean[] cover)
+        {
+            System.arraycopy(cover, 0, inC, 0, n);
+            interior = 0;
+            for (int w = 0; w < n; w++)
+            {
+                int m = inC[w] ? 0 : 1;
+                for (int i = offsets[w]; i < offsets[w + 1]; i++)
+                {
+                    m += inC[targets[i]] ? 0 : 1;
+                }
+                missing[w] = m;
+                interior += m == 0 ? 1 : 0;
+            }
+            for (int x = 0; x < n; x++)
+            {
+                long gain = addDelta(missing[x]);
+                long loss = removeDelta(missing[x]);
+                for (int i = offsets[x]; i < offsets[x + 1]; i++)
+                {
+                    gain += addDelta(missing[targets[i]]);
+                    loss += removeDelta(missing[targets[i]]);
+                }
+                addGain[x] = gain;
+                removeLoss[x] = loss;
+            }
+            Arrays.fill(addTabuUntil, 0);
+            Arrays.fill(removeTabuUntil, 0);
+            bestCover = inC.clone();
+        }
+
+        private void changeMissing(final int w, final int delta)
+        {
+            final int before = missing[w];
+            final int after = before + delta;
+            missing[w] = after;
+            if (before == 0)
+            {
+                interior--;
+            }
+            else if (after == 0)
+            {
+                interior++;
+            }
+            final long gainChange = addDelta(after) - addDelta(before);
+            final long lossChange = removeDelta(after) - removeDelta(before);
+            if (gainChange != 0 || lossChange != 0)
+            {
+                addGain[w] += gainChange;
+                removeLoss[w] += lossChange;
+                for (int i = offsets[w]; i < offsets[w + 1]; i++)
+                {
+                    final int x = targets[i];
+                    addGain[x] += gainChange;
+                    removeLoss[x] += lossChange;
+                }
+            }
+        }
+
+        private void flip(final int v, final boolean into)
+        {
+            inC[v] = into;
+            final int delta = into ? -1 : 1;
+            changeMissing(v, delta);
+            for (int i = offsets[v]; i < offsets[v + 1]; i++)
+            {
+                changeMissing(targets[i], delta);
+            }
+        }
+
+        /**
+         * Tabu search from the current cover until the deadline or {@code patience} iterations
+         * without improving on its own best; returns the best interior count seen (its cover in
+         * {@link #bestCover}).
+         */
+        int tabu(final SplittableRandom random, final long deadline, final long patience, final int stopAtSize)
+        {
+            int best = interior;
+            long lastImprovement = 0;
+            for (long iteration = 1; iteration - lastImprovement < patience && best < stopAtSize; iteration++)
+            {
+                if ((iteration & 0xFF) == 0 && System.nanoTime() > deadline)
+                {
+                    break;
+                }
+                final int in = pick(random, iteration, false);
+                if (in < 0)
+                {
+                    break;
+                }
+                flip(in, true);
+                removeTabuUntil[in] = iteration + T1 + random.nextInt(T1 * 2 + 1);
+                final int out = pick(random, iteration, true);
+                if (out < 0)
+                {
+                    flip(in, false);
+                    break;
+                }
+                flip(out, false);
+                addTabuUntil[out] = iteration + T2 + random.nextInt(T2 * 2 + 1);
+                ITERS++;
+                if (interior > best)
+                {
+                    best = interior;
+                    lastImprovement = iteration;
+                    System.arraycopy(inC, 0, bestCover, 0, n);
+                }
+            }
+            return best;
+        }
+
+        /** Best non-tabu vertex to add (max gain) or remove (min loss), ties broken at random. */
+        private int pick(final SplittableRandom random, final long iteration, final boolean removing)
+        {
+            int chosen = -1;
+            long chosenScore = Long.MIN_VALUE;
+            int ties = 0;
+            for (int v = 0; v < n; v++)
+            {
+                if (inC[v] != removing)
+                {
+                    continue;
+                }
+                final long score;
+                if (removing)
+                {
+                    if (removeTabuUntil[v] > iteration)
+                    {
+                        continue;
+                    }
+                    score = -removeLoss[v];
+                }
+                else
+                {
+                    if (addTabuUntil[v] > iteration)
+                    {
+                        continue;
+                    }
+                    score = addGain[v];
+                }
+                if (score > chosenScore)
+                {
+                    chosenScore = score;
+                    chosen = v;
+                    ties = 1;
+                }
+                else if (score == chosenScore && random.nextInt(++ties) == 0)
+                {
+                    chosen = v;
+                }
+            }
+            return chosen;
+        }
+    }
+}
