@@ -61,14 +61,6 @@ public final class RegularSlotGraph
         this.adj = adjacency;
     }
 
-    /** Slots for {@code n} vertices of degree {@code d}, paired uniformly at random (configuration model). */
-    public static RegularSlotGraph randomPairing(final int n, final int d, final SplittableRandom random)
-    {
-        final RegularSlotGraph graph = new RegularSlotGraph(n, d, new int[n * d]);
-        graph.pairAtRandom(random);
-        return graph;
-    }
-
     /**
      * Restricts pairing and switching to slot groups.
      *
@@ -117,6 +109,7 @@ public final class RegularSlotGraph
         final int from = groupStarts[group];
         final int to = groupStarts[group + 1];
         final int[] members = new int[to - from];
+        final int[] slotsOf = new int[to - from];
         int m = 0;
         for (int i = from; i < to; i++)
         {
@@ -125,13 +118,17 @@ public final class RegularSlotGraph
             {
                 members[m++] = v;
             }
+            slotsOf[m - 1]++;
         }
-        if ((long)m * (m - 1) != to - from)
+        for (int i = 0; i < m; i++)
         {
-            throw new IllegalArgumentException("slot group " + group + " has " + (to - from) + " slots over " + m +
-                " vertices, not the " + ((long)m * (m - 1)) + " a complete graph needs");
+            if (slotsOf[i] != m - 1)
+            {
+                throw new IllegalArgumentException("vertex " + members[i] + " has " + slotsOf[i] + " slots in group " +
+                    group + " but a complete graph on its " + m + " vertices needs " + (m - 1) + " each");
+            }
         }
-        // Group slots are in slot order, so each member's m - 1 slots are consecutive.
+        // Group slots are in slot order and a vertex's slots share its row, so they are consecutive.
         for (int i = 0; i < m; i++)
         {
             for (int k = 0; k < m - 1; k++)
@@ -294,7 +291,7 @@ public final class RegularSlotGraph
     }
 
     /** Labels each vertex with its component; returns the number of components. */
-    public int components(final int[] component)
+    private int components(final int[] component)
     {
         Arrays.fill(component, -1);
         final int[] queue = new int[n];

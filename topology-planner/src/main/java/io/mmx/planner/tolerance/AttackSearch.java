@@ -329,17 +329,28 @@ public final class AttackSearch
 
     /**
      * The cover C with incremental bookkeeping: missing[w] = |N[w] \ C|, the interior count, and
-     * for every vertex the potential change of adding it to C (addGain) or removing it (removeLoss).
+     * for every vertex x the numbers count0/1/2[x] of closed neighbours w with missing[w] = 0, 1, 2.
+     * Adding x to C makes count1[x] vertices interior (ties broken by count2[x], vertices then one
+     * step away); removing x destroys count0[x] interior vertices (ties by count1[x]). Outside
+     * vertices sit in {@link #adds}, cover vertices in {@link #removes}, keyed accordingly.
      */
     private static final class CoverState
     {
+        /** Counts are clamped to this for keys, so keys stay few even for dense graphs. */
+        private static final int CLAMP = 63;
+        private static final int RADIX = CLAMP + 1;
+        private static final int KEYS = RADIX * RADIX;
+
         private final int n;
         private final int[] offsets;
         private final int[] targets;
         final boolean[] inC;
         final int[] missing;
-        final long[] addGain;
-        final long[] removeLoss;
+        private final int[] count0;
+        private final int[] count1;
+        private final int[] count2;
+        private final BucketQueue adds;
+        private final BucketQueue removes;
         final long[] addTabuUntil;
         final long[] removeTabuUntil;
         boolean[] bestCover;
@@ -352,30 +363,35 @@ public final class AttackSearch
             this.targets = graph.targets();
             this.inC = new boolean[n];
             this.missing = new int[n];
-            this.addGain = new long[n];
-            this.removeLoss = new long[n];
+            this.count0 = new int[n];
+            this.count1 = new int[n];
+            this.count2 = new int[n];
+            this.adds = new BucketQueue(n, KEYS);
+            this.removes = new BucketQueue(n, KEYS);
             this.addTabuUntil = new long[n];
             this.removeTabuUntil = new long[n];
         }
 
-        /** Potential gained when missing[w] drops from m to m - 1 (m >= 1). */
-        private static long addDelta(final int m)
+        private int addKey(final int x)
         {
-            switch (m)
-            {
-                case 0: return 0;
-                case 1: return PHI0 - PHI1;
-                case 2: return PHI1 - PHI2;
-                case 3: return PHI2 - PHI3;
-                case 4: return PHI3;
-                default: return 0;
-            }
+            return Math.min(count1[x], CLAMP) * RADIX + Math.min(count2[x], CLAMP);
         }
 
-        /** Potential lost when missing[w] grows from m to m + 1. */
-        private static long removeDelta(final int m)
+        private int removeKey(final int x)
         {
-            return addDelta(m + 1);
+            return KEYS - 1 - (Math.min(count0[x], CLAMP) * RADIX + Math.min(count1[x], CLAMP));
+        }
+
+        private void requeue(final int x)
+        {
+            if (inC[x])
+            {
+                removes.update(x, removeKey(x));
+            }
+            else
+            {
+                adds.update(x, addKey(x));
+            }
         }
 
         void reset(final boolean[] cover)
@@ -392,21 +408,48 @@ public final class AttackSearch
                 missing[w] = m;
                 interior += m == 0 ? 1 : 0;
             }
+            adds.clear();
+            removes.clear();
             for (int x = 0; x < n; x++)
             {
-                long gain = addDelta(missing[x]);
-                long loss = removeDelta(missing[x]);
+                count0[x] = 0;
+                count1[x] = 0;
+                count2[x] = 0;
+                tally(x, missing[x], 1);
                 for (int i = offsets[x]; i < offsets[x + 1]; i++)
                 {
-                    gain += addDelta(missing[targets[i]]);
-                    loss += removeDelta(missing[targets[i]]);
+                    tally(x, missing[targets[i]], 1);
                 }
-                addGain[x] = gain;
-                removeLoss[x] = loss;
+                if (inC[x])
+                {
+                    removes.insert(x, removeKey(x));
+                }
+                else
+                {
+                    adds.insert(x, addKey(x));
+                }
             }
             Arrays.fill(addTabuUntil, 0);
             Arrays.fill(removeTabuUntil, 0);
             bestCover = inC.clone();
+        }
+
+        private void tally(final int x, final int m, final int delta)
+        {
+            switch (m)
+            {
+                case 0:
+                    count0[x] += delta;
+                    break;
+                case 1:
+                    count1[x] += delta;
+                    break;
+                case 2:
+                    count2[x] += delta;
+                    break;
+                default:
+                    break;
+            }
         }
 
         private void changeMissing(final int w, final int delta)
@@ -422,24 +465,36 @@ public final class AttackSearch
             {
                 interior++;
             }
-            final long gainChange = addDelta(after) - addDelta(before);
-            final long lossChange = removeDelta(after) - removeDelta(before);
-            if (gainChange != 0 || lossChange != 0)
+            if (before > 2 && after > 2)
             {
-                addGain[w] += gainChange;
-                removeLoss[w] += lossChange;
-                for (int i = offsets[w]; i < offsets[w + 1]; i++)
-                {
-                    final int x = targets[i];
-                    addGain[x] += gainChange;
-                    removeLoss[x] += lossChange;
-                }
+                return;
+            }
+            tally(w, before, -1);
+            tally(w, after, 1);
+            requeue(w);
+            for (int i = offsets[w]; i < offsets[w + 1]; i++)
+            {
+                final int x = targets[i];
+                tally(x, before, -1);
+                tally(x, after, 1);
+                requeue(x);
             }
         }
 
         private void flip(final int v, final boolean into)
         {
-            inC[v] = into;
+            if (into)
+            {
+                adds.remove(v);
+                inC[v] = true;
+                removes.insert(v, removeKey(v));
+            }
+            else
+            {
+                removes.remove(v);
+                inC[v] = false;
+                adds.insert(v, addKey(v));
+            }
             final int delta = into ? -1 : 1;
             changeMissing(v, delta);
             for (int i = offsets[v]; i < offsets[v + 1]; i++)
@@ -449,9 +504,9 @@ public final class AttackSearch
         }
 
         /**
-         * Tabu search from the current cover until the deadline or {@code patience} iterations
-         * without improving on its own best; returns the best interior count seen (its cover in
-         * {@link #bestCover}).
+         * Tabu search from the current cover until the deadline, {@code patience} iterations
+         * without improving on its own best, or reaching {@code stopAtSize}; returns the best
+         * interior count seen (its cover in {@link #bestCover}).
          */
         int tabu(final SplittableRandom random, final long deadline, final long patience, final int stopAtSize)
         {
@@ -463,14 +518,14 @@ public final class AttackSearch
                 {
                     break;
                 }
-                final int in = pick(random, iteration, false);
+                final int in = adds.pick(addTabuUntil, iteration, random);
                 if (in < 0)
                 {
                     break;
                 }
                 flip(in, true);
                 removeTabuUntil[in] = iteration + T1 + random.nextInt(T1 * 2 + 1);
-                final int out = pick(random, iteration, true);
+                final int out = removes.pick(removeTabuUntil, iteration, random);
                 if (out < 0)
                 {
                     flip(in, false);
@@ -487,49 +542,6 @@ public final class AttackSearch
                 }
             }
             return best;
-        }
-
-        /** Best non-tabu vertex to add (max gain) or remove (min loss), ties broken at random. */
-        private int pick(final SplittableRandom random, final long iteration, final boolean removing)
-        {
-            int chosen = -1;
-            long chosenScore = Long.MIN_VALUE;
-            int ties = 0;
-            for (int v = 0; v < n; v++)
-            {
-                if (inC[v] != removing)
-                {
-                    continue;
-                }
-                final long score;
-                if (removing)
-                {
-                    if (removeTabuUntil[v] > iteration)
-                    {
-                        continue;
-                    }
-                    score = -removeLoss[v];
-                }
-                else
-                {
-                    if (addTabuUntil[v] > iteration)
-                    {
-                        continue;
-                    }
-                    score = addGain[v];
-                }
-                if (score > chosenScore)
-                {
-                    chosenScore = score;
-                    chosen = v;
-                    ties = 1;
-                }
-                else if (score == chosenScore && random.nextInt(++ties) == 0)
-                {
-                    chosen = v;
-                }
-            }
-            return chosen;
         }
     }
 }

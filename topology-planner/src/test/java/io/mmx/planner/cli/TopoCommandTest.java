@@ -1,0 +1,216 @@
+package io.mmx.planner.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The CLI as a user drives it: exit codes, messages, files written or not. */
+class TopoCommandTest
+{
+    /** What one run printed and returned. */
+    record Run(int exitCode, String out, String err)
+    {
+    }
+
+    static Run topo(final String... args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final var line = TopoCommand.commandLine();
+        line.setOut(new PrintWriter(out, true));
+        line.setErr(new PrintWriter(err, true));
+        final int code = line.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private static void assertNoFiles(final Path dir) throws IOException
+    {
+        try (var files = Files.list(dir))
+        {
+            assertEquals(0, files.count(), "no file, not even a partial one, is left behind");
+        }
+    }
+
+    @Test
+    void planWritesAPlanThatVerifies(@TempDir final Path dir)
+    {
+        final Path plan = dir.resolve("plan.json");
+        final Run run = topo("plan", "--n", "64", "--degree", "4", "--seed", "3", "--attack-budget", "200ms",
+            "--out", plan.toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("certified"), run.out());
+        assertTrue(Files.exists(plan));
+        final Run verify = topo("verify", plan.toString());
+        assertEquals(0, verify.exitCode(), verify.err());
+        assertTrue(verify.out().contains("OK"));
+    }
+
+    @Test
+    void smallPlanIsExactAndBracketed(@TempDir final Path dir) throws IOException
+    {
+        final Path plan = dir.resolve("p.json");
+        assertEquals(0, topo("plan", "--n", "24", "--degree", "3", "--attack-budget", "200ms", "--out",
+            plan.toString()).exitCode());
+        final JsonNode t = new ObjectMapper().readTree(plan.toFile()).path("analysis").path("tolerance");
+        assertTrue(t.hasNonNull("exact_f"), "n = 24 is solved exactly");
+        assertTrue(t.get("certified_f").asInt() <= t.get("exact_f").asInt());
+        assertTrue(t.get("exact_f").asInt() <= t.get("attack_f").asInt());
+    }
+
+    @Test
+    void badArgumentsFailWithOneClearErrorAndNoFile(@TempDir final Path dir) throws IOException
+    {
+        final String out = dir.resolve("plan.json").toString();
+        final String[][] cases = {
+            {"--n", "1", "--degree", "1"},
+            {"--n", "8", "--degree", "8"},
+            {"--n", "9", "--degree", "3"},
+            {"--n", "16", "--degree", "4", "--generator", "petersen"},
+            {"--n", "16", "--degree", "4", "--racks", "2"},
+            {"--n", "16", "--degree", "4", "--racks", "1", "--hosts-per-rack", "1", "--procs-per-host", "4"},
+            {"--n", "16", "--degree", "4", "--attack-budget", "soon"},
+            {"--n", "sixteen", "--degree", "4"},
+        };
+        final String[] expected = {"n = 1", "degree = 8", "must be even", "unknown generator 'petersen'",
+            "--hosts-per-rack", "do not fit", "not a duration", "sixteen"};
+        for (int i = 0; i < cases.length; i++)
+        {
+            final String[] args = new String[cases[i].length + 3];
+            args[0] = "plan";
+            System.arraycopy(cases[i], 0, args, 1, cases[i].length);
+            args[args.length - 2] = "--out";
+            args[args.length - 1] = out;
+            final Run run = topo(args);
+            assertEquals(ExitCodes.BAD_INPUT, run.exitCode(), String.join(" ", args));
+            assertTrue(run.err().contains(expected[i]), "case " + i + ": " + run.err());
+            assertEquals(1, run.err().lines().filter(l -> l.contains("error")).count(), "one error line: " + run.err());
+        }
+        assertNoFiles(dir);
+    }
+
+    @Test
+    void analyzeReadsEdgeListsAndGraphMlAndRejectsBrokenOnes(@TempDir final Path dir) throws IOException
+    {
+        final Path petersen = dir.resolve("petersen.txt");
+        Files.writeString(petersen, "10 15\n0 1\n1 2\n2 3\n3 4\n4 0\n0 5\n1 6\n2 7\n3 8\n4 9\n5 7\n7 9\n9 6\n6 8\n8 5\n");
+        final Run run = topo("analyze", petersen.toString(), "--json");
+        assertEquals(0, run.exitCode(), run.err());
+        final JsonNode t = new ObjectMapper().readTree(run.out()).path("tolerance");
+        assertEquals(8, t.get("exact_f").asInt(), "the Petersen graph tolerates 8 crashes (DESIGN.md §1)");
+
+        final Path cycle = dir.resolve("c12.graphml");
+        final StringBuilder xml = new StringBuilder("<graphml><graph edgedefault=\"undirected\">");
+        for (int i = 0; i < 12; i++)
+        {
+            xml.append("<node id=\"v").append(i).append("\"/>");
+        }
+        for (int i = 0; i < 12; i++)
+        {
+            xml.append("<edge source=\"v").append(i).append("\" target=\"v").append((i + 1) % 12).append("\"/>");
+        }
+        Files.writeString(cycle, xml.append("</graph></graphml>").toString());
+        final Run c12 = topo("analyze", cycle.toString(), "--json");
+        assertEquals(7, new ObjectMapper().readTree(c12.out()).path("tolerance").get("exact_f").asInt());
+
+        final Path asymmetricLoop = dir.resolve("bad.txt");
+        Files.writeString(asymmetricLoop, "3 2\n0 1\n2 2\n");
+        final Run bad = topo("analyze", asymmetricLoop.toString());
+        assertEquals(ExitCodes.BAD_INPUT, bad.exitCode());
+        assertTrue(bad.err().contains("self-loop"), bad.err());
+        assertEquals(ExitCodes.BAD_INPUT, topo("analyze", dir.resolve("missing.txt").toString()).exitCode());
+    }
+
+    @Test
+    void verifyRejectsTamperedPlansNamingTheField(@TempDir final Path dir) throws IOException
+    {
+        final Path plan = dir.resolve("plan.json");
+        assertEquals(0, topo("plan", "--n", "32", "--degree", "4", "--attack-budget", "100ms", "--out",
+            plan.toString()).exitCode());
+        final String good = Files.readString(plan);
+
+        final Path inflated = dir.resolve("inflated.json");
+        final int certified = new ObjectMapper().readTree(good).path("analysis").path("tolerance").path("certified_f").asInt();
+        Files.writeString(inflated, good.replace("\"certified_f\" : " + certified, "\"certified_f\" : " + (certified + 5)));
+        final Run run = topo("verify", inflated.toString());
+        assertEquals(ExitCodes.VERIFY_FAILED, run.exitCode(), run.out() + run.err());
+        assertTrue(run.err().contains("content_hash"), run.err());
+        assertTrue(run.err().contains("analysis.tolerance.certified_f"), run.err());
+
+        final Path asymmetric = dir.resolve("asym.json");
+        final String firstRow = good.substring(good.indexOf("\"adjacency\": [") + 14);
+        final String row = firstRow.substring(firstRow.indexOf('['), firstRow.indexOf(']') + 1);
+        Files.writeString(asymmetric, good.replace(row, row.replace("[", "[31, ").replace("[31, 31, ", "[30, 31, ")));
+        final Run asym = topo("verify", asymmetric.toString());
+        assertEquals(ExitCodes.BAD_INPUT, asym.exitCode(), asym.out() + asym.err());
+        assertTrue(asym.err().contains("adjacency"), asym.err());
+
+        final Path truncated = dir.resolve("cut.json");
+        Files.writeString(truncated, good.substring(0, good.length() / 2));
+        final Run cut = topo("verify", truncated.toString());
+        assertEquals(ExitCodes.BAD_INPUT, cut.exitCode());
+        assertTrue(cut.err().contains("truncated"), cut.err());
+    }
+
+    @Test
+    void growShrinkAndDiffReportTheRewiring(@TempDir final Path dir)
+    {
+        final Path plan = dir.resolve("plan.json");
+        final Path grown = dir.resolve("grown.json");
+        final Path shrunk = dir.resolve("shrunk.json");
+        assertEquals(0, topo("plan", "--n", "64", "--degree", "6", "--racks", "2", "--hosts-per-rack", "4",
+            "--procs-per-host", "9", "--attack-budget", "100ms", "--out", plan.toString()).exitCode());
+        final Run grow = topo("grow", plan.toString(), "--add", "2", "--attack-budget", "100ms", "--out", grown.toString());
+        assertEquals(0, grow.exitCode(), grow.err());
+        assertTrue(grow.out().contains("64 -> 66"), grow.out());
+        assertTrue(grow.out().contains("6 to tear down, 12 to connect"), grow.out());
+        assertEquals(0, topo("verify", grown.toString()).exitCode());
+
+        final Run shrink = topo("shrink", grown.toString(), "--ids", "3,10", "--attack-budget", "100ms", "--out",
+            shrunk.toString());
+        assertEquals(0, shrink.exitCode(), shrink.err());
+        assertTrue(shrink.out().contains("renumbered"), shrink.out());
+        assertEquals(0, topo("verify", shrunk.toString()).exitCode());
+
+        final Run diff = topo("diff", plan.toString(), grown.toString());
+        assertEquals(0, diff.exitCode(), diff.err());
+        assertTrue(diff.out().contains("tolerance"), diff.out());
+    }
+
+    @Test
+    void reportWritesAnHtmlPageWithCharts(@TempDir final Path dir) throws IOException
+    {
+        final Path plan = dir.resolve("plan.json");
+        assertEquals(0, topo("plan", "--n", "128", "--degree", "4", "--racks", "2", "--hosts-per-rack", "4",
+            "--procs-per-host", "16", "--attack-budget", "100ms", "--out", plan.toString()).exitCode());
+        final Run run = topo("report", plan.toString(), "--out", dir.resolve("report").toString(), "--profile-budget",
+            "500ms");
+        assertEquals(0, run.exitCode(), run.err());
+        final String html = Files.readString(dir.resolve("report").resolve("index.html"));
+        assertTrue(html.contains("<svg"));
+        assertTrue(html.contains("Expansion profile"));
+        assertTrue(html.contains("n/2 = 64"));
+        assertTrue(html.contains("Failure domains"));
+    }
+
+    @Test
+    void helpListsCommandsAndExitCodes()
+    {
+        final Run run = topo("--help");
+        assertEquals(0, run.exitCode());
+        for (final String command : new String[] {"plan", "analyze", "verify", "diff", "grow", "shrink", "report"})
+        {
+            assertTrue(run.out().contains(command), command);
+        }
+        assertTrue(run.out().contains("Exit codes"));
+        assertEquals(ExitCodes.BAD_INPUT, topo().exitCode(), "no command is a usage error");
+    }
+}
