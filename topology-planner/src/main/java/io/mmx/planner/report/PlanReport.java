@@ -94,8 +94,8 @@ public final class PlanReport
         final double[] xs = {1, 2, 3, 4};
         final double[] ys = {s.path("lambda_min").asDouble(), s.path("lambda2").asDouble(), s.path("lambda_bound").asDouble(),
             s.path("lambda1").asDouble()};
-        html.append(new SvgChart("1: lambda_min   2: lambda2   3: bound used by the proof   4: lambda1",
-            "eigenvalue", "value")
+        html.append(new SvgChart("Extreme adjacency eigenvalues", "", "eigenvalue")
+            .categories("lambda_min", "lambda2", "bound on max(|lambda2|, |lambda_min|)", "lambda1 (= d)")
             .bars("eigenvalues", "#9467bd", xs, ys)
             .reference("+2 sqrt(d-1) (Ramanujan)", "#ff7f0e", 2 * Math.sqrt(Math.max(0, plan.degree() - 1)))
             .reference("-2 sqrt(d-1)", "#ff7f0e", -2 * Math.sqrt(Math.max(0, plan.degree() - 1)))

@@ -26,6 +26,7 @@ final class SvgChart
     private double xMax = Double.NEGATIVE_INFINITY;
     private double yMin = Double.POSITIVE_INFINITY;
     private double yMax = Double.NEGATIVE_INFINITY;
+    private String[] categories;
 
     private record Series(String name, String colour, double[] xs, double[] ys, boolean bars, boolean dots)
     {
@@ -65,6 +66,13 @@ final class SvgChart
         return this;
     }
 
+    /** Labels the integer x positions 1..k instead of numeric ticks (for bar charts of named values). */
+    SvgChart categories(final String... labels)
+    {
+        this.categories = labels.clone();
+        return this;
+    }
+
     SvgChart yRange(final double min, final double max)
     {
         yMin = Math.min(yMin, min);
@@ -95,6 +103,13 @@ final class SvgChart
         {
             xMax = xMin + 1;
         }
+        if (series.stream().anyMatch(Series::bars))
+        {
+            // bars are centred on their x: leave half a slot on either side so none overflows the frame
+            final double slot = (xMax - xMin) / Math.max(1, series.stream().mapToInt(x -> x.xs.length).max().orElse(1) - 1);
+            xMin -= slot / 2;
+            xMax += slot / 2;
+        }
         if (yMax <= yMin)
         {
             yMax = yMin + 1;
@@ -119,10 +134,19 @@ final class SvgChart
                 LEFT, LEFT + plotW, y, y));
             svg.append(text(LEFT - 6, y + 4, format(tick), "end", 11, "normal"));
         }
-        for (final double tick : ticks(xMin, xMax))
+        if (categories != null)
         {
-            final double x = sx(tick);
-            svg.append(text(x, TOP + plotH + 16, format(tick), "middle", 11, "normal"));
+            for (int i = 0; i < categories.length; i++)
+            {
+                svg.append(text(sx(i + 1), TOP + plotH + 16, escape(categories[i]), "middle", 11, "normal"));
+            }
+        }
+        else
+        {
+            for (final double tick : ticks(xMin, xMax))
+            {
+                svg.append(text(sx(tick), TOP + plotH + 16, format(tick), "middle", 11, "normal"));
+            }
         }
         svg.append(text(LEFT + plotW / 2.0, HEIGHT - 12, escape(xLabel), "middle", 12, "normal"));
         svg.append(String.format(Locale.ROOT,
@@ -177,7 +201,8 @@ final class SvgChart
     private String bars(final Series s, final double y0, final double y1)
     {
         final StringBuilder out = new StringBuilder();
-        final double width = Math.max(1.0, (WIDTH - LEFT - RIGHT) / Math.max(1.0, (xMax - xMin + 1)) * 0.8);
+        final double slot = (WIDTH - LEFT - RIGHT) / (double)Math.max(1, s.xs.length);
+        final double width = Math.max(1.0, Math.min(slot * 0.6, 120));
         for (int i = 0; i < s.xs.length; i++)
         {
             final double top = sy(Math.max(0, s.ys[i]), y0, y1);

@@ -29,6 +29,8 @@ public final class AttackSearch
     static int T1 = Integer.getInteger("t1", 3);
     static int T2 = Integer.getInteger("t2", 7);
     static long ITERS;
+    static int RESTART_BALL_EVERY = Integer.getInteger("ballEvery", 3);
+    static long PATIENCE_PER_VERTEX = Long.getLong("patience", 50);
 
     private final long seed;
     private final long budgetNanos;
@@ -93,9 +95,10 @@ public final class AttackSearch
                 state.reset(sweep(sweepVector, coverSize, restart == 1));
                 method = "spectral-sweep+tabu";
             }
-            else if (best != null && restart % 3 != 0)
+            else if (best != null && restart % RESTART_BALL_EVERY != 0)
             {
-                state.reset(perturb(graph, best, random, Math.max(2, coverSize / 20)));
+                final int strength = Math.max(2, coverSize / (20 + random.nextInt(80)));
+                state.reset(perturb(graph, best, random, strength));
                 method = "perturbed-best+tabu";
             }
             else
@@ -110,7 +113,7 @@ public final class AttackSearch
                 bestMethod = method;
             }
             final long stopNanos = bestInterior >= stopAtSize ? 0L : deadline;
-            final int found = state.tabu(random, stopNanos, 50L * n + 20_000L, stopAtSize);
+            final int found = state.tabu(random, stopNanos, PATIENCE_PER_VERTEX * n + 20_000L, stopAtSize);
             if (found > bestInterior)
             {
                 bestInterior = found;
