@@ -2,6 +2,7 @@ package io.mmx.planner.spectral;
 
 import io.mmx.planner.graph.Graph;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -59,6 +60,7 @@ public final class Lanczos
     private static final double SQRT_EPS = Math.sqrt(EPS);
     private static final double BREAKDOWN_RELATIVE = 1e-10;
     private static final double ROUNDOFF_RELATIVE = 1e-10;
+    private static final double CANCELLATION_GUARD = 1e-3;
 
     private final long seed;
     private final int iterations;
@@ -129,7 +131,7 @@ public final class Lanczos
         if (regular >= 0)
         {
             final double[] ones = new double[n];
-            java.util.Arrays.fill(ones, 1.0 / Math.sqrt(n));
+            Arrays.fill(ones, 1.0 / Math.sqrt(n));
             second = pass(graph, ones, n - 1);
             lambda1 = regular;
             lambdaMin = second.bottom;
@@ -278,12 +280,32 @@ public final class Lanczos
             omegaCurrent[0] = 1.0;
         }
         boolean reorthogonaliseNext = false;
+        boolean vDotApplied = false;
         final double omegaNoise = EPS * Math.sqrt(n) * scale;
         for (int j = 0; j < maxSteps; j++)
         {
             if (basis != null)
             {
                 basis[j] = v;
+            }
+            // At n = 10^6 every pass over a vector costs milliseconds, so the step is three fused
+            // passes: w = Av with v'w; the three-term update with the dot products the local
+            // reorthogonalisation (against v and the deflation vector) needs; the new vector.
+            final double alphaRaw = multiplyDot(graph, v, w);
+            final double b = j > 0 ? beta[j - 1] : 0.0;
+            double vDot = 0.0;
+            double deflationDot = 0.0;
+            double squares = 0.0;
+            for (int i = 0; i < n; i++)
+            {
+                final double wi = w[i] - alphaRaw * v[i] - b * previous[i];
+                w[i] = wi;
+                vDot += wi * v[i];
+                squares += wi * wi;
+                if (deflation != null)
+                {
+                    deflationDot += wi * deflation[i];
+                }
             }
             if (coefficients != null)
             {
@@ -292,27 +314,20 @@ public final class Lanczos
                     axpy(coefficients[r][j], v, out[r]);
                 }
             }
-            multiply(graph, v, w);
-            double a = dot(w, v);
-            final double b = j > 0 ? beta[j - 1] : 0.0;
-            for (int i = 0; i < n; i++)
-            {
-                w[i] -= a * v[i] + b * previous[i];
-            }
-            // Local reorthogonalisation against v_j: cheap and keeps alpha accurate.
-            final double correction = dot(w, v);
-            a += correction;
-            axpy(-correction, v, w);
-            if (deflation != null)
-            {
-                axpy(-dot(w, deflation), deflation, w);
-            }
+            final double a = alphaRaw + vDot;
             alpha[j] = a;
-            double norm = Math.sqrt(dot(w, w));
+            // v and the deflation vector are orthonormal, so removing both components leaves this.
+            double norm = Math.sqrt(Math.max(0.0, squares - vDot * vDot - deflationDot * deflationDot));
             pass.steps = j + 1;
 
             if (basis != null)
             {
+                axpy(-vDot, v, w);
+                if (deflation != null)
+                {
+                    axpy(-deflationDot, deflation, w);
+                }
+                norm = Math.sqrt(dot(w, w));
                 // Simon's recurrence for omega_{j+1,k} ~ v_{j+1}' v_k, k < j.
                 double worst = 0.0;
                 for (int k = 0; k < j; k++)
@@ -356,28 +371,49 @@ public final class Lanczos
                 omegaCurrent = omegaNext;
                 omegaNext = recycled;
             }
+            else if (norm < CANCELLATION_GUARD * Math.sqrt(squares))
+            {
+                // The subtraction above lost too many digits: apply the corrections and measure.
+                axpy(-vDot, v, w);
+                if (deflation != null)
+                {
+                    axpy(-deflationDot, deflation, w);
+                }
+                norm = Math.sqrt(dot(w, w));
+                vDotApplied = true;
+            }
             beta[j] = norm;
             if (norm <= BREAKDOWN_RELATIVE * scale)
             {
                 pass.breakdown = true;
                 return;
             }
-            if (basis != null)
+            final double[] next = basis != null ? new double[n] : previous;
+            final double inverse = 1.0 / norm;
+            if (basis != null || vDotApplied)
             {
-                previous = v;
-                v = new double[n];
+                for (int i = 0; i < n; i++)
+                {
+                    next[i] = w[i] * inverse;
+                }
+            }
+            else if (deflation != null)
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    next[i] = (w[i] - vDot * v[i] - deflationDot * deflation[i]) * inverse;
+                }
             }
             else
             {
-                final double[] recycled = previous;
-                previous = v;
-                v = recycled;
+                for (int i = 0; i < n; i++)
+                {
+                    next[i] = (w[i] - vDot * v[i]) * inverse;
+                }
             }
-            final double inverse = 1.0 / norm;
-            for (int i = 0; i < n; i++)
-            {
-                v[i] = w[i] * inverse;
-            }
+            vDotApplied = false;
+            previous = v;
+            v = next;
         }
     }
 
@@ -395,6 +431,26 @@ public final class Lanczos
         }
         normalise(v);
         return v;
+    }
+
+    /** y = A x over the CSR arrays; returns x'y. */
+    static double multiplyDot(final Graph graph, final double[] x, final double[] y)
+    {
+        final int[] offsets = graph.offsets();
+        final int[] targets = graph.targets();
+        final int n = graph.n();
+        double product = 0.0;
+        for (int v = 0; v < n; v++)
+        {
+            double sum = 0.0;
+            for (int i = offsets[v], end = offsets[v + 1]; i < end; i++)
+            {
+                sum += x[targets[i]];
+            }
+            y[v] = sum;
+            product += sum * x[v];
+        }
+        return product;
     }
 
     /** y = A x over the CSR arrays. */

@@ -1,9 +1,11 @@
 package io.mmx.planner.spectral;
 
+import java.util.Arrays;
+
 /**
- * Eigen-decomposition of a small symmetric tridiagonal matrix (the Lanczos matrix T) by the
- * implicit QL method with Wilkinson-type shifts, after the public-domain JAMA {@code tql2}.
- * T is at most a few hundred rows, so the O(k^3) eigenvector accumulation costs milliseconds.
+ * Eigenvalues of a small symmetric tridiagonal matrix (the Lanczos matrix T) by the implicit QL
+ * method with Wilkinson-type shifts, after the public-domain JAMA {@code tql2} (O(k^2) without
+ * eigenvector accumulation), and the one or two eigenvectors Lanczos needs by inverse iteration.
  */
 final class TridiagonalEigen
 {
@@ -21,7 +23,7 @@ final class TridiagonalEigen
      */
     TridiagonalEigen(final double[] diagonal, final double[] offDiagonal, final int k)
     {
-        this.diagonal = java.util.Arrays.copyOf(diagonal, k);
+        this.diagonal = Arrays.copyOf(diagonal, k);
         this.offDiagonal = new double[k];
         if (k > 1)
         {
@@ -38,11 +40,6 @@ final class TridiagonalEigen
     double value(final int i)
     {
         return values[i];
-    }
-
-    int size()
-    {
-        return values.length;
     }
 
     /** Index of the largest eigenvalue. */
@@ -92,7 +89,7 @@ final class TridiagonalEigen
             scale = Math.max(scale, Math.abs(diagonal[r]) + Math.abs(offDiagonal[r]));
         }
         final double shift = values[i] + 1e-10 * Math.max(scale, 1.0);
-        java.util.Arrays.fill(y, 1.0 / Math.sqrt(k));
+        Arrays.fill(y, 1.0 / Math.sqrt(k));
         final double[] c = new double[k];
         final double[] rhs = new double[k];
         for (int sweep = 0; sweep < 3; sweep++)

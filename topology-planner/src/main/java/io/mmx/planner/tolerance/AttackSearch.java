@@ -11,26 +11,27 @@ import java.util.SplittableRandom;
  *
  * <p>It works on the dual view: pick a cover C of exactly {@code threshold} vertices; the largest
  * S with N[S] inside C is the interior {v : N[v] inside C}. Tabu search swaps one vertex into C and
- * one out, keeping for every vertex w the count {@code missing[w]} = |N[w] \ C|, and for every vertex
- * the change in a potential sum_w phi(missing[w]) that adding or removing it would cause. phi
- * rewards interior vertices above all and, far less, vertices one or two outside neighbours away
- * from the interior, which gives the search a gradient across the plateaus of the interior count.
- * Starts: breadth-first balls from random vertices, sweeps of the lambda2 Ritz vector when given,
- * and perturbations of the best cover so far (iterated local search). The witness is verified
- * against the graph before it is returned; if verification ever failed, the empty set would be
- * returned instead.
+ * one out, keeping for every vertex w the count {@code missing[w]} = |N[w] \ C| and, per vertex, how
+ * many of its closed neighbours are interior, one or two vertices short of it. A swap adds the
+ * outside vertex that completes the most interiors (ties: the most vertices then one short) and
+ * removes the cover vertex that breaks the fewest (ties: the fewest one short); the ties give the
+ * search a gradient across the wide plateaus of the interior count, and bucket queues make each
+ * swap O(d^2) instead of O(n). Weighting near-interior vertices more heavily was tried and did
+ * worse. Starts: sweeps of the lambda2 Ritz vector when given (the best starts on random regular
+ * graphs), breadth-first balls from random vertices, and perturbations of the best cover so far
+ * (iterated local search). The witness is verified against the graph before it is returned; if
+ * verification ever failed, the empty set would be returned instead.
  */
 public final class AttackSearch
 {
-    static long PHI0 = 1L << 20;
-    static long PHI1 = Long.getLong("phi1", 1);
-    static long PHI2 = Long.getLong("phi2", 0);
-    static long PHI3 = Long.getLong("phi3", 0);
-    static int T1 = Integer.getInteger("t1", 3);
-    static int T2 = Integer.getInteger("t2", 7);
-    static long ITERS;
-    static int RESTART_BALL_EVERY = Integer.getInteger("ballEvery", 3);
-    static long PATIENCE_PER_VERTEX = Long.getLong("patience", 50);
+    /** Tabu tenure after adding a vertex to the cover (it may not leave), plus up to twice as much at random. */
+    private static final int ADD_TENURE = 3;
+    /** Tabu tenure after removing a vertex (it may not return), plus up to twice as much at random. */
+    private static final int REMOVE_TENURE = 7;
+    /** Every this many restarts begins from a fresh ball instead of perturbing the best cover. */
+    private static final int RESTART_BALL_EVERY = 3;
+    /** A tabu run ends after this many iterations per vertex without improvement (plus a constant). */
+    private static final long PATIENCE_PER_VERTEX = 50;
 
     private final long seed;
     private final long budgetNanos;
@@ -38,7 +39,7 @@ public final class AttackSearch
     /**
      * @param seed         seed of every random choice; the same seed and budget replay the same run
      *                     as long as the time checks fall at the same iterations.
-     * @param budgetMillis time budget (>= 0; 0 runs the starts without local search).
+     * @param budgetMillis time budget (>= 0); the first start and a few hundred swaps always run.
      */
     public AttackSearch(final long seed, final long budgetMillis)
     {
@@ -112,8 +113,7 @@ public final class AttackSearch
                 best = state.inC.clone();
                 bestMethod = method;
             }
-            final long stopNanos = bestInterior >= stopAtSize ? 0L : deadline;
-            final int found = state.tabu(random, stopNanos, PATIENCE_PER_VERTEX * n + 20_000L, stopAtSize);
+            final int found = state.tabu(random, deadline, PATIENCE_PER_VERTEX * n + 20_000L, stopAtSize);
             if (found > bestInterior)
             {
                 bestInterior = found;
@@ -305,7 +305,7 @@ public final class AttackSearch
         return inC;
     }
 
-    /** Swaps {@code swaps} random cover vertices out for random outside vertices next to the cover. */
+    /** Swaps {@code swaps} random cover vertices out for random outside vertices (a kick for iterated local search). */
     private static boolean[] perturb(final Graph graph, final boolean[] cover, final SplittableRandom random, final int swaps)
     {
         final int n = graph.n();
@@ -527,7 +527,7 @@ public final class AttackSearch
                     break;
                 }
                 flip(in, true);
-                removeTabuUntil[in] = iteration + T1 + random.nextInt(T1 * 2 + 1);
+                removeTabuUntil[in] = iteration + ADD_TENURE + random.nextInt(ADD_TENURE * 2 + 1);
                 final int out = removes.pick(removeTabuUntil, iteration, random);
                 if (out < 0)
                 {
@@ -535,8 +535,7 @@ public final class AttackSearch
                     break;
                 }
                 flip(out, false);
-                addTabuUntil[out] = iteration + T2 + random.nextInt(T2 * 2 + 1);
-                ITERS++;
+                addTabuUntil[out] = iteration + REMOVE_TENURE + random.nextInt(REMOVE_TENURE * 2 + 1);
                 if (interior > best)
                 {
                     best = interior;

@@ -34,6 +34,5 @@ class AnalysisQualityTest
         assertTrue(a.attack().witness().length >= 640, "attack |S| = " + a.attack().witness().length);
         assertTrue(a.certifiedF() <= a.attackF());
         assertTrue(a.attackF() <= a.certificate().degreeLimitF());
-        assertTrue(a.timings().spectrumMillis() < 2_000, "spectrum took " + a.timings().spectrumMillis() + " ms");
     }
 }
