@@ -5,6 +5,7 @@ import io.mmx.planner.graph.Graph;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 
 /**
  * Matrix-free Lanczos estimation of the second largest (lambda2) and smallest (lambdaMin)
@@ -433,14 +434,48 @@ public final class Lanczos
         return v;
     }
 
+    /** Below this many vertices a product is a few milliseconds: one thread, no task overhead. */
+    static final int PARALLEL_MIN_VERTICES = 1 << 17;
+    /**
+     * Fixed number of row blocks for large graphs. Partial dot products are summed in block
+     * order, so the result is bit-identical however many threads run the blocks; verify relies
+     * on recomputing the same spectrum.
+     */
+    static final int BLOCKS = 64;
+
     /** y = A x over the CSR arrays; returns x'y. */
     static double multiplyDot(final Graph graph, final double[] x, final double[] y)
     {
+        final int n = graph.n();
+        if (n < PARALLEL_MIN_VERTICES)
+        {
+            return multiplyRows(graph, x, y, 0, n);
+        }
+        final double[] partial = new double[BLOCKS];
+        IntStream.range(0, BLOCKS).parallel().forEach(b ->
+            partial[b] = multiplyRows(graph, x, y, (int)((long)n * b / BLOCKS), (int)((long)n * (b + 1) / BLOCKS)));
+        double product = 0.0;
+        for (final double value : partial)
+        {
+            product += value;
+        }
+        return product;
+    }
+
+    /** y = A x over the CSR arrays. */
+    static void multiply(final Graph graph, final double[] x, final double[] y)
+    {
+        multiplyDot(graph, x, y);
+    }
+
+    /** Rows [from, to) of y = A x; returns the partial x'y over those rows. */
+    private static double multiplyRows(final Graph graph, final double[] x, final double[] y, final int from,
+        final int to)
+    {
         final int[] offsets = graph.offsets();
         final int[] targets = graph.targets();
-        final int n = graph.n();
         double product = 0.0;
-        for (int v = 0; v < n; v++)
+        for (int v = from; v < to; v++)
         {
             double sum = 0.0;
             for (int i = offsets[v], end = offsets[v + 1]; i < end; i++)
@@ -451,23 +486,6 @@ public final class Lanczos
             product += sum * x[v];
         }
         return product;
-    }
-
-    /** y = A x over the CSR arrays. */
-    static void multiply(final Graph graph, final double[] x, final double[] y)
-    {
-        final int[] offsets = graph.offsets();
-        final int[] targets = graph.targets();
-        final int n = graph.n();
-        for (int v = 0; v < n; v++)
-        {
-            double sum = 0.0;
-            for (int i = offsets[v], end = offsets[v + 1]; i < end; i++)
-            {
-                sum += x[targets[i]];
-            }
-            y[v] = sum;
-        }
     }
 
     private static double residual(final Graph graph, final double[] x, final double theta)
