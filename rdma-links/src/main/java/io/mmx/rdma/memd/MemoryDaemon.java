@@ -414,9 +414,7 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
                 return;
             }
-            final byte[] digest = new byte[PlanDigest.LENGTH];
-            in.get(payload, digest);
-            if (!PlanDigest.of(digest).equals(planDigest))
+            if (!planDigestMatches(payload))
             {
                 respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);
                 return;
@@ -459,9 +457,7 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
                 return;
             }
-            final byte[] digest = new byte[PlanDigest.LENGTH];
-            in.get(payload, digest);
-            if (!PlanDigest.of(digest).equals(planDigest))
+            if (!planDigestMatches(payload))
             {
                 respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);
                 return;
@@ -473,6 +469,14 @@ public final class MemoryDaemon implements AutoCloseable
                 return;
             }
             respond(requestId, OpStatus.OK, region.dataBytes(), 0);
+        }
+
+        // Control path only (CREATE, OPEN): allocates.
+        private boolean planDigestMatches(final int payload)
+        {
+            final byte[] digest = new byte[PlanDigest.LENGTH];
+            in.get(payload, digest);
+            return PlanDigest.of(digest).equals(planDigest);
         }
 
         private boolean mayAccess(final int from, final int owner)

@@ -53,12 +53,12 @@ class MemdNetnsTest
     @BeforeEach
     void setUp() throws Exception
     {
-        final String uid = run(List.of("id", "-u"), false);
-        Assumptions.assumeTrue("0".equals(uid.strip()),
-            "skipped: creating network namespaces needs root (uid 0), this test runs as uid " + uid.strip());
-        final String added = run(List.of("ip", "netns", "add", namespace), false);
-        Assumptions.assumeTrue(added.isEmpty(),
-            "skipped: 'ip netns add' failed (install iproute2 and run with CAP_SYS_ADMIN): " + added.strip());
+        final Result uid = run(List.of("id", "-u"), false);
+        Assumptions.assumeTrue(uid.ok() && "0".equals(uid.output()),
+            "skipped: creating network namespaces needs root (uid 0), this test runs as uid " + uid.output());
+        final Result added = run(List.of("ip", "netns", "add", namespace), false);
+        Assumptions.assumeTrue(added.ok(),
+            "skipped: 'ip netns add' failed (install iproute2 and run with CAP_SYS_ADMIN): " + added.output());
         namespaceCreated = true;
         run(List.of("ip", "link", "add", vethHere, "type", "veth", "peer", "name", vethThere), true);
         run(List.of("ip", "link", "set", vethThere, "netns", namespace), true);
@@ -146,7 +146,16 @@ class MemdNetnsTest
             new MemdLinkFactory((owner) -> address, KEY, digest, 2_000)), SystemNanoClock.INSTANCE);
     }
 
-    private static String run(final List<String> command, final boolean mustSucceed)
+    /** Exit code and combined output of a command; exit -1 if it could not be started. */
+    private record Result(int exit, String output)
+    {
+        boolean ok()
+        {
+            return exit == 0;
+        }
+    }
+
+    private static Result run(final List<String> command, final boolean mustSucceed)
         throws IOException, InterruptedException
     {
         final Process p;
@@ -160,9 +169,9 @@ class MemdNetnsTest
             {
                 throw ex;
             }
-            return command.get(0) + " is not installed: " + ex.getMessage();
+            return new Result(-1, command.get(0) + " is not installed (" + ex.getMessage() + ")");
         }
-        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (!p.waitFor(30, TimeUnit.SECONDS))
         {
             p.destroyForcibly();
@@ -172,6 +181,6 @@ class MemdNetnsTest
         {
             throw new IOException(String.join(" ", command) + " failed: " + output);
         }
-        return p.exitValue() == 0 && !command.get(0).equals("id") ? "" : output.isEmpty() ? "exit " + p.exitValue() : output;
+        return new Result(p.exitValue(), output);
     }
 }
