@@ -54,10 +54,10 @@ public final class MemdCommandLine
                         context.listen(parseAddress(value));
                         break;
                     case "--cluster-key-file":
-                        context.clusterKey(ClusterKey.fromFile(Path.of(value)));
+                        context.clusterKey(readKey(Path.of(value)));
                         break;
                     case "--plan-edges":
-                        context.plan(readEdgeList(Path.of(value)));
+                        context.plan(readPlan(Path.of(value)));
                         break;
                     case "--max-connections":
                         context.maxConnections(Integer.parseInt(value));
@@ -72,12 +72,13 @@ public final class MemdCommandLine
                         readyFile = Path.of(value);
                         break;
                     default:
-                        throw new IllegalArgumentException("unknown option " + option + ": see `mmx memd --help`");
+                        throw new IllegalArgumentException("unknown option " + option + ": the options are --listen, --cluster-key-file, " +
+                            "--plan-edges, --max-connections, --max-regions, --max-region-bytes, --ready-file");
                 }
             }
             context.conclude();
         }
-        catch (final IOException | IllegalArgumentException ex)
+        catch (final IllegalArgumentException ex)
         {
             err.println("memd: " + ex.getMessage());
             return 2;
@@ -111,6 +112,32 @@ public final class MemdCommandLine
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private static ClusterKey readKey(final Path path)
+    {
+        try
+        {
+            return ClusterKey.fromFile(path);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException("cannot read cluster key file " + path + " (" + ex.getClass().getSimpleName() +
+                "): create it once per cluster with `head -c 32 /dev/urandom > " + path + "` and copy it to every host");
+        }
+    }
+
+    private static Graph readPlan(final Path path)
+    {
+        try
+        {
+            return readEdgeList(path);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException("cannot read plan edge list " + path + " (" +
+                ex.getClass().getSimpleName() + "): pass the plan's edge list, first line n, then 'u v' per edge");
+        }
     }
 
     /** Parses HOST:PORT. */
