@@ -19,7 +19,7 @@ import java.util.concurrent.CountDownLatch;
  *   --listen HOST:PORT          address to serve on (default 0.0.0.0:7400; port 0 picks one)
  *   --cluster-key-file PATH     the cluster key, raw bytes, at least 16 (required)
  *   --plan-edges PATH           the plan as an edge list: first line n, then one "u v" per line (required)
- *   --max-connections N         default 4096
+ *   --max-connections N         default 1024 (each costs about 200 KiB of direct memory)
  *   --max-regions N             default n
  *   --max-region-bytes N        default 67108864
  *   --ready-file PATH           written with the bound port once serving (for supervisors and tests)

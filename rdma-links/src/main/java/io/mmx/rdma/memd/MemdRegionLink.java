@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 public final class MemdRegionLink implements RegionLink
 {
     private static final long RECONNECT_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
-    private static final int OUT_CAPACITY = 1024 * 1024;
+    private static final int OUT_CAPACITY = 256 * 1024;
 
     private final PlanDigest plan;
     private final int self;

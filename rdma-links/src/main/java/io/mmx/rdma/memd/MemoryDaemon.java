@@ -213,7 +213,7 @@ public final class MemoryDaemon implements AutoCloseable
         private final SocketChannel channel;
         private final ByteBuffer in = ByteBuffer.allocateDirect(MemdProtocol.LENGTH_PREFIX + MemdProtocol.MAX_REQUEST)
             .order(ByteOrder.LITTLE_ENDIAN);
-        private final ByteBuffer out = ByteBuffer.allocateDirect(4 * (MemdProtocol.LENGTH_PREFIX +
+        private final ByteBuffer out = ByteBuffer.allocateDirect(2 * (MemdProtocol.LENGTH_PREFIX +
             MemdProtocol.MAX_RESPONSE)).order(ByteOrder.LITTLE_ENDIAN);
         private final UnsafeBuffer inView = new UnsafeBuffer(in);
         private final UnsafeBuffer outView = new UnsafeBuffer(out);
@@ -538,7 +538,7 @@ public final class MemoryDaemon implements AutoCloseable
         private ClusterKey clusterKey;
         private Graph plan;
         private PlanDigest planDigest;
-        private int maxConnections = 4096;
+        private int maxConnections = 1024;
         private int maxRegions = -1;
         private long maxRegionBytes = 64L * 1024 * 1024;
 
@@ -570,7 +570,7 @@ public final class MemoryDaemon implements AutoCloseable
             return this;
         }
 
-        /** Connection limit; each process holds degree + 1 connections to the daemons of its region set. */
+        /** Connection limit, default 1024; each connection costs about 200 KiB of direct memory. */
         public Context maxConnections(final int maxConnections)
         {
             this.maxConnections = maxConnections;
