@@ -72,6 +72,15 @@ public final class VerbsAbi
     /** IBV_ACCESS_REMOTE_ATOMIC: DiSNI's endpoints register without it, so remote CAS would fail. */
     public static final int IBV_ACCESS_REMOTE_ATOMIC = 1 << 3;
 
+    /** IBV_WC_SUCCESS. */
+    public static final int IBV_WC_SUCCESS = 0;
+    /** IBV_WC_WR_FLUSH_ERR: the QP went to the error state before this request ran. */
+    public static final int IBV_WC_WR_FLUSH_ERR = 5;
+    /** IBV_WC_REM_ACCESS_ERR: the remote registration refused the key or the range. */
+    public static final int IBV_WC_REM_ACCESS_ERR = 10;
+    /** IBV_WC_RETRY_EXC_ERR: the remote side did not answer within the transport retries. */
+    public static final int IBV_WC_RETRY_EXC_ERR = 12;
+
     /** What a region is registered with: everything a neighbour's one-sided ops need. */
     public static final int REGION_ACCESS =
         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
