@@ -4,13 +4,18 @@ import io.mmx.planner.graph.Graph;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.shm.ShmRegionStore;
+import org.agrona.IoUtil;
 import org.agrona.concurrent.SystemNanoClock;
 import org.jgrapht.generate.RandomRegularGraphGenerator;
 import org.jgrapht.graph.DefaultEdge;
 import org.jgrapht.graph.SimpleGraph;
 import org.jgrapht.util.SupplierUtil;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A plan of n = 64, degree 8, opened by all 64 processes, holds exactly the plan's edges:
  * each process opens degree links plus its loopback, 64 * 8 = 512 endpoint connections, 256 edges.
+ * Run on local and on shm regions (the link accounting is the ConnectionManager's, the same for all).
  */
 class PlanLinksTest
 {
@@ -46,8 +52,9 @@ class PlanLinksTest
         return builder.build();
     }
 
-    @Test
-    void sixtyFourProcessesHoldExactlyThePlansEdges()
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "shm"})
+    void sixtyFourProcessesHoldExactlyThePlansEdges(final String backendName) throws Exception
     {
         final long seed = 20261121L;
         System.out.println("PlanLinksTest seed=" + seed);
@@ -55,15 +62,31 @@ class PlanLinksTest
         assertEquals(DEGREE, plan.regularDegree(), "seed " + seed);
         final PlanDigest digest = PlanDigest.of(plan);
         final ClusterKey key = ClusterKey.ofPassphrase("plan-links-test-key-0123456789");
-        final LocalRegionStore store = new LocalRegionStore();
-        for (int q = 0; q < N; q++)
+        final Path shmDir = Files.createTempDirectory(
+            Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir")),
+            "mmx-planlinks-");
+        final RegionLinkFactory backend;
+        if ("shm".equals(backendName))
         {
-            store.createOrOpen(q, 4096, digest, key);
+            final ShmRegionStore store = new ShmRegionStore(shmDir);
+            for (int q = 0; q < N; q++)
+            {
+                store.createOrOpen(q, 4096, digest, key).close();
+            }
+            backend = store.linkFactory(digest, key);
+        }
+        else
+        {
+            final LocalRegionStore store = new LocalRegionStore();
+            for (int q = 0; q < N; q++)
+            {
+                store.createOrOpen(q, 4096, digest, key);
+            }
+            backend = store.linkFactory(digest, key);
         }
 
         final Set<Long> opened = new HashSet<>();
         final AtomicInteger opens = new AtomicInteger();
-        final RegionLinkFactory backend = store.linkFactory(digest, key);
         final RegionLinkFactory counting = (self, owner) ->
         {
             assertTrue(self == owner || plan.hasEdge(self, owner),
@@ -130,6 +153,7 @@ class PlanLinksTest
         finally
         {
             fabrics.forEach(PlanMemoryFabric::close);
+            IoUtil.delete(shmDir.toFile(), true);
         }
     }
 }
