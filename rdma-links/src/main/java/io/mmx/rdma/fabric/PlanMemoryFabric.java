@@ -1,0 +1,324 @@
+package io.mmx.rdma.fabric;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * The {@link MemoryFabric} of one process, over the links a {@link ConnectionManager} opened.
+ * It owns what every backend shares: correlation ids, the bound on outstanding operations,
+ * deadlines, refusal of non-neighbours, and the completion queue. Backends only move bytes.
+ *
+ * <p>All state is preallocated at construction; submission and polling do not allocate.
+ */
+public final class PlanMemoryFabric implements MemoryFabric
+{
+    /** Default bound on operations in flight. */
+    public static final int DEFAULT_MAX_OUTSTANDING = 1024;
+
+    private static final long TIMEOUT_SCAN_INTERVAL_NS = 100_000;
+
+    private final ConnectionManager connections;
+    private final NanoClock clock;
+    private final FabricCounters counters = new FabricCounters();
+    private final Slot[] slots;
+    private final int[] freeSlots;
+    private final int[] readyRing;
+    private final Long2ObjectHashMap<Slot> inFlight;
+    private final CompletionSink sink = this::onLinkCompletion;
+    private int freeCount;
+    private int readyHead;
+    private int readyTail;
+    private int readyCount;
+    private long nextCorrelationId = 1;
+    private long nextTimeoutScanNs;
+    private boolean closed;
+
+    /**
+     * A fabric over {@code connections}, which it owns from now on (closed with it).
+     *
+     * @param maxOutstanding operations in flight before submissions are back-pressured.
+     */
+    public PlanMemoryFabric(final ConnectionManager connections, final NanoClock clock, final int maxOutstanding)
+    {
+        if (maxOutstanding < 1 || maxOutstanding > 1 << 20)
+        {
+            throw new IllegalArgumentException("maxOutstanding " + maxOutstanding + " is outside 1.." + (1 << 20) +
+                ": it bounds preallocated memory, pick the pipeline depth you need");
+        }
+        this.connections = connections;
+        this.clock = clock;
+        this.slots = new Slot[maxOutstanding];
+        this.freeSlots = new int[maxOutstanding];
+        this.readyRing = new int[maxOutstanding];
+        this.inFlight = new Long2ObjectHashMap<>(maxOutstanding * 2, 0.65f);
+        for (int i = 0; i < maxOutstanding; i++)
+        {
+            slots[i] = new Slot(i);
+            freeSlots[i] = maxOutstanding - 1 - i;
+        }
+        this.freeCount = maxOutstanding;
+    }
+
+    /** A fabric with the default bound on outstanding operations. */
+    public PlanMemoryFabric(final ConnectionManager connections, final NanoClock clock)
+    {
+        this(connections, clock, DEFAULT_MAX_OUTSTANDING);
+    }
+
+    @Override
+    public int selfId()
+    {
+        return connections.selfId();
+    }
+
+    /** The links this fabric uses. */
+    public ConnectionManager connections()
+    {
+        return connections;
+    }
+
+    @Override
+    public long read(final int owner, final long offset, final long timeoutNs)
+    {
+        return submit(OpType.READ, owner, offset, 0, 0, null, null, 0, Long.BYTES, timeoutNs);
+    }
+
+    @Override
+    public long write(final int owner, final long offset, final long value, final long timeoutNs)
+    {
+        return submit(OpType.WRITE, owner, offset, value, 0, null, null, 0, Long.BYTES, timeoutNs);
+    }
+
+    @Override
+    public long compareAndSwap(
+        final int owner, final long offset, final long expected, final long desired, final long timeoutNs)
+    {
+        return submit(OpType.COMPARE_AND_SWAP, owner, offset, expected, desired, null, null, 0, Long.BYTES, timeoutNs);
+    }
+
+    @Override
+    public long fetchAndAdd(final int owner, final long offset, final long delta, final long timeoutNs)
+    {
+        return submit(OpType.FETCH_AND_ADD, owner, offset, delta, 0, null, null, 0, Long.BYTES, timeoutNs);
+    }
+
+    @Override
+    public long readBulk(
+        final int owner,
+        final long offset,
+        final MutableDirectBuffer dst,
+        final int dstOffset,
+        final int length,
+        final long timeoutNs)
+    {
+        return submit(OpType.READ_BULK, owner, offset, 0, 0, dst, null, dstOffset, length, timeoutNs);
+    }
+
+    @Override
+    public long writeBulk(
+        final int owner,
+        final long offset,
+        final DirectBuffer src,
+        final int srcOffset,
+        final int length,
+        final long timeoutNs)
+    {
+        return submit(OpType.WRITE_BULK, owner, offset, 0, 0, null, src, srcOffset, length, timeoutNs);
+    }
+
+    @Override
+    public int poll(final CompletionHandler handler, final int limit)
+    {
+        if (closed)
+        {
+            return deliver(handler, limit);
+        }
+        int work = connections.doWork(sink);
+        final long nowNs = clock.nanoTime();
+        if (nowNs - nextTimeoutScanNs >= 0 && !inFlight.isEmpty())
+        {
+            nextTimeoutScanNs = nowNs + TIMEOUT_SCAN_INTERVAL_NS;
+            work += expire(nowNs);
+        }
+        return work + deliver(handler, limit);
+    }
+
+    @Override
+    public int outstanding()
+    {
+        return slots.length - freeCount;
+    }
+
+    @Override
+    public FabricCounters counters()
+    {
+        return counters;
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        connections.close();
+        for (final Slot slot : slots)
+        {
+            if (slot.inFlight)
+            {
+                finish(slot, OpStatus.CLOSED, 0);
+            }
+        }
+        inFlight.clear();
+    }
+
+    private long submit(
+        final OpType type,
+        final int owner,
+        final long offset,
+        final long operand1,
+        final long operand2,
+        final MutableDirectBuffer dst,
+        final DirectBuffer src,
+        final int bufOffset,
+        final int length,
+        final long timeoutNs)
+    {
+        if (closed)
+        {
+            return -OpStatus.CLOSED.ordinal();
+        }
+        if (freeCount == 0)
+        {
+            counters.increment(OpStatus.BACK_PRESSURED);
+            return -OpStatus.BACK_PRESSURED.ordinal();
+        }
+        final Slot slot = slots[freeSlots[--freeCount]];
+        final long correlationId = nextCorrelationId++;
+        slot.correlationId = correlationId;
+        slot.type = type;
+        slot.owner = owner;
+        slot.deadlineNs = clock.nanoTime() + timeoutNs;
+        slot.dst = dst;
+        slot.dstOffset = bufOffset;
+        slot.length = length;
+        slot.inFlight = true;
+
+        final RegionLink link = connections.link(owner);
+        if (link == null)
+        {
+            // Refused here, before anything reaches the wire: the plan has no edge to this owner.
+            finish(slot, OpStatus.REFUSED_NOT_NEIGHBOUR, 0);
+            return correlationId;
+        }
+        if (!type.isWordOp() && !bulkBufferFits(dst, src, bufOffset, length))
+        {
+            finish(slot, OpStatus.BAD_LENGTH, 0);
+            return correlationId;
+        }
+        inFlight.put(correlationId, slot);
+        link.submit(correlationId, type, offset, operand1, operand2, dst, src, bufOffset, length, sink);
+        return correlationId;
+    }
+
+    private static boolean bulkBufferFits(
+        final MutableDirectBuffer dst, final DirectBuffer src, final int bufOffset, final int length)
+    {
+        if (length <= 0 || length > MAX_BULK_BYTES)
+        {
+            return false;
+        }
+        final DirectBuffer buffer = dst != null ? dst : src;
+        return buffer != null && bufOffset >= 0 && bufOffset <= buffer.capacity() - length;
+    }
+
+    private void onLinkCompletion(
+        final long correlationId,
+        final OpStatus status,
+        final long value,
+        final DirectBuffer payload,
+        final int payloadOffset)
+    {
+        final Slot slot = inFlight.remove(correlationId);
+        if (slot == null)
+        {
+            // Already timed out (and reported); the caller may have reused the buffer, so drop it.
+            counters.increment(FabricCounters.Other.LATE_COMPLETION);
+            return;
+        }
+        if (status == OpStatus.OK && slot.type == OpType.READ_BULK && payload != null)
+        {
+            slot.dst.putBytes(slot.dstOffset, payload, payloadOffset, slot.length);
+        }
+        finish(slot, status, value);
+    }
+
+    private int expire(final long nowNs)
+    {
+        int expired = 0;
+        for (final Slot slot : slots)
+        {
+            if (slot.inFlight && nowNs - slot.deadlineNs >= 0 && inFlight.remove(slot.correlationId) != null)
+            {
+                finish(slot, OpStatus.TIMEOUT, 0);
+                expired++;
+            }
+        }
+        return expired;
+    }
+
+    private void finish(final Slot slot, final OpStatus status, final long value)
+    {
+        slot.inFlight = false;
+        slot.status = status;
+        slot.value = value;
+        slot.dst = null;
+        if (status != OpStatus.OK)
+        {
+            counters.increment(status);
+        }
+        readyRing[readyTail] = slot.index;
+        readyTail = (readyTail + 1) % readyRing.length;
+        readyCount++;
+    }
+
+    private int deliver(final CompletionHandler handler, final int limit)
+    {
+        int delivered = 0;
+        // The ring never overflows: a slot is queued once per allocation and freed on delivery.
+        while (delivered < limit && readyCount > 0)
+        {
+            final Slot slot = slots[readyRing[readyHead]];
+            readyHead = (readyHead + 1) % readyRing.length;
+            readyCount--;
+            freeSlots[freeCount++] = slot.index;
+            delivered++;
+            handler.onCompletion(slot.correlationId, slot.type, slot.owner, slot.status, slot.value);
+        }
+        return delivered;
+    }
+
+    private static final class Slot
+    {
+        final int index;
+        long correlationId;
+        OpType type;
+        int owner;
+        long deadlineNs;
+        MutableDirectBuffer dst;
+        int dstOffset;
+        int length;
+        boolean inFlight;
+        OpStatus status;
+        long value;
+
+        Slot(final int index)
+        {
+            this.index = index;
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.mmx.rdma.memd;
+
+import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.region.ClusterKey;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Parses the options of {@code mmx memd} and runs a daemon until the JVM is told to stop.
+ *
+ * <pre>
+ *   --listen HOST:PORT          address to serve on (default 0.0.0.0:7400; port 0 picks one)
+ *   --cluster-key-file PATH     the cluster key, raw bytes, at least 16 (required)
+ *   --plan-edges PATH           the plan as an edge list: first line n, then one "u v" per line (required)
+ *   --max-connections N         default 1024 (each costs about 200 KiB of direct memory)
+ *   --max-regions N             default n
+ *   --max-region-bytes N        default 67108864
+ *   --ready-file PATH           written with the bound port once serving (for supervisors and tests)
+ * </pre>
+ */
+public final class MemdCommandLine
+{
+    private MemdCommandLine()
+    {
+    }
+
+    /**
+     * Runs the daemon; returns only on a usage error (exit code 2) or after shutdown (0).
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final MemoryDaemon.Context context = new MemoryDaemon.Context();
+        Path readyFile = null;
+        try
+        {
+            for (int i = 0; i < args.length; i++)
+            {
+                final String option = args[i];
+                if (i + 1 >= args.length)
+                {
+                    throw new IllegalArgumentException("option " + option + " needs a value");
+                }
+                final String value = args[++i];
+                switch (option)
+                {
+                    case "--listen":
+                        context.listen(parseAddress(value));
+                        break;
+                    case "--cluster-key-file":
+                        context.clusterKey(readKey(Path.of(value)));
+                        break;
+                    case "--plan-edges":
+                        context.plan(readPlan(Path.of(value)));
+                        break;
+                    case "--max-connections":
+                        context.maxConnections(Integer.parseInt(value));
+                        break;
+                    case "--max-regions":
+                        context.maxRegions(Integer.parseInt(value));
+                        break;
+                    case "--max-region-bytes":
+                        context.maxRegionBytes(Long.parseLong(value));
+                        break;
+                    case "--ready-file":
+                        readyFile = Path.of(value);
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown option " + option + ": the options are --listen, --cluster-key-file, " +
+                            "--plan-edges, --max-connections, --max-regions, --max-region-bytes, --ready-file");
+                }
+            }
+            context.conclude();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("memd: " + ex.getMessage());
+            return 2;
+        }
+
+        final CountDownLatch stopped = new CountDownLatch(1);
+        try (MemoryDaemon daemon = MemoryDaemon.start(context))
+        {
+            Runtime.getRuntime().addShutdownHook(new Thread(() ->
+            {
+                daemon.close();
+                stopped.countDown();
+            }, "mmx-memd-shutdown"));
+            out.println("memd listening on " + daemon.boundAddress());
+            out.flush();
+            if (readyFile != null)
+            {
+                final Path tmp = readyFile.resolveSibling(readyFile.getFileName() + ".tmp");
+                Files.writeString(tmp, Integer.toString(daemon.boundAddress().getPort()), StandardCharsets.US_ASCII);
+                Files.move(tmp, readyFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            }
+            stopped.await();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            err.println("memd: " + ex.getMessage());
+            return 1;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private static ClusterKey readKey(final Path path)
+    {
+        try
+        {
+            return ClusterKey.fromFile(path);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException("cannot read cluster key file " + path + " (" + ex.getClass().getSimpleName() +
+                "): create it once per cluster with `head -c 32 /dev/urandom > " + path + "` and copy it to every host");
+        }
+    }
+
+    private static Graph readPlan(final Path path)
+    {
+        try
+        {
+            return readEdgeList(path);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException("cannot read plan edge list " + path + " (" +
+                ex.getClass().getSimpleName() + "): pass the plan's edge list, first line n, then 'u v' per edge");
+        }
+    }
+
+    /** Parses HOST:PORT. */
+    static InetSocketAddress parseAddress(final String value)
+    {
+        final int colon = value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1)
+        {
+            throw new IllegalArgumentException("listen address '" + value + "' is not HOST:PORT, e.g. 0.0.0.0:7400");
+        }
+        return new InetSocketAddress(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+    }
+
+    /** Reads an edge list: the first non-comment line is n, each further line "u v". */
+    public static Graph readEdgeList(final Path path) throws IOException
+    {
+        final List<String> lines = Files.readAllLines(path, StandardCharsets.US_ASCII);
+        Graph.Builder builder = null;
+        int lineNumber = 0;
+        for (final String raw : lines)
+        {
+            lineNumber++;
+            final String line = raw.strip();
+            if (line.isEmpty() || line.startsWith("#"))
+            {
+                continue;
+            }
+            final String[] parts = line.split("\\s+");
+            try
+            {
+                if (builder == null)
+                {
+                    builder = Graph.builder(Integer.parseInt(parts[0]));
+                }
+                else
+                {
+                    builder.addEdge(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new IllegalArgumentException(path + " line " + lineNumber + " is not an edge list line ('n' " +
+                    "first, then 'u v'): " + line);
+            }
+        }
+        if (builder == null)
+        {
+            throw new IllegalArgumentException(path + " is empty: write the process count on the first line");
+        }
+        return builder.build();
+    }
+}

@@ -1,0 +1,150 @@
+package io.mmx.rdma.memd;
+
+import javax.crypto.Mac;
+import javax.crypto.ShortBufferException;
+import java.nio.ByteBuffer;
+
+/**
+ * The memd wire protocol, version 1. Every frame is a little-endian u32 length (bytes that
+ * follow) and a body. On connect the daemon sends a HELLO with a fresh 16-byte nonce; every
+ * later frame in either direction ends with HMAC-SHA256(clusterKey, nonce || body-without-tag),
+ * so frames cannot be forged without the key nor replayed on another connection; request ids
+ * must increase within a connection, so they cannot be replayed on the same one either.
+ *
+ * <pre>
+ * HELLO    (daemon to client, 20 bytes, no tag)
+ *   0 u8 version  1 u8 kind=0x40  2 u16 reserved  4 u8[16] nonce
+ *
+ * REQUEST  (client to daemon, 48 + payload + 32 bytes)
+ *   0 u8 version  1 u8 op (OpType ordinal, or 0x10 CREATE_REGION)  2 u16 reserved
+ *   4 i32 requester   8 i64 requestId   16 i32 owner   20 i32 length
+ *  24 i64 offset     32 i64 operand1   40 i64 operand2
+ *  48 payload: WRITE_BULK: length bytes; CREATE_REGION: 32-byte plan digest (operand1 = data bytes);
+ *              OPEN_REGION: 32-byte plan digest
+ *  .. u8[32] tag
+ *
+ * RESPONSE (daemon to client, 24 + payload + 32 bytes)
+ *   0 u8 version  1 u8 kind=0x80  2 u8 status (OpStatus ordinal)  3 u8 reserved
+ *   4 i32 payloadLength   8 i64 requestId   16 i64 value
+ *  24 payload (READ_BULK: the bytes read)
+ *  .. u8[32] tag
+ * </pre>
+ */
+public final class MemdProtocol
+{
+    /** Protocol version carried in every frame. */
+    public static final byte VERSION = 1;
+    /** Kind byte of HELLO. */
+    public static final byte KIND_HELLO = 0x40;
+    /** Kind byte of RESPONSE; requests carry an op code below 0x40 here, so the two cannot be confused. */
+    public static final byte KIND_RESPONSE = (byte)0x80;
+    /** Op code of CREATE_REGION (the word and bulk ops use their OpType ordinal). */
+    public static final byte OP_CREATE_REGION = 0x10;
+    /** Op code of OPEN_REGION: checks access, plan digest (payload) and existence; the value is the data size. */
+    public static final byte OP_OPEN_REGION = 0x11;
+
+    /** Bytes of the length prefix. */
+    public static final int LENGTH_PREFIX = 4;
+    /** Nonce bytes in HELLO. */
+    public static final int NONCE_LENGTH = 16;
+    /** HELLO body length. */
+    public static final int HELLO_LENGTH = 4 + NONCE_LENGTH;
+    /** Tag bytes. */
+    public static final int TAG_LENGTH = 32;
+    /** Request header length (before payload). */
+    public static final int REQUEST_HEADER = 48;
+    /** Response header length (before payload). */
+    public static final int RESPONSE_HEADER = 24;
+    /** Largest payload in either direction. */
+    public static final int MAX_PAYLOAD = 64 * 1024;
+    /** Largest request body; a length prefix above it is malformed. */
+    public static final int MAX_REQUEST = REQUEST_HEADER + MAX_PAYLOAD + TAG_LENGTH;
+    /** Largest response body. */
+    public static final int MAX_RESPONSE = RESPONSE_HEADER + MAX_PAYLOAD + TAG_LENGTH;
+
+    /** Request field offsets (within the body). */
+    public static final int REQ_VERSION = 0;
+    /** Request field offsets. */
+    public static final int REQ_OP = 1;
+    /** Request field offsets. */
+    public static final int REQ_REQUESTER = 4;
+    /** Request field offsets. */
+    public static final int REQ_ID = 8;
+    /** Request field offsets. */
+    public static final int REQ_OWNER = 16;
+    /** Request field offsets. */
+    public static final int REQ_LENGTH = 20;
+    /** Request field offsets. */
+    public static final int REQ_OFFSET = 24;
+    /** Request field offsets. */
+    public static final int REQ_OPERAND1 = 32;
+    /** Request field offsets. */
+    public static final int REQ_OPERAND2 = 40;
+
+    /** Response field offsets (within the body). */
+    public static final int RSP_VERSION = 0;
+    /** Response field offsets. */
+    public static final int RSP_KIND = 1;
+    /** Response field offsets. */
+    public static final int RSP_STATUS = 2;
+    /** Response field offsets. */
+    public static final int RSP_PAYLOAD_LENGTH = 4;
+    /** Response field offsets. */
+    public static final int RSP_ID = 8;
+    /** Response field offsets. */
+    public static final int RSP_VALUE = 16;
+
+    private MemdProtocol()
+    {
+    }
+
+    /**
+     * Computes the tag of {@code body[start, start + length)} into {@code tagOut} at {@code tagOffset}.
+     * The buffer's position and limit are restored.
+     */
+    public static void tag(
+        final Mac mac,
+        final byte[] nonce,
+        final ByteBuffer buffer,
+        final int start,
+        final int length,
+        final byte[] tagOut,
+        final int tagOffset)
+    {
+        final int position = buffer.position();
+        final int limit = buffer.limit();
+        try
+        {
+            mac.update(nonce);
+            buffer.limit(start + length).position(start);
+            mac.update(buffer);
+            mac.doFinal(tagOut, tagOffset);
+        }
+        catch (final ShortBufferException ex)
+        {
+            throw new IllegalStateException("tag buffer too short", ex);
+        }
+        finally
+        {
+            buffer.limit(limit).position(position);
+        }
+    }
+
+    /**
+     * Checks the tag that follows {@code body[start, start + length)}, in constant time.
+     *
+     * @param scratch at least {@link #TAG_LENGTH} bytes, reused to avoid allocation.
+     */
+    public static boolean verify(
+        final Mac mac, final byte[] nonce, final ByteBuffer buffer, final int start, final int length,
+        final byte[] scratch)
+    {
+        tag(mac, nonce, buffer, start, length, scratch, 0);
+        int diff = 0;
+        for (int i = 0; i < TAG_LENGTH; i++)
+        {
+            diff |= scratch[i] ^ buffer.get(start + length + i);
+        }
+        return diff == 0;
+    }
+}

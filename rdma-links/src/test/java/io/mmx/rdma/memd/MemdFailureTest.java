@@ -1,0 +1,88 @@
+package io.mmx.rdma.memd;
+
+import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.fabric.ConnectionManager;
+import io.mmx.rdma.fabric.FabricTestSupport;
+import io.mmx.rdma.fabric.MemoryFabric;
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.fabric.PlanMemoryFabric;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+import org.agrona.concurrent.SystemNanoClock;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** memd failures become values: a dead daemon, a silent peer, bad command lines. */
+class MemdFailureTest
+{
+    private static final Graph PLAN = Graph.fromEdges(2, new int[]{0}, new int[]{1});
+    private static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    private static final ClusterKey KEY = ClusterKey.ofPassphrase("failure-test-cluster-key-0123456789");
+
+    @Test
+    void aDaemonThatStopsGivesErrorsNotHangs()
+    {
+        final MemoryDaemon daemon = MemoryDaemon.start(new MemoryDaemon.Context()
+            .listen(new InetSocketAddress("127.0.0.1", 0)).clusterKey(KEY).plan(PLAN));
+        final InetSocketAddress address = daemon.boundAddress();
+        assertEquals(OpStatus.OK, MemdRegionLink.createRegion(address, KEY, 0, 64, DIGEST, TimeUnit.SECONDS.toNanos(5)));
+        try (MemoryFabric fabric = new PlanMemoryFabric(ConnectionManager.open(PLAN, 1,
+            new MemdLinkFactory((owner) -> address, KEY, DIGEST, 500)), SystemNanoClock.INSTANCE))
+        {
+            assertEquals(OpStatus.OK, FabricTestSupport.status(fabric, fabric.write(0, 0, 1, FabricTestSupport.OP_TIMEOUT_NS)));
+            daemon.close();
+            final OpStatus after = FabricTestSupport.status(fabric,
+                fabric.compareAndSwap(0, 0, 1, 2, TimeUnit.MILLISECONDS.toNanos(500)));
+            assertTrue(after == OpStatus.NOT_CONNECTED || after == OpStatus.TIMEOUT, "got " + after);
+        }
+    }
+
+    @Test
+    void aPeerThatNeverAnswersIsNotConnectedWithinTheConnectTimeout() throws Exception
+    {
+        try (ServerSocket silent = new ServerSocket(0, 10, java.net.InetAddress.getLoopbackAddress()))
+        {
+            final InetSocketAddress address = new InetSocketAddress("127.0.0.1", silent.getLocalPort());
+            final long startNs = System.nanoTime();
+            final MemdRegionLink link = new MemdRegionLink(1, 0, address, KEY, DIGEST, 300);
+            final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+            try (Socket ignored = silent.accept())
+            {
+                assertEquals(OpStatus.NOT_CONNECTED, link.state());
+                assertTrue(link.stateMessage().contains("cannot reach memd"), link.stateMessage());
+                assertTrue(tookMs < 5_000, "the handshake must give up after the connect timeout, took " + tookMs);
+            }
+            link.close();
+        }
+    }
+
+    @Test
+    void badCommandLinesFailWithOneSentence()
+    {
+        assertUsageError(new String[]{"--listen", "127.0.0.1:0"}, "no cluster key");
+        assertUsageError(new String[]{"--listen", "nonsense"}, "not HOST:PORT");
+        assertUsageError(new String[]{"--frobnicate", "1"}, "unknown option --frobnicate");
+        assertUsageError(new String[]{"--cluster-key-file", "/nonexistent/key"}, "cannot read cluster key file /nonexistent/key");
+    }
+
+    private static void assertUsageError(final String[] args, final String expected)
+    {
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int code = MemdCommandLine.run(args, new PrintStream(new ByteArrayOutputStream()),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        final String message = err.toString(StandardCharsets.UTF_8);
+        assertEquals(2, code, message);
+        assertTrue(message.contains(expected), message);
+        assertEquals(1, message.strip().lines().count(), "one line: " + message);
+    }
+}
