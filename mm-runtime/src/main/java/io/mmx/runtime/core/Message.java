@@ -1,0 +1,183 @@
+package io.mmx.runtime.core;
+
+/**
+ * Protocol messages. Immutable; one broadcast object is shared by all receivers. Value arrays are
+ * batches of proposal ids and are never modified after construction.
+ */
+public abstract class Message
+{
+    /** Message kinds, for dispatch and counting. */
+    public enum Type
+    {
+        PREPARE, PROMISE, NACK, ACCEPT, ACCEPTED, FLOORED, COMMIT, CATCHUP_REQUEST
+    }
+
+    private final Type type;
+    private final int from;
+
+    Message(final Type type, final int from)
+    {
+        this.type = type;
+        this.from = from;
+    }
+
+    public Type type()
+    {
+        return type;
+    }
+
+    /** The sending process. */
+    public int from()
+    {
+        return from;
+    }
+
+    /** Phase 1a: promise {@code ballot}; report accepted entries at or above your floor. */
+    public static final class Prepare extends Message
+    {
+        public final long ballot;
+
+        public Prepare(final int from, final long ballot)
+        {
+            super(Type.PREPARE, from);
+            this.ballot = ballot;
+        }
+    }
+
+    /** Phase 1b: acceptor {@code acceptor}, executed by {@code executor}, promised {@code ballot}. */
+    public static final class Promise extends Message
+    {
+        public final int acceptor;
+        public final long ballot;
+        public final long floor;
+        public final long[] slots;
+        public final long[] ballots;
+        public final long[][] values;
+
+        public Promise(
+            final int executor, final int acceptor, final long ballot, final long floor,
+            final long[] slots, final long[] ballots, final long[][] values)
+        {
+            super(Type.PROMISE, executor);
+            this.acceptor = acceptor;
+            this.ballot = ballot;
+            this.floor = floor;
+            this.slots = slots;
+            this.ballots = ballots;
+            this.values = values;
+        }
+
+        public int executor()
+        {
+            return from();
+        }
+    }
+
+    /** Refusal: acceptor {@code acceptor} has promised {@code promised}, above {@code ballot}. */
+    public static final class Nack extends Message
+    {
+        public final int acceptor;
+        public final long ballot;
+        public final long promised;
+
+        public Nack(final int executor, final int acceptor, final long ballot, final long promised)
+        {
+            super(Type.NACK, executor);
+            this.acceptor = acceptor;
+            this.ballot = ballot;
+            this.promised = promised;
+        }
+    }
+
+    /** Phase 2a: accept {@code values} for slots {@code firstSlot..} at {@code ballot}. */
+    public static final class Accept extends Message
+    {
+        public final long ballot;
+        public final long firstSlot;
+        public final long[][] values;
+        /** The leader's contiguous decided prefix, a hint for learners that missed commits. */
+        public final long decidedThrough;
+
+        public Accept(final int leader, final long ballot, final long firstSlot, final long[][] values,
+            final long decidedThrough)
+        {
+            super(Type.ACCEPT, leader);
+            this.ballot = ballot;
+            this.firstSlot = firstSlot;
+            this.values = values;
+            this.decidedThrough = decidedThrough;
+        }
+
+        public int count()
+        {
+            return values.length;
+        }
+    }
+
+    /**
+     * Phase 2b, bundled: executor {@code from} ran the Accept of group {@code firstSlot} at
+     * {@code ballot} for each acceptor in {@code acceptors} (the "list of messages" of m&amp;m).
+     */
+    public static final class Accepted extends Message
+    {
+        public final long ballot;
+        public final long firstSlot;
+        public final int[] acceptors;
+
+        public Accepted(final int executor, final long ballot, final long firstSlot, final int[] acceptors)
+        {
+            super(Type.ACCEPTED, executor);
+            this.ballot = ballot;
+            this.firstSlot = firstSlot;
+            this.acceptors = acceptors;
+        }
+    }
+
+    /** Acceptor {@code acceptor} reclaimed slots below {@code floor}: they are decided. */
+    public static final class Floored extends Message
+    {
+        public final int acceptor;
+        public final long floor;
+
+        public Floored(final int executor, final int acceptor, final long floor)
+        {
+            super(Type.FLOORED, executor);
+            this.acceptor = acceptor;
+            this.floor = floor;
+        }
+    }
+
+    /** Decisions: slots {@code firstSlot..} are decided with {@code values}. Also the catch-up reply. */
+    public static final class Commit extends Message
+    {
+        public final long firstSlot;
+        public final long[][] values;
+
+        public Commit(final int from, final long firstSlot, final long[][] values)
+        {
+            super(Type.COMMIT, from);
+            this.firstSlot = firstSlot;
+            this.values = values;
+        }
+    }
+
+    /** A learner asks for decided slots {@code fromSlot..fromSlot+count-1}. */
+    public static final class CatchupRequest extends Message
+    {
+        public final long fromSlot;
+        public final int count;
+
+        public CatchupRequest(final int from, final long fromSlot, final int count)
+        {
+            super(Type.CATCHUP_REQUEST, from);
+            this.fromSlot = fromSlot;
+            this.count = count;
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return type + "(from=" + from + ")";
+    }
+}

@@ -1,0 +1,460 @@
+package io.mmx.runtime.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+
+/**
+ * The proposer/leader role: phase 1 over all undecided slots on becoming leader, then phase 2
+ * only, with batching (up to {@code maxBatch} proposals per slot), groups of up to
+ * {@code maxSlotsPerAccept} slots per Accept, and at most {@code pipelineSlots} slots beyond the
+ * applied prefix in flight. Quorums count DISTINCT acceptors (bitsets), whoever executed them.
+ */
+final class Proposer
+{
+    private static final long[] NOOP = new long[0];
+
+    private final int self;
+    private final int n;
+    private final CoreConfig config;
+    private final Effects effects;
+    private final Learner learner;
+    private final int quorum;
+
+    private Status.Role role = Status.Role.FOLLOWER;
+    private boolean leaderByOracle;
+    private boolean preempted;
+    private long ballot = Ballot.NONE;
+    private long maxRoundSeen;
+    private long persistedRound;
+    private long roundOpId = -1;
+    private long opSeq;
+    private boolean prepareSent;
+    private long phaseTick;
+
+    private final long[] promiseBits;
+    private int promiseCount;
+    private long maxFloor;
+    private long highestSlotSeen = -1;
+    private final HashMap<Long, long[]> candidateValues = new HashMap<>();
+    private final HashMap<Long, Long> candidateBallots = new HashMap<>();
+
+    private final ArrayList<Group> groups = new ArrayList<>();
+    private long nextSlot;
+    private int lastDecidedAcks;
+
+    private final long[] queue;
+    private int queueHead;
+    private int queueSize;
+
+    private long groupsDecided;
+    private long slotsDecided;
+    private long accepts;
+
+    /** Slots first..first+values.length-1 proposed together at the current ballot. */
+    private static final class Group
+    {
+        final long firstSlot;
+        final long[][] values;
+        final long[] ackBits;
+        final Message.Accept accept;
+        int ackCount;
+        long sentTick;
+
+        Group(final long firstSlot, final long[][] values, final int n, final Message.Accept accept)
+        {
+            this.firstSlot = firstSlot;
+            this.values = values;
+            this.ackBits = new long[(n + 63) >>> 6];
+            this.accept = accept;
+        }
+    }
+
+    Proposer(final int self, final CoreConfig config, final Effects effects, final Learner learner)
+    {
+        this.self = self;
+        this.n = config.n();
+        this.config = config;
+        this.effects = effects;
+        this.learner = learner;
+        this.quorum = config.quorumSize();
+        this.promiseBits = new long[(n + 63) >>> 6];
+        this.queue = new long[config.proposalQueueCapacity()];
+    }
+
+    Status.Role role()
+    {
+        return role;
+    }
+
+    long ballot()
+    {
+        return ballot;
+    }
+
+    int quorum()
+    {
+        return quorum;
+    }
+
+    long groupsDecided()
+    {
+        return groupsDecided;
+    }
+
+    long slotsDecided()
+    {
+        return slotsDecided;
+    }
+
+    long accepts()
+    {
+        return accepts;
+    }
+
+    void recover(final long persistedRound)
+    {
+        this.persistedRound = persistedRound;
+        maxRoundSeen = Math.max(maxRoundSeen, persistedRound);
+    }
+
+    /** Distinct acceptors heard in the current attempt: promises, or acks of the oldest group. */
+    int reachableAcceptors()
+    {
+        if (role == Status.Role.PREPARING)
+        {
+            return promiseCount;
+        }
+        if (role == Status.Role.LEADING)
+        {
+            return groups.isEmpty() ? lastDecidedAcks : groups.get(0).ackCount;
+        }
+        return 0;
+    }
+
+    void observeBallot(final long seen)
+    {
+        final long round = Ballot.round(seen, n);
+        if (round > maxRoundSeen)
+        {
+            maxRoundSeen = round;
+        }
+    }
+
+    void onLeaderChange(final int leader, final long nowTicks, final boolean ready)
+    {
+        leaderByOracle = leader == self;
+        if (!leaderByOracle)
+        {
+            stepDown();
+            return;
+        }
+        if (ready && role == Status.Role.FOLLOWER)
+        {
+            startPhase1(nowTicks);
+        }
+    }
+
+    boolean propose(final long proposalId)
+    {
+        if (!leaderByOracle || queueSize == queue.length)
+        {
+            return false;
+        }
+        queue[(queueHead + queueSize) % queue.length] = proposalId;
+        queueSize++;
+        return true;
+    }
+
+    private void stepDown()
+    {
+        role = Status.Role.FOLLOWER;
+        preempted = false;
+        groups.clear();
+        candidateValues.clear();
+        candidateBallots.clear();
+        queueSize = 0;
+        roundOpId = -1;
+    }
+
+    /** Persist the new round in our own region first, so a restart never reuses a ballot. */
+    void startPhase1(final long nowTicks)
+    {
+        final long round = Math.max(maxRoundSeen, persistedRound) + 1;
+        ballot = Ballot.of(round, self, n);
+        maxRoundSeen = round;
+        role = Status.Role.PREPARING;
+        preempted = false;
+        groups.clear();
+        java.util.Arrays.fill(promiseBits, 0L);
+        promiseCount = 0;
+        maxFloor = 0;
+        highestSlotSeen = -1;
+        candidateValues.clear();
+        candidateBallots.clear();
+        prepareSent = false;
+        phaseTick = nowTicks;
+        roundOpId = OpIds.make(OpIds.PROPOSER_ROUND, 0, ++opSeq);
+        effects.memory(roundOpId, MemoryOpKind.WRITE, self, RegionLayout.PROPOSER_ROUND_WORD, 1, 0, round, null);
+    }
+
+    void onRoundPersisted(final long opId, final MemoryStatus status, final long nowTicks)
+    {
+        if (opId != roundOpId)
+        {
+            return;
+        }
+        roundOpId = -1;
+        if (role != Status.Role.PREPARING)
+        {
+            return;
+        }
+        if (status != MemoryStatus.OK)
+        {
+            startPhase1(nowTicks);
+            return;
+        }
+        persistedRound = Ballot.round(ballot, n);
+        prepareSent = true;
+        phaseTick = nowTicks;
+        effects.broadcast(new Message.Prepare(self, ballot));
+    }
+
+    void onPromise(final Message.Promise p, final long nowTicks)
+    {
+        if (role != Status.Role.PREPARING || p.ballot != ballot || !mark(promiseBits, p.acceptor))
+        {
+            return;
+        }
+        promiseCount++;
+        maxFloor = Math.max(maxFloor, p.floor);
+        for (int i = 0; i < p.slots.length; i++)
+        {
+            final long slot = p.slots[i];
+            final Long known = candidateBallots.get(slot);
+            if (known == null || known < p.ballots[i])
+            {
+                candidateBallots.put(slot, p.ballots[i]);
+                candidateValues.put(slot, p.values[i]);
+            }
+            highestSlotSeen = Math.max(highestSlotSeen, slot);
+        }
+        if (promiseCount >= quorum)
+        {
+            becomeLeader(nowTicks);
+        }
+    }
+
+    /**
+     * Phase 1 done: re-propose, for every slot from the floor up to the highest slot any promise
+     * reported, the value of the highest ballot (or a no-op), skipping slots already learned.
+     */
+    private void becomeLeader(final long nowTicks)
+    {
+        role = Status.Role.LEADING;
+        if (maxFloor > 0)
+        {
+            learner.hint(maxFloor - 1);
+        }
+        final long start = Math.max(maxFloor, learner.appliedThrough() + 1);
+        nextSlot = Math.max(start, highestSlotSeen + 1);
+        final ArrayList<long[]> run = new ArrayList<>();
+        long runStart = start;
+        for (long s = start; s <= nextSlot; s++)
+        {
+            final boolean end = s == nextSlot || learner.isDecided(s) || run.size() == config.maxSlotsPerAccept();
+            if (end && !run.isEmpty())
+            {
+                sendGroup(runStart, run.toArray(new long[0][]), nowTicks);
+                run.clear();
+            }
+            if (s == nextSlot)
+            {
+                break;
+            }
+            if (learner.isDecided(s))
+            {
+                runStart = s + 1;
+                continue;
+            }
+            if (run.isEmpty())
+            {
+                runStart = s;
+            }
+            final long[] v = candidateValues.get(s);
+            run.add(v == null ? NOOP : v);
+        }
+        candidateValues.clear();
+        candidateBallots.clear();
+        fill(nowTicks);
+    }
+
+    private void sendGroup(final long firstSlot, final long[][] values, final long nowTicks)
+    {
+        final Message.Accept accept = new Message.Accept(self, ballot, firstSlot, values, learner.appliedThrough());
+        final Group g = new Group(firstSlot, values, n, accept);
+        g.sentTick = nowTicks;
+        groups.add(g);
+        accepts++;
+        effects.broadcast(accept);
+    }
+
+    /** Forms new groups from queued proposals while the pipeline has room. */
+    void fill(final long nowTicks)
+    {
+        if (role != Status.Role.LEADING)
+        {
+            return;
+        }
+        final int maxBatch = config.maxBatch();
+        while (queueSize > 0)
+        {
+            final long room = learner.appliedThrough() + config.pipelineSlots() + 1 - nextSlot;
+            if (room <= 0)
+            {
+                return;
+            }
+            final int slots = (int)Math.min(Math.min(room, config.maxSlotsPerAccept()), (queueSize + maxBatch - 1) / maxBatch);
+            final long[][] values = new long[slots][];
+            for (int k = 0; k < slots; k++)
+            {
+                final int take = Math.min(maxBatch, queueSize);
+                final long[] v = new long[take];
+                for (int j = 0; j < take; j++)
+                {
+                    v[j] = queue[queueHead];
+                    queueHead = (queueHead + 1) % queue.length;
+                }
+                queueSize -= take;
+                values[k] = v;
+            }
+            sendGroup(nextSlot, values, nowTicks);
+            nextSlot += slots;
+        }
+    }
+
+    void onAccepted(final Message.Accepted a, final long nowTicks)
+    {
+        if (role != Status.Role.LEADING || a.ballot != ballot)
+        {
+            return;
+        }
+        final Group g = find(a.firstSlot);
+        if (g == null)
+        {
+            return;
+        }
+        for (final int acceptor : a.acceptors)
+        {
+            if (mark(g.ackBits, acceptor))
+            {
+                g.ackCount++;
+            }
+        }
+        if (g.ackCount >= quorum)
+        {
+            decide(g, nowTicks);
+            fill(nowTicks);
+        }
+    }
+
+    private void decide(final Group g, final long nowTicks)
+    {
+        groups.remove(g);
+        groupsDecided++;
+        slotsDecided += g.values.length;
+        lastDecidedAcks = g.ackCount;
+        for (int k = 0; k < g.values.length; k++)
+        {
+            learner.onDecided(g.firstSlot + k, g.values[k], nowTicks);
+        }
+        effects.broadcast(new Message.Commit(self, g.firstSlot, g.values));
+    }
+
+    void onNack(final Message.Nack nack)
+    {
+        observeBallot(nack.promised);
+        if (role != Status.Role.FOLLOWER && nack.ballot == ballot && nack.promised > ballot)
+        {
+            preempted = true;
+        }
+    }
+
+    void onFloored(final Message.Floored f)
+    {
+        learner.hint(f.floor - 1);
+    }
+
+    void onTick(final long nowTicks)
+    {
+        if (preempted && leaderByOracle)
+        {
+            startPhase1(nowTicks);
+            return;
+        }
+        if (role == Status.Role.PREPARING)
+        {
+            if (prepareSent && nowTicks - phaseTick >= config.prepareRetryTicks())
+            {
+                phaseTick = nowTicks;
+                effects.broadcast(new Message.Prepare(self, ballot));
+            }
+            return;
+        }
+        if (role != Status.Role.LEADING)
+        {
+            return;
+        }
+        // Groups the learner completed meanwhile (catch-up after a Floored reply) are done.
+        for (int i = groups.size() - 1; i >= 0; i--)
+        {
+            final Group g = groups.get(i);
+            boolean all = true;
+            for (int k = 0; k < g.values.length && all; k++)
+            {
+                all = learner.isDecided(g.firstSlot + k);
+            }
+            if (all)
+            {
+                groups.remove(i);
+            }
+        }
+        int resent = 0;
+        for (int i = 0; i < groups.size() && resent < 4; i++)
+        {
+            final Group g = groups.get(i);
+            if (nowTicks - g.sentTick >= config.retransmitTicks())
+            {
+                g.sentTick = nowTicks;
+                resent++;
+                effects.broadcast(g.accept);
+            }
+        }
+        fill(nowTicks);
+    }
+
+    private Group find(final long firstSlot)
+    {
+        for (int i = 0; i < groups.size(); i++)
+        {
+            final Group g = groups.get(i);
+            if (g.firstSlot == firstSlot)
+            {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /** Sets bit {@code i}; returns true if it was clear (a distinct acceptor). */
+    private static boolean mark(final long[] bits, final int i)
+    {
+        final long mask = 1L << (i & 63);
+        final int w = i >>> 6;
+        if ((bits[w] & mask) != 0)
+        {
+            return false;
+        }
+        bits[w] |= mask;
+        return true;
+    }
+}
