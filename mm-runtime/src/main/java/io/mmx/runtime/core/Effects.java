@@ -24,6 +24,13 @@ public interface Effects
     /** Slot {@code slot} is decided with {@code value}; called in slot order, once per slot. */
     void decided(long slot, long[] value);
 
+    /**
+     * Slots {@code fromSlot..toSlot} are decided, but this learner fell so far behind that no
+     * decided log it can reach still holds them: the application must install a snapshot (state
+     * transfer) covering them. Decisions continue with {@code toSlot + 1}.
+     */
+    void skipped(long fromSlot, long toSlot);
+
     /** The process's progress report changed. */
     void status(Status status);
 }

@@ -26,6 +26,8 @@ final class Learner
     private long appliedThrough = -1;
     private long highestKnownDecided = -1;
     private long durableThrough = -1;
+    /** Highest durable prefix another process reported (Accept messages): decided, and logged there. */
+    private long reportedDurableThrough = -1;
 
     private long logOpId = -1;
     private boolean logMarking;
@@ -38,6 +40,7 @@ final class Learner
     private long lastProgressTick;
     private long lastCatchupTick = Long.MIN_VALUE / 2;
     private long catchupRequests;
+    private long skippedSlots;
 
     Learner(final int self, final CoreConfig config, final Effects effects)
     {
@@ -81,10 +84,23 @@ final class Learner
         return catchupRequests;
     }
 
-    /** Slots below this are decided and in this process's region's decided log: safe to reclaim. */
+    /**
+     * Slots below this are decided and written to some region's decided log (ours, or the
+     * leader's as it reported): acceptor entries below it may be reclaimed.
+     */
     long durableFloor()
     {
-        return durableThrough + 1;
+        return Math.max(durableThrough, reportedDurableThrough) + 1;
+    }
+
+    /** A leader reported its durable decided prefix. */
+    void reportedDurable(final long through)
+    {
+        if (through > reportedDurableThrough)
+        {
+            reportedDurableThrough = through;
+        }
+        hint(through);
     }
 
     /** The decided value of {@code slot} if this learner still holds it, else null. */
@@ -114,7 +130,9 @@ final class Learner
     void onDecided(final long slot, final long[] value, final long nowTicks)
     {
         hint(slot);
-        if (slot <= appliedThrough || slot > appliedThrough + ringSlot.length)
+        // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
+        // ring until it is in the region's decided log.
+        if (slot <= appliedThrough || slot > durableThrough + ringSlot.length)
         {
             return;
         }
@@ -158,11 +176,11 @@ final class Learner
             final long[] value = decidedValue(slot);
             assert value != null : "applied slot " + slot + " left the learner ring before it was logged";
             final int w = k * entryWords;
-            logScratch[w] = slot;
+            logScratch[w] = slot + 1; // +1: a never-written (zero) entry must not read as slot 0
             logScratch[w + 1] = value.length;
             System.arraycopy(value, 0, logScratch, w + 2, value.length);
             java.util.Arrays.fill(logScratch, w + 2 + value.length, w + entryWords - 1, 0L);
-            logScratch[w + entryWords - 1] = slot;
+            logScratch[w + entryWords - 1] = slot + 1;
         }
         loggingThrough = from + count - 1;
         logMarking = false;
@@ -185,7 +203,7 @@ final class Learner
         }
         if (!logMarking)
         {
-            durableThrough = loggingThrough;
+            durableThrough = Math.max(durableThrough, loggingThrough); // a skip may have moved it on
             logMarking = true;
             logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
             effects.memory(logOpId, MemoryOpKind.WRITE, self, RegionLayout.DECIDED_THROUGH_WORD, 1, 0,
@@ -243,16 +261,58 @@ final class Learner
             return;
         }
         final int entryWords = layout.decidedEntryWords();
+        if (catchupFrom == appliedThrough + 1 && data.length >= entryWords && data[0] - 1 > catchupFrom &&
+            data[0] == data[entryWords - 1])
+        {
+            // The ring moved past the slot we need: it holds newer slots there now. Everything up to
+            // (newer - capacity) has been overwritten everywhere this log could have had it.
+            final long newer = data[0] - 1;
+            final long skipTo = newer - layout.decidedCapacity();
+            if (skipTo > appliedThrough && skipTo <= highestKnownDecided)
+            {
+                skip(skipTo, nowTicks);
+            }
+            return;
+        }
         for (int w = 0, k = 0; w + entryWords <= data.length; w += entryWords, k++)
         {
             final long slot = catchupFrom + k;
             final long len = data[w + 1];
-            if (data[w] != slot || data[w + entryWords - 1] != slot || len < 0 || len > layout.maxBatch())
+            if (data[w] != slot + 1 || data[w + entryWords - 1] != slot + 1 || len < 0 || len > layout.maxBatch())
             {
                 break; // not (yet, or no longer) this slot's entry: the ring holds another slot there
             }
             onDecided(slot, java.util.Arrays.copyOfRange(data, w + 2, w + 2 + (int)len), nowTicks);
         }
+    }
+
+    /** Gives up on slots through {@code through}: the application needs a snapshot of them. */
+    private void skip(final long through, final long nowTicks)
+    {
+        final long from = appliedThrough + 1;
+        skippedSlots += through - appliedThrough;
+        appliedThrough = through;
+        durableThrough = Math.max(durableThrough, through);
+        lastProgressTick = nowTicks;
+        effects.skipped(from, through);
+        // Continue with whatever is already held beyond the gap.
+        while (true)
+        {
+            final long s = appliedThrough + 1;
+            final int j = (int)(s & mask);
+            if (ringSlot[j] != s)
+            {
+                break;
+            }
+            appliedThrough = s;
+            effects.decided(s, ringValue[j]);
+        }
+        writeLog();
+    }
+
+    long skippedSlots()
+    {
+        return skippedSlots;
     }
 
     /** Decided values from {@code fromSlot}, contiguous, at most {@code count}; null if none held. */

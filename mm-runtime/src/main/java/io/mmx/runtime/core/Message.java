@@ -9,7 +9,7 @@ public abstract class Message
     /** Message kinds, for dispatch and counting. */
     public enum Type
     {
-        PREPARE, PROMISE, NACK, ACCEPT, ACCEPTED, FLOORED, COMMIT, CATCHUP_REQUEST
+        PREPARE, PROMISE, NACK, ACCEPT, ACCEPTED, COMMIT, CATCHUP_REQUEST
     }
 
     private final Type type;
@@ -95,17 +95,20 @@ public abstract class Message
         public final long ballot;
         public final long firstSlot;
         public final long[][] values;
-        /** The leader's contiguous decided prefix, a hint for learners that missed commits. */
-        public final long decidedThrough;
+        /**
+         * The leader's durable decided prefix (in its region's decided log): executors may raise
+         * acceptor floors to it, and learners that missed commits know to catch up.
+         */
+        public final long durableThrough;
 
         public Accept(final int leader, final long ballot, final long firstSlot, final long[][] values,
-            final long decidedThrough)
+            final long durableThrough)
         {
             super(Type.ACCEPT, leader);
             this.ballot = ballot;
             this.firstSlot = firstSlot;
             this.values = values;
-            this.decidedThrough = decidedThrough;
+            this.durableThrough = durableThrough;
         }
 
         public int count()
@@ -116,7 +119,9 @@ public abstract class Message
 
     /**
      * Phase 2b, bundled: executor {@code from} ran the Accept of group {@code firstSlot} at
-     * {@code ballot} for each acceptor in {@code acceptors} (the "list of messages" of m&amp;m).
+     * {@code ballot} for each acceptor in {@code acceptors} (the "list of messages" of m&amp;m):
+     * each of them accepted every slot of the group at {@code ballot}, except slots below its
+     * floor, which are already decided.
      */
     public static final class Accepted extends Message
     {
@@ -130,20 +135,6 @@ public abstract class Message
             this.ballot = ballot;
             this.firstSlot = firstSlot;
             this.acceptors = acceptors;
-        }
-    }
-
-    /** Acceptor {@code acceptor} reclaimed slots below {@code floor}: they are decided. */
-    public static final class Floored extends Message
-    {
-        public final int acceptor;
-        public final long floor;
-
-        public Floored(final int executor, final int acceptor, final long floor)
-        {
-            super(Type.FLOORED, executor);
-            this.acceptor = acceptor;
-            this.floor = floor;
         }
     }
 

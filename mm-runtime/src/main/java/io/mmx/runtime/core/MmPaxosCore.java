@@ -141,9 +141,6 @@ public final class MmPaxosCore implements AcceptorReplies
             case ACCEPTED:
                 proposer.onAccepted((Message.Accepted)m, nowTicks);
                 break;
-            case FLOORED:
-                proposer.onFloored((Message.Floored)m);
-                break;
             case COMMIT:
                 onCommit((Message.Commit)m);
                 break;
@@ -175,7 +172,7 @@ public final class MmPaxosCore implements AcceptorReplies
     private void onAccept(final Message.Accept a)
     {
         proposer.observeBallot(a.ballot);
-        learner.hint(a.decidedThrough);
+        learner.reportedDurable(a.durableThrough);
         recentAccepts[recentCursor++ % recentAccepts.length] = a;
         runAccept(a, -1);
     }
@@ -345,7 +342,7 @@ public final class MmPaxosCore implements AcceptorReplies
 
     public Status status()
     {
-        return new Status(self, proposer.role(), proposer.ballot(), proposer.reachableAcceptors(), proposer.quorum(),
+        return new Status(self, proposer.role(), proposer.ballot(), proposer.reachableAcceptors(nowTicks), proposer.quorum(),
             learner.appliedThrough(), learner.highestKnownDecided());
     }
 
@@ -439,10 +436,6 @@ public final class MmPaxosCore implements AcceptorReplies
     public void acceptResolved(final int acceptor, final Message.Accept accept,
         final AcceptorTransition.AcceptOutcome outcome, final long floor)
     {
-        if (outcome == AcceptorTransition.AcceptOutcome.BELOW_FLOOR)
-        {
-            effects.send(Ballot.proposer(accept.ballot, n), new Message.Floored(self, acceptor, floor));
-        }
         bundles.resolve(accept.ballot, accept.firstSlot, acceptor, outcome == AcceptorTransition.AcceptOutcome.ACCEPTED);
     }
 }

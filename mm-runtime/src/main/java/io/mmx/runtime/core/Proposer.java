@@ -40,6 +40,13 @@ final class Proposer
 
     private final ArrayList<Group> groups = new ArrayList<>();
     private long nextSlot;
+    /**
+     * Every slot up to here is decided as far as this proposer knows (its learner, phase 1
+     * floors, its own quorums). The pipeline is measured from here, not from the learner's
+     * applied prefix, so a leader whose learner lags (say, after a restart) still leads.
+     */
+    private long decidedBase = -1;
+    private final long[] decidedRing;
     private int lastDecidedAcks;
 
     private final long[] queue;
@@ -59,6 +66,7 @@ final class Proposer
         final Message.Accept accept;
         int ackCount;
         long sentTick;
+        long firstSentTick;
 
         Group(final long firstSlot, final long[][] values, final int n, final Message.Accept accept)
         {
@@ -79,6 +87,8 @@ final class Proposer
         this.quorum = config.quorumSize();
         this.promiseBits = new long[(n + 63) >>> 6];
         this.queue = new long[config.proposalQueueCapacity()];
+        this.decidedRing = new long[4 * config.recordMaxEntries()];
+        java.util.Arrays.fill(decidedRing, -1L);
     }
 
     Status.Role role()
@@ -117,8 +127,12 @@ final class Proposer
         maxRoundSeen = Math.max(maxRoundSeen, persistedRound);
     }
 
-    /** Distinct acceptors heard in the current attempt: promises, or acks of the oldest group. */
-    int reachableAcceptors()
+    /**
+     * Distinct acceptors heard in the current attempt: promises while preparing; while leading,
+     * the acks of the oldest group once it is overdue (a retransmission period old), else the
+     * acks that decided the last group.
+     */
+    int reachableAcceptors(final long nowTicks)
     {
         if (role == Status.Role.PREPARING)
         {
@@ -126,7 +140,13 @@ final class Proposer
         }
         if (role == Status.Role.LEADING)
         {
-            return groups.isEmpty() ? lastDecidedAcks : groups.get(0).ackCount;
+            if (groups.isEmpty())
+            {
+                return lastDecidedAcks;
+            }
+            final Group oldest = groups.get(0);
+            final boolean overdue = nowTicks - oldest.firstSentTick >= config.retransmitTicks();
+            return overdue ? oldest.ackCount : Math.max(lastDecidedAcks, oldest.ackCount);
         }
         return 0;
     }
@@ -251,10 +271,13 @@ final class Proposer
     private void becomeLeader(final long nowTicks)
     {
         role = Status.Role.LEADING;
+        lastDecidedAcks = promiseCount;
         if (maxFloor > 0)
         {
-            learner.hint(maxFloor - 1);
+            learner.reportedDurable(maxFloor - 1);
         }
+        decidedBase = Math.max(decidedBase, Math.max(learner.appliedThrough(), maxFloor - 1));
+        advanceBase();
         final long start = Math.max(maxFloor, learner.appliedThrough() + 1);
         nextSlot = Math.max(start, highestSlotSeen + 1);
         final ArrayList<long[]> run = new ArrayList<>();
@@ -290,9 +313,10 @@ final class Proposer
 
     private void sendGroup(final long firstSlot, final long[][] values, final long nowTicks)
     {
-        final Message.Accept accept = new Message.Accept(self, ballot, firstSlot, values, learner.appliedThrough());
+        final Message.Accept accept = new Message.Accept(self, ballot, firstSlot, values, learner.durableFloor() - 1);
         final Group g = new Group(firstSlot, values, n, accept);
         g.sentTick = nowTicks;
+        g.firstSentTick = nowTicks;
         groups.add(g);
         accepts++;
         effects.broadcast(accept);
@@ -308,7 +332,7 @@ final class Proposer
         final int maxBatch = config.maxBatch();
         while (queueSize > 0)
         {
-            final long room = learner.appliedThrough() + config.pipelineSlots() + 1 - nextSlot;
+            final long room = decidedBase + config.pipelineSlots() + 1 - nextSlot;
             if (room <= 0)
             {
                 return;
@@ -365,8 +389,12 @@ final class Proposer
         lastDecidedAcks = g.ackCount;
         for (int k = 0; k < g.values.length; k++)
         {
-            learner.onDecided(g.firstSlot + k, g.values[k], nowTicks);
+            final long slot = g.firstSlot + k;
+            assert slot - decidedBase <= decidedRing.length : "decided slot beyond the proposer's window";
+            decidedRing[(int)(slot % decidedRing.length)] = slot;
+            learner.onDecided(slot, g.values[k], nowTicks);
         }
+        advanceBase();
         effects.broadcast(new Message.Commit(self, g.firstSlot, g.values));
     }
 
@@ -377,11 +405,6 @@ final class Proposer
         {
             preempted = true;
         }
-    }
-
-    void onFloored(final Message.Floored f)
-    {
-        learner.hint(f.floor - 1);
     }
 
     void onTick(final long nowTicks)
@@ -404,7 +427,8 @@ final class Proposer
         {
             return;
         }
-        // Groups the learner completed meanwhile (catch-up after a Floored reply) are done.
+        advanceBase();
+        // Groups the learner completed meanwhile (by catch-up) are done.
         for (int i = groups.size() - 1; i >= 0; i--)
         {
             final Group g = groups.get(i);
@@ -430,6 +454,19 @@ final class Proposer
             }
         }
         fill(nowTicks);
+    }
+
+    private void advanceBase()
+    {
+        while (true)
+        {
+            final long s = decidedBase + 1;
+            if (decidedRing[(int)(s % decidedRing.length)] != s && !learner.isDecided(s))
+            {
+                return;
+            }
+            decidedBase = s;
+        }
     }
 
     private Group find(final long firstSlot)

@@ -45,7 +45,7 @@ public final class RegionLayout
     /** Largest head sequence: 2^43 - 1 transitions per acceptor before the head word overflows. */
     public static final long MAX_HEAD_SEQ = (1L << (63 - HEAD_SEQ_SHIFT)) - 1;
 
-    /** Decided entry words: slot, value length, values[maxBatch], slot echo. */
+    /** Decided entry words: slot + 1, value length, values[maxBatch], slot + 1 echo (0 = never written). */
     public static final int DECIDED_ENTRY_FIXED_WORDS = 3;
 
     private final int laneCount;

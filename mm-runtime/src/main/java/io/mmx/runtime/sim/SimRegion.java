@@ -1,0 +1,91 @@
+package io.mmx.runtime.sim;
+
+/**
+ * One simulated memory region: words in lazily allocated pages, so that n = 4096 regions cost
+ * only what is written. Survives its owner's crash; {@link #lose()} models losing the host.
+ */
+final class SimRegion
+{
+    private static final int PAGE_SHIFT = 8;
+    private static final int PAGE_WORDS = 1 << PAGE_SHIFT;
+
+    private final long[][] pages;
+    private final int words;
+    private boolean lost;
+
+    SimRegion(final int words)
+    {
+        this.words = words;
+        this.pages = new long[(words + PAGE_WORDS - 1) >>> PAGE_SHIFT][];
+    }
+
+    int words()
+    {
+        return words;
+    }
+
+    boolean lost()
+    {
+        return lost;
+    }
+
+    void lose()
+    {
+        lost = true;
+        java.util.Arrays.fill(pages, null);
+    }
+
+    long get(final int offset)
+    {
+        final long[] page = pages[offset >>> PAGE_SHIFT];
+        return page == null ? 0L : page[offset & (PAGE_WORDS - 1)];
+    }
+
+    void set(final int offset, final long value)
+    {
+        final int p = offset >>> PAGE_SHIFT;
+        long[] page = pages[p];
+        if (page == null)
+        {
+            if (value == 0)
+            {
+                return;
+            }
+            page = new long[PAGE_WORDS];
+            pages[p] = page;
+        }
+        page[offset & (PAGE_WORDS - 1)] = value;
+    }
+
+    void read(final int offset, final long[] dst, final int length)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            dst[i] = get(offset + i);
+        }
+    }
+
+    void write(final int offset, final long[] src, final int length)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            set(offset + i, src[i]);
+        }
+    }
+
+    /** Pages allocated: memory this region really uses. */
+    int pagesAllocated()
+    {
+        int n = 0;
+        for (final long[] page : pages)
+        {
+            n += page == null ? 0 : 1;
+        }
+        return n;
+    }
+
+    static int pageWords()
+    {
+        return PAGE_WORDS;
+    }
+}
