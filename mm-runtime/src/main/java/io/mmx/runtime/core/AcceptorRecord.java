@@ -42,6 +42,8 @@ public final class AcceptorRecord
     private long floor;
     private long prevHead;
     private int count;
+    /** Set when a transition changed promised, floor or entries: nothing to publish otherwise. */
+    private boolean changed;
     private final long[] slots;
     private final long[] ballots;
     private final long[][] values;
@@ -70,6 +72,7 @@ public final class AcceptorRecord
         floor = 0;
         prevHead = 0;
         count = 0;
+        changed = false;
         Arrays.fill(values, null);
     }
 
@@ -81,6 +84,7 @@ public final class AcceptorRecord
         floor = other.floor;
         prevHead = other.prevHead;
         count = other.count;
+        changed = false;
         System.arraycopy(other.slots, 0, slots, 0, count);
         System.arraycopy(other.ballots, 0, ballots, 0, count);
         System.arraycopy(other.values, 0, values, 0, count);
@@ -104,7 +108,14 @@ public final class AcceptorRecord
     void promised(final long ballot)
     {
         assert ballot >= promised : "promised ballot must never decrease";
+        changed |= ballot != promised;
         promised = ballot;
+    }
+
+    /** True if a transition applied since the last copy/decode/clear changed the state. */
+    public boolean changed()
+    {
+        return changed;
     }
 
     public long floor()
@@ -147,17 +158,11 @@ public final class AcceptorRecord
         return values[i];
     }
 
-    /** Index of the entry for {@code slot}, or -1. */
+    /** Index of the entry for {@code slot}, or -1. Entries are kept sorted by slot. */
     public int find(final long slot)
     {
-        for (int i = 0; i < count; i++)
-        {
-            if (slots[i] == slot)
-            {
-                return i;
-            }
-        }
-        return -1;
+        final int i = Arrays.binarySearch(slots, 0, count, slot);
+        return i >= 0 ? i : -1;
     }
 
     /** Raises the floor and drops entries below it: reclamation of decided slots. */
@@ -168,22 +173,20 @@ public final class AcceptorRecord
             return;
         }
         floor = newFloor;
-        int kept = 0;
-        for (int i = 0; i < count; i++)
+        changed = true;
+        int drop = 0;
+        while (drop < count && slots[drop] < newFloor)
         {
-            if (slots[i] >= newFloor)
-            {
-                slots[kept] = slots[i];
-                ballots[kept] = ballots[i];
-                values[kept] = values[i];
-                kept++;
-            }
+            drop++;
         }
-        for (int i = kept; i < count; i++)
+        if (drop > 0)
         {
-            values[i] = null;
+            System.arraycopy(slots, drop, slots, 0, count - drop);
+            System.arraycopy(ballots, drop, ballots, 0, count - drop);
+            System.arraycopy(values, drop, values, 0, count - drop);
+            Arrays.fill(values, count - drop, count, null);
+            count -= drop;
         }
-        count = kept;
     }
 
     /** Free entries once slots already present are overwritten in place. */
@@ -199,19 +202,38 @@ public final class AcceptorRecord
     void put(final long slot, final long ballot, final long[] value)
     {
         assert slot >= floor && value.length <= maxBatch;
-        final int i = find(slot);
+        if (count == 0 || slot > slots[count - 1])
+        {
+            assert count < maxEntries : "acceptor window overflow";
+            slots[count] = slot;
+            ballots[count] = ballot;
+            values[count] = value;
+            count++;
+            changed = true;
+            return;
+        }
+        final int i = Arrays.binarySearch(slots, 0, count, slot);
         if (i >= 0)
         {
             assert ballots[i] <= ballot : "an accepted ballot for a slot never decreases";
-            ballots[i] = ballot;
-            values[i] = value;
+            if (ballots[i] != ballot || values[i] != value && !Arrays.equals(values[i], value))
+            {
+                ballots[i] = ballot;
+                values[i] = value;
+                changed = true;
+            }
             return;
         }
         assert count < maxEntries : "acceptor window overflow";
-        slots[count] = slot;
-        ballots[count] = ballot;
-        values[count] = value;
+        final int at = -i - 1;
+        System.arraycopy(slots, at, slots, at + 1, count - at);
+        System.arraycopy(ballots, at, ballots, at + 1, count - at);
+        System.arraycopy(values, at, values, at + 1, count - at);
+        slots[at] = slot;
+        ballots[at] = ballot;
+        values[at] = value;
         count++;
+        changed = true;
     }
 
     /** Writes the record at {@code dst[offset..]}; returns the number of words written. */
@@ -273,6 +295,11 @@ public final class AcceptorRecord
                 clear();
                 return false;
             }
+            if (i > 0 && slot <= slots[i - 1])
+            {
+                clear();
+                return false;
+            }
             slots[i] = slot;
             ballots[i] = ballot;
             values[i] = len == 0 ? EMPTY : Arrays.copyOfRange(src, w, w + (int)len);
@@ -283,6 +310,7 @@ public final class AcceptorRecord
         floor = src[offset + FLOOR];
         prevHead = src[offset + PREV];
         count = (int)n;
+        changed = false;
         return true;
     }
 

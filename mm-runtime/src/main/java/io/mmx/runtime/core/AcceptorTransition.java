@@ -9,13 +9,15 @@ public final class AcceptorTransition
     /** What an Accept did to the record. */
     public enum AcceptOutcome
     {
-        /**
-         * Every slot of the group is accepted at the ballot (possibly already was) or lies below
-         * the floor, i.e. is already decided (then, by Paxos, with the value this ballot proposes).
-         */
+        /** Every slot of the group is accepted at the ballot (possibly already was). */
         ACCEPTED,
         /** A higher ballot was promised: the acceptor refuses. */
         REFUSED_BALLOT,
+        /**
+         * The group reaches below the floor: those slots are decided and their entries reclaimed.
+         * Nothing changes; the acceptor never claims to have accepted a reclaimed slot.
+         */
+        BELOW_FLOOR,
         /** The acceptor window has no room until the floor rises: the leader retries later. */
         WINDOW_FULL
     }
@@ -35,10 +37,7 @@ public final class AcceptorTransition
         return true;
     }
 
-    /**
-     * Phase 2: accept {@code values} for slots {@code firstSlot..} at {@code ballot}, all or
-     * nothing. Slots below the floor are skipped: they are decided and their entries reclaimed.
-     */
+    /** Phase 2: accept {@code values} for slots {@code firstSlot..} at {@code ballot}, all or nothing. */
     public static AcceptOutcome accept(
         final AcceptorRecord record, final long ballot, final long firstSlot, final long[][] values)
     {
@@ -46,10 +45,14 @@ public final class AcceptorTransition
         {
             return AcceptOutcome.REFUSED_BALLOT;
         }
+        if (firstSlot < record.floor())
+        {
+            return AcceptOutcome.BELOW_FLOOR;
+        }
         int added = 0;
         for (int i = 0; i < values.length; i++)
         {
-            if (firstSlot + i >= record.floor() && record.find(firstSlot + i) < 0)
+            if (record.find(firstSlot + i) < 0)
             {
                 added++;
             }
@@ -61,24 +64,21 @@ public final class AcceptorTransition
         record.promised(ballot);
         for (int i = 0; i < values.length; i++)
         {
-            if (firstSlot + i >= record.floor())
-            {
-                record.put(firstSlot + i, ballot, values[i]);
-            }
+            record.put(firstSlot + i, ballot, values[i]);
         }
         return AcceptOutcome.ACCEPTED;
     }
 
-    /** True if the record shows every slot of the group accepted at exactly {@code ballot} or below the floor. */
+    /** True if the record shows every slot of the group accepted at exactly {@code ballot}. */
     public static boolean alreadyAccepted(
         final AcceptorRecord record, final long ballot, final long firstSlot, final int count)
     {
+        if (firstSlot < record.floor())
+        {
+            return false;
+        }
         for (int i = 0; i < count; i++)
         {
-            if (firstSlot + i < record.floor())
-            {
-                continue;
-            }
             final int e = record.find(firstSlot + i);
             if (e < 0 || record.ballot(e) != ballot)
             {

@@ -101,6 +101,14 @@ public final class CoreConfig
         return this;
     }
 
+    /** Decided slots per catch-up reply, catch-up read and decided-log write. */
+    public CoreConfig catchupBatch(final int catchupBatch)
+    {
+        checkMutable();
+        this.catchupBatch = catchupBatch;
+        return this;
+    }
+
     public CoreConfig retransmitTicks(final int retransmitTicks)
     {
         checkMutable();

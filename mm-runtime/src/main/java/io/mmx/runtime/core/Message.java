@@ -9,7 +9,7 @@ public abstract class Message
     /** Message kinds, for dispatch and counting. */
     public enum Type
     {
-        PREPARE, PROMISE, NACK, ACCEPT, ACCEPTED, COMMIT, CATCHUP_REQUEST
+        PREPARE, PROMISE, NACK, ACCEPT, ACCEPTED, FLOORED, COMMIT, CATCHUP_REQUEST
     }
 
     private final Type type;
@@ -101,14 +101,27 @@ public abstract class Message
          */
         public final long durableThrough;
 
+        /**
+         * The acceptors this receiver should run the Accept for (thrifty phase 2), or null for
+         * every acceptor it executes for (broadcasts and retransmissions).
+         */
+        public final int[] acceptors;
+
         public Accept(final int leader, final long ballot, final long firstSlot, final long[][] values,
             final long durableThrough)
+        {
+            this(leader, ballot, firstSlot, values, durableThrough, null);
+        }
+
+        public Accept(final int leader, final long ballot, final long firstSlot, final long[][] values,
+            final long durableThrough, final int[] acceptors)
         {
             super(Type.ACCEPT, leader);
             this.ballot = ballot;
             this.firstSlot = firstSlot;
             this.values = values;
             this.durableThrough = durableThrough;
+            this.acceptors = acceptors;
         }
 
         public int count()
@@ -120,8 +133,7 @@ public abstract class Message
     /**
      * Phase 2b, bundled: executor {@code from} ran the Accept of group {@code firstSlot} at
      * {@code ballot} for each acceptor in {@code acceptors} (the "list of messages" of m&amp;m):
-     * each of them accepted every slot of the group at {@code ballot}, except slots below its
-     * floor, which are already decided.
+     * each of them accepted every slot of the group at {@code ballot}.
      */
     public static final class Accepted extends Message
     {
@@ -135,6 +147,28 @@ public abstract class Message
             this.ballot = ballot;
             this.firstSlot = firstSlot;
             this.acceptors = acceptors;
+        }
+    }
+
+    /**
+     * Acceptor {@code acceptor} refused group {@code firstSlot} at {@code ballot}: it reclaimed
+     * slots below {@code floor}, which are decided.
+     */
+    public static final class Floored extends Message
+    {
+        public final int acceptor;
+        public final long ballot;
+        public final long firstSlot;
+        public final long floor;
+
+        public Floored(final int executor, final int acceptor, final long ballot, final long firstSlot,
+            final long floor)
+        {
+            super(Type.FLOORED, executor);
+            this.acceptor = acceptor;
+            this.ballot = ballot;
+            this.firstSlot = firstSlot;
+            this.floor = floor;
         }
     }
 

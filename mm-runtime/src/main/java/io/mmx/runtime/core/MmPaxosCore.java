@@ -58,14 +58,16 @@ public final class MmPaxosCore implements AcceptorReplies
         final int degree = graph.degree(self);
         this.bundles = new AcceptedBundles(self, n, 64, degree + 1, effects);
         this.drivers = new AcceptorDriver[degree + 1];
-        drivers[0] = new AcceptorDriver(self, self, 0, 0, config, effects, this, learner);
+        // One record scratch for all drivers: Effects.memory copies the payload during the call.
+        final long[] scratch = new long[config.layout().recordCapacityWords()];
+        drivers[0] = new AcceptorDriver(self, self, 0, 0, config, effects, this, learner, scratch);
         for (int i = 0; i < degree; i++)
         {
             final int q = graph.neighbour(self, i);
             final int lane = 1 + java.util.Arrays.binarySearch(graph.targets(), graph.offsets()[q],
                 graph.offsets()[q + 1], self) - graph.offsets()[q];
             assert lane >= 1 && lane < config.layout().laneCount();
-            drivers[i + 1] = new AcceptorDriver(self, q, lane, i + 1, config, effects, this, learner);
+            drivers[i + 1] = new AcceptorDriver(self, q, lane, i + 1, config, effects, this, learner, scratch);
         }
         this.recentAccepts = new Message.Accept[config.recentAccepts()];
     }
@@ -141,6 +143,9 @@ public final class MmPaxosCore implements AcceptorReplies
             case ACCEPTED:
                 proposer.onAccepted((Message.Accepted)m, nowTicks);
                 break;
+            case FLOORED:
+                proposer.onFloored((Message.Floored)m, nowTicks);
+                break;
             case COMMIT:
                 onCommit((Message.Commit)m);
                 break;
@@ -177,13 +182,16 @@ public final class MmPaxosCore implements AcceptorReplies
         runAccept(a, -1);
     }
 
-    /** Hands {@code a} to every active driver, or only to driver {@code onlyIndex} if >= 0. */
+    /**
+     * Hands {@code a} to every active driver the Accept names (all, if it names none), or only
+     * to driver {@code onlyIndex} if >= 0.
+     */
     private void runAccept(final Message.Accept a, final int onlyIndex)
     {
         int k = 0;
         for (int i = 0; i < drivers.length; i++)
         {
-            if (drivers[i].active() && (onlyIndex < 0 || i == onlyIndex))
+            if (wants(a, i, onlyIndex))
             {
                 k++;
             }
@@ -195,11 +203,32 @@ public final class MmPaxosCore implements AcceptorReplies
         bundles.expect(a.ballot, a.firstSlot, k);
         for (int i = 0; i < drivers.length; i++)
         {
-            if (drivers[i].active() && (onlyIndex < 0 || i == onlyIndex))
+            if (wants(a, i, onlyIndex))
             {
                 drivers[i].enqueueAccept(a);
             }
         }
+    }
+
+    private boolean wants(final Message.Accept a, final int i, final int onlyIndex)
+    {
+        if (!drivers[i].active() || (onlyIndex >= 0 && i != onlyIndex))
+        {
+            return false;
+        }
+        if (a.acceptors == null)
+        {
+            return true;
+        }
+        final int q = drivers[i].acceptor();
+        for (final int named : a.acceptors)
+        {
+            if (named == q)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void onCommit(final Message.Commit c)
@@ -212,7 +241,12 @@ public final class MmPaxosCore implements AcceptorReplies
 
     private void onCatchupRequest(final Message.CatchupRequest r)
     {
-        final long[][] run = learner.decidedRun(r.fromSlot, Math.min(r.count, config.catchupBatch()));
+        final int count = Math.min(r.count, config.catchupBatch());
+        long[][] run = learner.decidedRun(r.fromSlot, count);
+        if (run == null)
+        {
+            run = proposer.decidedRun(r.fromSlot, count);
+        }
         if (run != null)
         {
             effects.send(r.from(), new Message.Commit(self, r.fromSlot, run));
@@ -329,15 +363,23 @@ public final class MmPaxosCore implements AcceptorReplies
         proposer.onLeaderChange(leader, nowTicks, ready);
     }
 
-    /** Queues a client proposal; false if this process does not lead or its queue is full. */
+    /**
+     * Queues a client proposal; false if this process does not lead or its queue is full.
+     * Queued proposals go out with the next event, or at {@link #flushProposals()}: a burst of
+     * proposals then shares slots and groups instead of leaving one slot each.
+     */
     public boolean propose(final long proposalId)
     {
-        final boolean queued = ready && proposer.propose(proposalId);
-        if (queued)
+        return ready && proposer.propose(proposalId);
+    }
+
+    /** Forms slots and groups from queued proposals now (call after a burst of {@link #propose}). */
+    public void flushProposals()
+    {
+        if (ready)
         {
             proposer.fill(nowTicks);
         }
-        return queued;
     }
 
     public Status status()
@@ -436,6 +478,11 @@ public final class MmPaxosCore implements AcceptorReplies
     public void acceptResolved(final int acceptor, final Message.Accept accept,
         final AcceptorTransition.AcceptOutcome outcome, final long floor)
     {
+        if (outcome == AcceptorTransition.AcceptOutcome.BELOW_FLOOR)
+        {
+            effects.send(Ballot.proposer(accept.ballot, n),
+                new Message.Floored(self, acceptor, accept.ballot, accept.firstSlot, floor));
+        }
         bundles.resolve(accept.ballot, accept.firstSlot, acceptor, outcome == AcceptorTransition.AcceptOutcome.ACCEPTED);
     }
 }

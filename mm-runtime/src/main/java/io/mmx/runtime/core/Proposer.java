@@ -47,7 +47,15 @@ final class Proposer
      */
     private long decidedBase = -1;
     private final long[] decidedRing;
+    /** Values of the slots in {@link #decidedRing}: catch-up source even when our own learner lags. */
+    private final long[][] decidedValues;
     private int lastDecidedAcks;
+
+    /** Thrifty phase 2: the executor that last ran each acceptor for us, or -1. */
+    private int[] executorOf;
+    private int[] thriftyCount;
+    private int[][] thriftyLists;
+    private final int thriftyTarget;
 
     private final long[] queue;
     private int queueHead;
@@ -63,17 +71,15 @@ final class Proposer
         final long firstSlot;
         final long[][] values;
         final long[] ackBits;
-        final Message.Accept accept;
         int ackCount;
         long sentTick;
         long firstSentTick;
 
-        Group(final long firstSlot, final long[][] values, final int n, final Message.Accept accept)
+        Group(final long firstSlot, final long[][] values, final int n)
         {
             this.firstSlot = firstSlot;
             this.values = values;
             this.ackBits = new long[(n + 63) >>> 6];
-            this.accept = accept;
         }
     }
 
@@ -87,8 +93,11 @@ final class Proposer
         this.quorum = config.quorumSize();
         this.promiseBits = new long[(n + 63) >>> 6];
         this.queue = new long[config.proposalQueueCapacity()];
+        // A margin above the quorum absorbs a few slow or lost executors before a retransmission.
+        this.thriftyTarget = Math.min(n, quorum + Math.max(1, n / 32));
         this.decidedRing = new long[4 * config.recordMaxEntries()];
         java.util.Arrays.fill(decidedRing, -1L);
+        this.decidedValues = new long[decidedRing.length][];
     }
 
     Status.Role role()
@@ -199,6 +208,14 @@ final class Proposer
     /** Persist the new round in our own region first, so a restart never reuses a ballot. */
     void startPhase1(final long nowTicks)
     {
+        if (executorOf == null)
+        {
+            // Leader-only state, allocated when this process first leads.
+            executorOf = new int[n];
+            java.util.Arrays.fill(executorOf, -1);
+            thriftyCount = new int[n];
+            thriftyLists = new int[n][];
+        }
         final long round = Math.max(maxRoundSeen, persistedRound) + 1;
         ballot = Ballot.of(round, self, n);
         maxRoundSeen = round;
@@ -313,13 +330,61 @@ final class Proposer
 
     private void sendGroup(final long firstSlot, final long[][] values, final long nowTicks)
     {
-        final Message.Accept accept = new Message.Accept(self, ballot, firstSlot, values, learner.durableFloor() - 1);
-        final Group g = new Group(firstSlot, values, n, accept);
+        final long durable = learner.durableFloor() - 1;
+        final Group g = new Group(firstSlot, values, n);
         g.sentTick = nowTicks;
         g.firstSentTick = nowTicks;
         groups.add(g);
         accepts++;
-        effects.broadcast(accept);
+        if (!sendThrifty(firstSlot, values, durable))
+        {
+            effects.broadcast(new Message.Accept(self, ballot, firstSlot, values, durable));
+        }
+    }
+
+    /**
+     * Thrifty phase 2: ask only as many acceptors as a quorum plus a margin, each from the
+     * executor that last ran it for us, one Accept per executor naming its acceptors. Returns
+     * false (broadcast instead) until enough acceptors have known executors. Retransmissions
+     * always broadcast, so a wrong guess costs one retransmission period, never safety.
+     */
+    private boolean sendThrifty(final long firstSlot, final long[][] values, final long durable)
+    {
+        int known = 0;
+        for (int q = 0; q < n && known < thriftyTarget; q++)
+        {
+            known += executorOf[q] >= 0 ? 1 : 0;
+        }
+        if (known < thriftyTarget)
+        {
+            return false;
+        }
+        int chosen = 0;
+        for (int q = 0; q < n && chosen < thriftyTarget; q++)
+        {
+            final int e = executorOf[q];
+            if (e < 0)
+            {
+                continue;
+            }
+            if (thriftyLists[e] == null || thriftyLists[e].length == thriftyCount[e])
+            {
+                thriftyLists[e] = thriftyLists[e] == null ? new int[4] :
+                    java.util.Arrays.copyOf(thriftyLists[e], thriftyLists[e].length * 2);
+            }
+            thriftyLists[e][thriftyCount[e]++] = q;
+            chosen++;
+        }
+        for (int e = 0; e < n; e++)
+        {
+            if (thriftyCount[e] > 0)
+            {
+                effects.send(e, new Message.Accept(self, ballot, firstSlot, values, durable,
+                    java.util.Arrays.copyOf(thriftyLists[e], thriftyCount[e])));
+                thriftyCount[e] = 0;
+            }
+        }
+        return true;
     }
 
     /** Forms new groups from queued proposals while the pipeline has room. */
@@ -369,6 +434,7 @@ final class Proposer
         }
         for (final int acceptor : a.acceptors)
         {
+            executorOf[acceptor] = a.from();
             if (mark(g.ackBits, acceptor))
             {
                 g.ackCount++;
@@ -392,10 +458,49 @@ final class Proposer
             final long slot = g.firstSlot + k;
             assert slot - decidedBase <= decidedRing.length : "decided slot beyond the proposer's window";
             decidedRing[(int)(slot % decidedRing.length)] = slot;
+            decidedValues[(int)(slot % decidedRing.length)] = g.values[k];
             learner.onDecided(slot, g.values[k], nowTicks);
         }
         advanceBase();
         effects.broadcast(new Message.Commit(self, g.firstSlot, g.values));
+    }
+
+    /**
+     * Slots below {@code f.floor} are decided (I5), with values we may not know. Stop proposing
+     * them: trim every group that reaches below the floor to its slots at or above it (same
+     * ballot, same values, so nothing an acceptor accepted changes meaning) and let the learner
+     * catch up on the rest.
+     */
+    void onFloored(final Message.Floored f, final long nowTicks)
+    {
+        learner.reportedDurable(f.floor - 1);
+        if (role != Status.Role.LEADING || f.ballot != ballot)
+        {
+            return;
+        }
+        decidedBase = Math.max(decidedBase, f.floor - 1);
+        for (int i = 0; i < groups.size(); i++)
+        {
+            final Group g = groups.get(i);
+            if (g.firstSlot >= f.floor)
+            {
+                continue;
+            }
+            final long end = g.firstSlot + g.values.length;
+            groups.remove(i--);
+            if (end > f.floor)
+            {
+                final long[][] rest = java.util.Arrays.copyOfRange(g.values, (int)(f.floor - g.firstSlot), g.values.length);
+                final Group t = new Group(f.floor, rest, n);
+                t.sentTick = nowTicks;
+                t.firstSentTick = g.firstSentTick;
+                groups.add(i + 1, t);
+                i++;
+                effects.broadcast(new Message.Accept(self, ballot, f.floor, rest, learner.durableFloor() - 1));
+            }
+        }
+        advanceBase();
+        fill(nowTicks);
     }
 
     void onNack(final Message.Nack nack)
@@ -450,10 +555,32 @@ final class Proposer
             {
                 g.sentTick = nowTicks;
                 resent++;
-                effects.broadcast(g.accept);
+                // A fresh copy: it carries today's durable prefix, which lets executors raise
+                // floors and make room in acceptor windows that filled up meanwhile.
+                effects.broadcast(new Message.Accept(self, ballot, g.firstSlot, g.values, learner.durableFloor() - 1));
             }
         }
         fill(nowTicks);
+    }
+
+    /** Decided values this proposer decided, contiguous from {@code fromSlot}, at most {@code count}; or null. */
+    long[][] decidedRun(final long fromSlot, final int count)
+    {
+        int k = 0;
+        while (k < count && fromSlot + k >= 0 && decidedRing[(int)((fromSlot + k) % decidedRing.length)] == fromSlot + k)
+        {
+            k++;
+        }
+        if (k == 0)
+        {
+            return null;
+        }
+        final long[][] values = new long[k][];
+        for (int i = 0; i < k; i++)
+        {
+            values[i] = decidedValues[(int)((fromSlot + i) % decidedRing.length)];
+        }
+        return values;
     }
 
     private void advanceBase()

@@ -59,17 +59,41 @@ final class SimRegion
 
     void read(final int offset, final long[] dst, final int length)
     {
-        for (int i = 0; i < length; i++)
+        int done = 0;
+        while (done < length)
         {
-            dst[i] = get(offset + i);
+            final int at = offset + done;
+            final int inPage = at & (PAGE_WORDS - 1);
+            final int chunk = Math.min(length - done, PAGE_WORDS - inPage);
+            final long[] page = pages[at >>> PAGE_SHIFT];
+            if (page == null)
+            {
+                java.util.Arrays.fill(dst, done, done + chunk, 0L);
+            }
+            else
+            {
+                System.arraycopy(page, inPage, dst, done, chunk);
+            }
+            done += chunk;
         }
     }
 
     void write(final int offset, final long[] src, final int length)
     {
-        for (int i = 0; i < length; i++)
+        int done = 0;
+        while (done < length)
         {
-            set(offset + i, src[i]);
+            final int at = offset + done;
+            final int inPage = at & (PAGE_WORDS - 1);
+            final int chunk = Math.min(length - done, PAGE_WORDS - inPage);
+            long[] page = pages[at >>> PAGE_SHIFT];
+            if (page == null)
+            {
+                page = new long[PAGE_WORDS];
+                pages[at >>> PAGE_SHIFT] = page;
+            }
+            System.arraycopy(src, done, page, inPage, chunk);
+            done += chunk;
         }
     }
 

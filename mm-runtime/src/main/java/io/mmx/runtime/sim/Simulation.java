@@ -206,11 +206,18 @@ public final class Simulation
         {
             if (up[p])
             {
-                final int i = incarnation[p];
                 enter();
                 cores[p].onLeaderChange(omega, ticks());
+                // Processes crashed before the start are suspected from the start.
+                for (int i = 0; i < graph.degree(p); i++)
+                {
+                    final int q = graph.neighbour(p, i);
+                    if (!up[q])
+                    {
+                        cores[p].onSuspicion(q, true, ticks());
+                    }
+                }
                 exit();
-                assert i == incarnation[p];
             }
         }
         stats.leaderChanges++;
@@ -584,6 +591,9 @@ public final class Simulation
             }
             nextProposalId++;
         }
+        enter();
+        core.flushProposals();
+        exit();
     }
 
     private long nextFaultDelay()

@@ -51,9 +51,9 @@ class AcceptorRecordTest
         r.raiseFloor(3);
         assertEquals(1, r.count());
         assertEquals(AcceptorTransition.AcceptOutcome.ACCEPTED, AcceptorTransition.accept(r, 5, 4, new long[][] {{4}}));
-        assertEquals(AcceptorTransition.AcceptOutcome.ACCEPTED, AcceptorTransition.accept(r, 6, 2, new long[][] {{9}, {8}}),
-            "slots below the floor are decided: skipped, the rest accepted");
+        assertEquals(AcceptorTransition.AcceptOutcome.BELOW_FLOOR, AcceptorTransition.accept(r, 6, 2, new long[][] {{9}, {8}}),
+            "a reclaimed slot is never claimed as accepted");
         assertEquals(-1, r.find(2));
-        assertArrayEquals(new long[] {8}, r.value(r.find(3)));
+        assertEquals(5, r.promised(), "a refused group changes nothing");
     }
 }

@@ -26,7 +26,7 @@ class SimulationSweepTest
     {
         final SplittableRandom r = new SplittableRandom(seed);
         final int n = forcedN > 0 ? forcedN : new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 24}[r.nextInt(12)];
-        final Graph graph = graphFor(n, r);
+        final Graph graph = forcedN > 64 ? TestGraphs.randomRegular(n, 8, r.nextLong()) : graphFor(n, r);
         final CoreConfig config = base != null ? base.graph(graph) : new CoreConfig().graph(graph);
         config.conclude();
         final FaultPlan faults = FaultPlan.fromSeed(seed);
@@ -93,6 +93,29 @@ class SimulationSweepTest
     {
         return "replay: mvn -pl mm-runtime -am test -Dtest=SimulationSweepTest -Dsurefire.failIfNoSpecifiedTests=false " +
             "-Dmmx.sim.seed=" + seed;
+    }
+
+    @Test
+    void largeClustersSurviveAFewSeeds()
+    {
+        if (Long.getLong("mmx.sim.seed") != null)
+        {
+            return;
+        }
+        final int seeds = Integer.getInteger("mmx.sim.largeSeeds", 3);
+        final long first = Long.getLong("mmx.sim.largeSeed", 9_000L);
+        for (long seed = first; seed < first + seeds; seed++)
+        {
+            final long t0 = System.nanoTime();
+            final String failure = runSeed(seed, 1024, false, null);
+            System.out.printf("n=1024 seed %d: %s in %.1f s%n", seed, failure == null ? "ok" : "FAILED",
+                (System.nanoTime() - t0) / 1e9);
+            if (failure != null)
+            {
+                fail(failure + "\nreplay: mvn -pl mm-runtime -am test -Dtest=SimulationSweepTest#largeClustersSurviveAFewSeeds " +
+                    "-Dsurefire.failIfNoSpecifiedTests=false -Dmmx.sim.largeSeed=" + seed);
+            }
+        }
     }
 
     @Test
