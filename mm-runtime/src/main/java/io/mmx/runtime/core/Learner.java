@@ -145,6 +145,12 @@ final class Learner
         }
         ringSlot[i] = slot;
         ringValue[i] = value;
+        applyHeld(nowTicks);
+    }
+
+    /** Applies every held slot that continues the applied prefix, then logs them. */
+    private void applyHeld(final long nowTicks)
+    {
         while (true)
         {
             final long s = appliedThrough + 1;
@@ -296,19 +302,7 @@ final class Learner
         durableThrough = Math.max(durableThrough, through);
         lastProgressTick = nowTicks;
         effects.skipped(from, through);
-        // Continue with whatever is already held beyond the gap.
-        while (true)
-        {
-            final long s = appliedThrough + 1;
-            final int j = (int)(s & mask);
-            if (ringSlot[j] != s)
-            {
-                break;
-            }
-            appliedThrough = s;
-            effects.decided(s, ringValue[j]);
-        }
-        writeLog();
+        applyHeld(nowTicks); // continue with whatever is already held beyond the gap
     }
 
     long skippedSlots()

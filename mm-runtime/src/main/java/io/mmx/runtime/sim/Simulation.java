@@ -206,18 +206,8 @@ public final class Simulation
         {
             if (up[p])
             {
-                enter();
-                cores[p].onLeaderChange(omega, ticks());
                 // Processes crashed before the start are suspected from the start.
-                for (int i = 0; i < graph.degree(p); i++)
-                {
-                    final int q = graph.neighbour(p, i);
-                    if (!up[q])
-                    {
-                        cores[p].onSuspicion(q, true, ticks());
-                    }
-                }
-                exit();
+                informJoining(p);
             }
         }
         stats.leaderChanges++;
@@ -368,6 +358,22 @@ public final class Simulation
         queue.push(now + 1 + random.nextLong(tickMicros), TICK, p, inc, 0, 0, 0, null);
     }
 
+    /** Tells a process that (re)joins who leads and which of its neighbours are down. */
+    private void informJoining(final int p)
+    {
+        enter();
+        cores[p].onLeaderChange(omega, ticks());
+        for (int i = 0; i < graph.degree(p); i++)
+        {
+            final int q = graph.neighbour(p, i);
+            if (!up[q])
+            {
+                cores[p].onSuspicion(q, true, ticks());
+            }
+        }
+        exit();
+    }
+
     /** Crashes {@code p} now: volatile state gone, region intact, neighbours suspect it after the detection delay. */
     public void crash(final int p)
     {
@@ -405,17 +411,7 @@ public final class Simulation
         checker.restarted(p);
         boot(p);
         leaderVersionSeen[p] = leaderVersion;
-        enter();
-        cores[p].onLeaderChange(omega, ticks());
-        for (int i = 0; i < graph.degree(p); i++)
-        {
-            final int q = graph.neighbour(p, i);
-            if (!up[q])
-            {
-                cores[p].onSuspicion(q, true, ticks());
-            }
-        }
-        exit();
+        informJoining(p);
         for (int i = 0; i < graph.degree(p); i++)
         {
             final int q = graph.neighbour(p, i);

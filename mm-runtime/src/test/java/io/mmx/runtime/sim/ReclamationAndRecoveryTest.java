@@ -80,4 +80,22 @@ class ReclamationAndRecoveryTest
         }
         assertNull(sim.checker().violation());
     }
+
+    @Test
+    void aLostHostTakesItsRegionButTheRestCommits()
+    {
+        final Simulation sim = new Simulation(config(), FaultPlan.calm(), 8);
+        sim.clients(50, 8, Long.MAX_VALUE);
+        sim.start(false);
+        assertTrue(sim.runUntil(() -> sim.checker().chosenThrough() >= 50, 1_000_000));
+        sim.loseHost(3);
+        sim.loseHost(5);
+        sim.restart(3); // a process whose host is gone cannot come back
+        assertFalse(sim.isUp(3));
+        assertEquals(5, sim.liveAcceptors(), "acceptors 3 and 5 died with their regions");
+        final long at = sim.checker().chosenThrough();
+        assertTrue(sim.runUntil(() -> sim.checker().chosenThrough() >= at + 100, 2_000_000));
+        assertTrue(sim.stats().memoryTimeouts > 0, "operations on lost regions time out");
+        assertNull(sim.checker().violation());
+    }
 }

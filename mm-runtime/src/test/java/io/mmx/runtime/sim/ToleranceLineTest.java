@@ -23,6 +23,17 @@ class ToleranceLineTest
         return TestGraphs.randomRegular(N, 8, ScaleTest.GRAPH_SEED);
     }
 
+    /** Starts {@code g} with only {@code live} up, clients on, and runs 4 ms of simulated time. */
+    static Simulation startOnly(final Graph g, final boolean[] live, final long seed)
+    {
+        final Simulation sim = new Simulation(ScaleScenarios.config(g), FaultPlan.calm(), seed);
+        sim.crashAtStart(ScaleScenarios.complement(live));
+        sim.clients(100, 64, Long.MAX_VALUE);
+        sim.start(false);
+        sim.runFor(4_000);
+        return sim;
+    }
+
     @Test
     void eightyPercentCrashedJustAboveTheLineStillCommits()
     {
@@ -49,11 +60,7 @@ class ToleranceLineTest
         final int covered = g.closedNeighbourhoodSize(live);
         System.out.println("below the line: |S| = " + LiveSets.size(live) + ", |N[S]| = " + covered);
         assertTrue(covered <= N / 2);
-        final Simulation sim = new Simulation(ScaleScenarios.config(g), FaultPlan.calm(), 81);
-        sim.crashAtStart(ScaleScenarios.complement(live));
-        sim.clients(100, 64, Long.MAX_VALUE);
-        sim.start(false);
-        sim.runFor(4_000);
+        final Simulation sim = startOnly(g, live, 81);
         final Status blocked = sim.lastStatus(sim.leader());
         System.out.println("blocked: " + blocked);
         assertNull(sim.checker().violation());
@@ -86,11 +93,7 @@ class ToleranceLineTest
     {
         final Graph g = Graph.empty(N);
         final boolean[] live = LiveSets.random(N, (int)Math.round(N * 0.3), 70);
-        final Simulation sim = new Simulation(ScaleScenarios.config(g), FaultPlan.calm(), 82);
-        sim.crashAtStart(ScaleScenarios.complement(live));
-        sim.clients(100, 64, Long.MAX_VALUE);
-        sim.start(false);
-        sim.runFor(4_000);
+        final Simulation sim = startOnly(g, live, 82);
         final Status s = sim.lastStatus(sim.leader());
         System.out.println("message passing only, 70% crashed: " + s);
         assertNull(sim.checker().violation());
