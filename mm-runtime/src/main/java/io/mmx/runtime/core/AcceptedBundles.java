@@ -10,6 +10,7 @@ final class AcceptedBundles
     private final int self;
     private final int n;
     private final Effects effects;
+    private final Learner learner;
     private final long[] ballots;
     private final long[] firstSlots;
     private final int[] outstanding;
@@ -18,8 +19,10 @@ final class AcceptedBundles
     private int size;
     private long bundlesSent;
 
-    AcceptedBundles(final int self, final int n, final int capacity, final int maxAcceptors, final Effects effects)
+    AcceptedBundles(final int self, final int n, final int capacity, final int maxAcceptors, final Effects effects,
+        final Learner learner)
     {
+        this.learner = learner;
         this.self = self;
         this.n = n;
         this.effects = effects;
@@ -63,7 +66,8 @@ final class AcceptedBundles
             if (accepted)
             {
                 bundlesSent++;
-                effects.send(Ballot.proposer(ballot, n), new Message.Accepted(self, ballot, firstSlot, new int[] {acceptor}));
+                effects.send(Ballot.proposer(ballot, n), new Message.Accepted(self, ballot, firstSlot, new int[] {acceptor},
+                    learner.durableFloor() - 1));
             }
             return;
         }
@@ -101,7 +105,8 @@ final class AcceptedBundles
         }
         bundlesSent++;
         effects.send(Ballot.proposer(ballots[i], n),
-            new Message.Accepted(self, ballots[i], firstSlots[i], java.util.Arrays.copyOf(acceptors[i], counts[i])));
+            new Message.Accepted(self, ballots[i], firstSlots[i], java.util.Arrays.copyOf(acceptors[i], counts[i]),
+                learner.durableFloor() - 1));
         counts[i] = 0;
     }
 

@@ -140,13 +140,17 @@ public abstract class Message
         public final long ballot;
         public final long firstSlot;
         public final int[] acceptors;
+        /** The executor's durable decided prefix: the leader passes the highest on to all executors. */
+        public final long durableThrough;
 
-        public Accepted(final int executor, final long ballot, final long firstSlot, final int[] acceptors)
+        public Accepted(final int executor, final long ballot, final long firstSlot, final int[] acceptors,
+            final long durableThrough)
         {
             super(Type.ACCEPTED, executor);
             this.ballot = ballot;
             this.firstSlot = firstSlot;
             this.acceptors = acceptors;
+            this.durableThrough = durableThrough;
         }
     }
 

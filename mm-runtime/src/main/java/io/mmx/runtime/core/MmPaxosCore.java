@@ -38,6 +38,7 @@ public final class MmPaxosCore implements AcceptorReplies
     private long lastHeartbeatTick;
     private int leader = -1;
     private long random;
+    private boolean catchupToggle;
     private Status lastStatus;
 
     public MmPaxosCore(final int self, final CoreConfig config, final Effects effects, final long seed)
@@ -56,7 +57,7 @@ public final class MmPaxosCore implements AcceptorReplies
         this.learner = new Learner(self, config, effects);
         this.proposer = new Proposer(self, config, effects, learner);
         final int degree = graph.degree(self);
-        this.bundles = new AcceptedBundles(self, n, 64, degree + 1, effects);
+        this.bundles = new AcceptedBundles(self, n, 64, degree + 1, effects, learner);
         this.drivers = new AcceptorDriver[degree + 1];
         // One record scratch for all drivers: Effects.memory copies the payload during the call.
         final long[] scratch = new long[config.layout().recordCapacityWords()];
@@ -308,7 +309,9 @@ public final class MmPaxosCore implements AcceptorReplies
         }
         bundles.flushAll();
         proposer.onTick(nowTicks);
-        learner.onTick(nowTicks, leader >= 0 && leader != self ? leader : nextRandom(n));
+        // Ask the leader and, every other time, a random process: the leader may lag too.
+        catchupToggle = !catchupToggle;
+        learner.onTick(nowTicks, leader >= 0 && leader != self && catchupToggle ? leader : nextRandom(n));
         final Status s = status();
         if (!s.sameAs(lastStatus))
         {

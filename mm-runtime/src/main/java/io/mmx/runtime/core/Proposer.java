@@ -423,6 +423,9 @@ final class Proposer
 
     void onAccepted(final Message.Accepted a, final long nowTicks)
     {
+        // Executors' durable prefixes travel on to all executors in our Accepts, so acceptor
+        // windows drain even while some learners (ours included) lag.
+        learner.reportedDurable(a.durableThrough);
         if (role != Status.Role.LEADING || a.ballot != ballot)
         {
             return;

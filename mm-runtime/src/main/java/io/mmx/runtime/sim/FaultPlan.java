@@ -23,6 +23,8 @@ public final class FaultPlan
     public double falseSuspicionWeight;
     public double leaderChurnWeight;
     public double partitionWeight;
+    /** Losing a host: the process crashes and its region is gone for good (its acceptor too). */
+    public double hostLossWeight;
     /** Most processes crashed at once by random faults, as a fraction of n. */
     public double maxCrashedFraction = 0.4;
     public long restartDelayMaxMicros = 5_000;
@@ -53,6 +55,7 @@ public final class FaultPlan
         f.falseSuspicionWeight = r.nextDouble();
         f.leaderChurnWeight = r.nextDouble();
         f.partitionWeight = r.nextDouble() * 0.5;
+        f.hostLossWeight = r.nextDouble() < 0.25 ? r.nextDouble() * 0.2 : 0;
         f.maxCrashedFraction = 0.2 + r.nextDouble() * 0.6;
         f.restartDelayMaxMicros = 500 + r.nextInt(10_000);
         f.detectionDelayMicros = 50 + r.nextInt(1_000);
@@ -65,9 +68,9 @@ public final class FaultPlan
     public String toString()
     {
         return String.format("FaultPlan{delay %d..%dus loss %.3f dup %.3f mem %d..%dus memTimeout %.4f " +
-            "faultEvery %dus crash %.2f falseSusp %.2f churn %.2f partition %.2f maxCrashed %.2f}",
+            "faultEvery %dus crash %.2f falseSusp %.2f churn %.2f partition %.2f hostLoss %.2f maxCrashed %.2f}",
             messageDelayMinMicros, messageDelayMaxMicros, messageLoss, messageDuplication, memoryLatencyMinMicros,
             memoryLatencyMaxMicros, memoryTimeout, faultIntervalMicros, crashWeight, falseSuspicionWeight,
-            leaderChurnWeight, partitionWeight, maxCrashedFraction);
+            leaderChurnWeight, partitionWeight, hostLossWeight, maxCrashedFraction);
     }
 }

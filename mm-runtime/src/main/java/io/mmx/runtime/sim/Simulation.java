@@ -600,10 +600,11 @@ public final class Simulation
     private void randomFault()
     {
         final double total = faults.crashWeight * 2 + faults.falseSuspicionWeight + faults.leaderChurnWeight +
-            faults.partitionWeight;
+            faults.partitionWeight + faults.hostLossWeight;
         double x = random.nextDouble() * total;
-        if ((x -= faults.crashWeight * 2) < 0)
+        if ((x -= faults.crashWeight * 2) < 0 || (x -= faults.hostLossWeight) < 0)
         {
+            final boolean hostLoss = x < 0 && x >= -faults.hostLossWeight && faults.hostLossWeight > 0;
             final int p = random.nextInt(n);
             int crashed = 0;
             for (int q = 0; q < n; q++)
@@ -612,8 +613,15 @@ public final class Simulation
             }
             if (up[p] && crashed + 1 <= faults.maxCrashedFraction * n)
             {
-                crash(p);
-                queue.push(now + 1 + random.nextLong(faults.restartDelayMaxMicros), RESTART, p, 0, 0, 0, 0, null);
+                if (hostLoss)
+                {
+                    loseHost(p);
+                }
+                else
+                {
+                    crash(p);
+                    queue.push(now + 1 + random.nextLong(faults.restartDelayMaxMicros), RESTART, p, 0, 0, 0, 0, null);
+                }
             }
         }
         else if ((x -= faults.falseSuspicionWeight) < 0)
