@@ -16,6 +16,8 @@ final class AcceptedBundles
     private final int[] outstanding;
     private final int[][] acceptors;
     private final int[] counts;
+    /** A covered acceptor's window was full: report our durable prefix even with no acceptor. */
+    private final boolean[] report;
     private int size;
     private long bundlesSent;
 
@@ -31,6 +33,7 @@ final class AcceptedBundles
         this.outstanding = new int[capacity];
         this.acceptors = new int[capacity][maxAcceptors];
         this.counts = new int[capacity];
+        this.report = new boolean[capacity];
     }
 
     long bundlesSent()
@@ -54,23 +57,30 @@ final class AcceptedBundles
             firstSlots[i] = firstSlot;
             outstanding[i] = 0;
             counts[i] = 0;
+            report[i] = false;
         }
         outstanding[i] += k;
     }
 
-    void resolve(final long ballot, final long firstSlot, final int acceptor, final boolean accepted)
+    /**
+     * One covered acceptor is done with group (ballot, firstSlot). {@code windowFull}: it could not
+     * accept for lack of room, so the leader needs our durable prefix to let floors rise.
+     */
+    void resolve(final long ballot, final long firstSlot, final int acceptor, final boolean accepted,
+        final boolean windowFull)
     {
         final int i = find(ballot, firstSlot);
         if (i < 0)
         {
-            if (accepted)
+            if (accepted || windowFull)
             {
                 bundlesSent++;
-                effects.send(Ballot.proposer(ballot, n), new Message.Accepted(self, ballot, firstSlot, new int[] {acceptor},
-                    learner.durableFloor() - 1));
+                effects.send(Ballot.proposer(ballot, n), new Message.Accepted(self, ballot, firstSlot,
+                    accepted ? new int[] {acceptor} : new int[0], learner.durableThrough()));
             }
             return;
         }
+        report[i] |= windowFull;
         if (accepted)
         {
             int[] list = acceptors[i];
@@ -99,14 +109,15 @@ final class AcceptedBundles
 
     private void send(final int i)
     {
-        if (counts[i] == 0)
+        if (counts[i] == 0 && !report[i])
         {
             return;
         }
+        report[i] = false;
         bundlesSent++;
         effects.send(Ballot.proposer(ballots[i], n),
             new Message.Accepted(self, ballots[i], firstSlots[i], java.util.Arrays.copyOf(acceptors[i], counts[i]),
-                learner.durableFloor() - 1));
+                learner.durableThrough()));
         counts[i] = 0;
     }
 

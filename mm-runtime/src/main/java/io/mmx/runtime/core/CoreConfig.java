@@ -21,6 +21,7 @@ public final class CoreConfig
     private int maxTransitionRetries = 16;
     private int recentAccepts = 8;
     private int catchupBatch = 32;
+    private int reclaimReplicas = 2;
     private int retransmitTicks = 4;
     private int prepareRetryTicks = 4;
     private int heartbeatTicks = 10;
@@ -101,6 +102,17 @@ public final class CoreConfig
         return this;
     }
 
+    /**
+     * Acceptor entries are reclaimed only below a prefix that this many processes have written
+     * to their regions' decided logs: losing fewer hosts than this never loses a decided value.
+     */
+    public CoreConfig reclaimReplicas(final int reclaimReplicas)
+    {
+        checkMutable();
+        this.reclaimReplicas = reclaimReplicas;
+        return this;
+    }
+
     /** Decided slots per catch-up reply, catch-up read and decided-log write. */
     public CoreConfig catchupBatch(final int catchupBatch)
     {
@@ -144,6 +156,7 @@ public final class CoreConfig
         requirePositive("heartbeatTicks", heartbeatTicks);
         requirePositive("catchupTicks", catchupTicks);
         requirePositive("catchupBatch", catchupBatch);
+        requirePositive("reclaimReplicas", reclaimReplicas);
         requirePositive("proposalQueueCapacity", proposalQueueCapacity);
         if (maxSlotsPerAccept > pipelineSlots)
         {
@@ -280,6 +293,12 @@ public final class CoreConfig
     public int catchupBatch()
     {
         return catchupBatch;
+    }
+
+    /** Replicas of the decided log required before reclaiming, capped at n. */
+    public int reclaimReplicas()
+    {
+        return Math.min(reclaimReplicas, graph.n());
     }
 
     public int retransmitTicks()

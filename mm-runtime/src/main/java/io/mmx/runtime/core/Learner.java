@@ -35,6 +35,7 @@ final class Learner
     private long opSeq;
 
     private long catchupOpId = -1;
+    private long reloadOpId = -1;
     private long catchupFrom;
     private int catchupRegionCursor;
     private long lastProgressTick;
@@ -64,6 +65,43 @@ final class Learner
         highestKnownDecided = Math.max(highestKnownDecided, decidedThrough);
     }
 
+    /**
+     * After a restart the in-memory ring is empty: reload it from our own decided log so this
+     * process can serve catch-up requests for the slots it had applied.
+     */
+    void reloadLog()
+    {
+        reloadOpId = OpIds.make(OpIds.LOG_RELOAD, 0, ++opSeq);
+        effects.memory(reloadOpId, MemoryOpKind.READ_BULK, self, layout.decidedEntryOffsetWords(0),
+            layout.decidedCapacity() * layout.decidedEntryWords(), 0, 0, null);
+    }
+
+    void onReload(final long opId, final MemoryStatus status, final long[] data)
+    {
+        if (opId != reloadOpId || status != MemoryStatus.OK || data == null)
+        {
+            return;
+        }
+        reloadOpId = -1;
+        final int entryWords = layout.decidedEntryWords();
+        for (int w = 0; w + entryWords <= data.length; w += entryWords)
+        {
+            final long slot = data[w] - 1;
+            final long len = data[w + 1];
+            if (slot < 0 || data[w + entryWords - 1] != data[w] || len < 0 || len > layout.maxBatch() ||
+                slot > appliedThrough || slot <= appliedThrough - ringSlot.length)
+            {
+                continue;
+            }
+            final int i = (int)(slot & mask);
+            if (ringSlot[i] < slot)
+            {
+                ringSlot[i] = slot;
+                ringValue[i] = java.util.Arrays.copyOfRange(data, w + 2, w + 2 + (int)len);
+            }
+        }
+    }
+
     long appliedThrough()
     {
         return appliedThrough;
@@ -85,15 +123,16 @@ final class Learner
     }
 
     /**
-     * Slots below this are decided and written to some region's decided log (ours, or the
-     * leader's as it reported): acceptor entries below it may be reclaimed.
+     * Slots below this are decided and written to the decided logs of at least
+     * {@code reclaimReplicas} regions, as the leader reported: acceptor entries below it may be
+     * reclaimed. Our own log alone is not enough: its host may be lost.
      */
     long durableFloor()
     {
-        return Math.max(durableThrough, reportedDurableThrough) + 1;
+        return reportedDurableThrough + 1;
     }
 
-    /** A leader reported its durable decided prefix. */
+    /** A leader reported a replicated durable decided prefix (or a floor implies one). */
     void reportedDurable(final long through)
     {
         if (through > reportedDurableThrough)

@@ -107,20 +107,24 @@ public abstract class Message
          */
         public final int[] acceptors;
 
+        /** Every slot up to here is decided as far as the leader knows: learners behind it catch up. */
+        public final long decidedThrough;
+
         public Accept(final int leader, final long ballot, final long firstSlot, final long[][] values,
-            final long durableThrough)
+            final long durableThrough, final long decidedThrough)
         {
-            this(leader, ballot, firstSlot, values, durableThrough, null);
+            this(leader, ballot, firstSlot, values, durableThrough, decidedThrough, null);
         }
 
         public Accept(final int leader, final long ballot, final long firstSlot, final long[][] values,
-            final long durableThrough, final int[] acceptors)
+            final long durableThrough, final long decidedThrough, final int[] acceptors)
         {
             super(Type.ACCEPT, leader);
             this.ballot = ballot;
             this.firstSlot = firstSlot;
             this.values = values;
             this.durableThrough = durableThrough;
+            this.decidedThrough = decidedThrough;
             this.acceptors = acceptors;
         }
 

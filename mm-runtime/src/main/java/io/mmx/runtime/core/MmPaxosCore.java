@@ -111,6 +111,7 @@ public final class MmPaxosCore implements AcceptorReplies
                 ": activate the same plan everywhere");
         }
         learner.recover(header[RegionLayout.DECIDED_THROUGH_WORD]);
+        learner.reloadLog();
         proposer.recover(header[RegionLayout.PROPOSER_ROUND_WORD]);
         ready = true;
         drivers[0].activate();
@@ -179,6 +180,7 @@ public final class MmPaxosCore implements AcceptorReplies
     {
         proposer.observeBallot(a.ballot);
         learner.reportedDurable(a.durableThrough);
+        learner.hint(a.decidedThrough);
         recentAccepts[recentCursor++ % recentAccepts.length] = a;
         runAccept(a, -1);
     }
@@ -268,6 +270,9 @@ public final class MmPaxosCore implements AcceptorReplies
                 break;
             case OpIds.CATCHUP_READ:
                 learner.onCatchupCompletion(opId, status, data, nowTicks);
+                break;
+            case OpIds.LOG_RELOAD:
+                learner.onReload(opId, status, data);
                 break;
             case OpIds.PROPOSER_ROUND:
                 proposer.onRoundPersisted(opId, status, nowTicks);
@@ -486,6 +491,7 @@ public final class MmPaxosCore implements AcceptorReplies
             effects.send(Ballot.proposer(accept.ballot, n),
                 new Message.Floored(self, acceptor, accept.ballot, accept.firstSlot, floor));
         }
-        bundles.resolve(accept.ballot, accept.firstSlot, acceptor, outcome == AcceptorTransition.AcceptOutcome.ACCEPTED);
+        bundles.resolve(accept.ballot, accept.firstSlot, acceptor, outcome == AcceptorTransition.AcceptOutcome.ACCEPTED,
+            outcome == AcceptorTransition.AcceptOutcome.WINDOW_FULL);
     }
 }

@@ -12,6 +12,7 @@ final class OpIds
     static final int HEARTBEAT = 4;
     static final int PROPOSER_ROUND = 5;
     static final int RECOVERY = 6;
+    static final int LOG_RELOAD = 7;
 
     private static final long SEQ_MASK = (1L << 40) - 1;
 

@@ -53,6 +53,9 @@ final class Proposer
 
     /** Thrifty phase 2: the executor that last ran each acceptor for us, or -1. */
     private int[] executorOf;
+    /** Leader only: each process's durable decided prefix as its Accepted bundles reported. */
+    private long[] durableOf;
+    private long[] topDurable;
     private int[] thriftyCount;
     private int[][] thriftyLists;
     private final int thriftyTarget;
@@ -213,6 +216,9 @@ final class Proposer
             // Leader-only state, allocated when this process first leads.
             executorOf = new int[n];
             java.util.Arrays.fill(executorOf, -1);
+            durableOf = new long[n];
+            java.util.Arrays.fill(durableOf, -1L);
+            topDurable = new long[config.reclaimReplicas()];
             thriftyCount = new int[n];
             thriftyLists = new int[n][];
         }
@@ -338,7 +344,7 @@ final class Proposer
         accepts++;
         if (!sendThrifty(firstSlot, values, durable))
         {
-            effects.broadcast(new Message.Accept(self, ballot, firstSlot, values, durable));
+            effects.broadcast(new Message.Accept(self, ballot, firstSlot, values, durable, decidedBase));
         }
     }
 
@@ -379,7 +385,7 @@ final class Proposer
         {
             if (thriftyCount[e] > 0)
             {
-                effects.send(e, new Message.Accept(self, ballot, firstSlot, values, durable,
+                effects.send(e, new Message.Accept(self, ballot, firstSlot, values, durable, decidedBase,
                     java.util.Arrays.copyOf(thriftyLists[e], thriftyCount[e])));
                 thriftyCount[e] = 0;
             }
@@ -423,10 +429,14 @@ final class Proposer
 
     void onAccepted(final Message.Accepted a, final long nowTicks)
     {
-        // Executors' durable prefixes travel on to all executors in our Accepts, so acceptor
-        // windows drain even while some learners (ours included) lag.
-        learner.reportedDurable(a.durableThrough);
-        if (role != Status.Role.LEADING || a.ballot != ballot)
+        // Executors' durable prefixes (facts, whatever the ballot): the reclaimReplicas-th highest
+        // travels on to all executors in our Accepts (see relayDurable), so acceptor windows drain
+        // even while some learners (ours included) lag, and no decided value lives in fewer logs.
+        if (durableOf != null && a.durableThrough > durableOf[a.from()])
+        {
+            durableOf[a.from()] = a.durableThrough;
+        }
+        if (role != Status.Role.LEADING || a.ballot != ballot || a.acceptors.length == 0)
         {
             return;
         }
@@ -499,7 +509,7 @@ final class Proposer
                 t.firstSentTick = g.firstSentTick;
                 groups.add(i + 1, t);
                 i++;
-                effects.broadcast(new Message.Accept(self, ballot, f.floor, rest, learner.durableFloor() - 1));
+                effects.broadcast(new Message.Accept(self, ballot, f.floor, rest, learner.durableFloor() - 1, decidedBase));
             }
         }
         advanceBase();
@@ -515,8 +525,35 @@ final class Proposer
         }
     }
 
+    /** Reports the prefix that at least {@code reclaimReplicas} processes have logged. */
+    private void relayDurable()
+    {
+        if (durableOf == null)
+        {
+            return;
+        }
+        final int k = topDurable.length;
+        java.util.Arrays.fill(topDurable, -1L);
+        for (int p = 0; p < n; p++)
+        {
+            final long d = durableOf[p];
+            if (d > topDurable[k - 1])
+            {
+                int i = k - 1;
+                while (i > 0 && topDurable[i - 1] < d)
+                {
+                    topDurable[i] = topDurable[i - 1];
+                    i--;
+                }
+                topDurable[i] = d;
+            }
+        }
+        learner.reportedDurable(topDurable[k - 1]);
+    }
+
     void onTick(final long nowTicks)
     {
+        relayDurable();
         if (preempted && leaderByOracle)
         {
             startPhase1(nowTicks);
@@ -560,7 +597,8 @@ final class Proposer
                 resent++;
                 // A fresh copy: it carries today's durable prefix, which lets executors raise
                 // floors and make room in acceptor windows that filled up meanwhile.
-                effects.broadcast(new Message.Accept(self, ballot, g.firstSlot, g.values, learner.durableFloor() - 1));
+                effects.broadcast(new Message.Accept(self, ballot, g.firstSlot, g.values, learner.durableFloor() - 1,
+                    decidedBase));
             }
         }
         fill(nowTicks);
