@@ -15,7 +15,6 @@ import static org.junit.jupiter.api.Assertions.*;
 class ToleranceLineTest
 {
     static final int N = 4096;
-    static final boolean LONG = Boolean.getBoolean("mmx.sim.long");
     static final long SLOTS_ABOVE = Long.getLong("mmx.sim.scaleSlots", 10_000L);
 
     static Graph graph()
