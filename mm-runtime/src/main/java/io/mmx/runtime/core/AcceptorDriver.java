@@ -1,0 +1,438 @@
+package io.mmx.runtime.core;
+
+/**
+ * Runs acceptor q's transitions from one executor p (p = q, or a neighbour of q that suspects q).
+ *
+ * <p>A transition: know the head word and the record it points to (cached after our own
+ * publishes, otherwise READ head then READ_BULK record), apply all queued requests to a private
+ * copy ({@link AcceptorTransition}), WRITE_BULK the new record into p's own lane of R_q at the
+ * record slot that is not the current head, then CAS the head word from the old head to the new.
+ * Only a successful CAS makes the transition happen, so q's acceptor is linearizable whoever
+ * executes it. A failed CAS returns the current head: re-read and retry, bounded.
+ *
+ * <p>One operation outstanding at a time; requests arriving meanwhile are queued (bounded) and
+ * coalesced into the next transition.
+ */
+final class AcceptorDriver
+{
+    private enum State
+    {
+        IDLE, READ_HEAD, READ_RECORD, WRITE_RECORD, PUBLISH_HEAD
+    }
+
+    private final int self;
+    private final int acceptor;
+    private final int lane;
+    private final int index;
+    private final CoreConfig config;
+    private final RegionLayout layout;
+    private final Effects effects;
+    private final AcceptorReplies replies;
+    private final Learner learner;
+
+    private boolean active;
+    private State state = State.IDLE;
+    private long expectedOpId = -1;
+    private long opSeq;
+    private int retries;
+
+    private boolean cacheValid;
+    private long cachedHead;
+    // Allocated on first activation: most neighbour drivers never run (n = 4096: ~8 per process).
+    private AcceptorRecord cached;
+    private AcceptorRecord next;
+    private long nextHead;
+    private boolean publishAmbiguous;
+    private final long[] scratch;
+
+    /** Highest Prepare waiting; the one taken into the current transition. */
+    private long pendingPrepare = Ballot.NONE;
+    private long flightPrepare = Ballot.NONE;
+    private final Message.Accept[] accepts;
+    private final AcceptorTransition.AcceptOutcome[] outcomes;
+    private int acceptCount;
+    private int flightAccepts;
+
+    private long transitions;
+    private long casFailures;
+
+    AcceptorDriver(final int self, final int acceptor, final int lane, final int index, final CoreConfig config,
+        final Effects effects, final AcceptorReplies replies, final Learner learner, final long[] scratch)
+    {
+        this.self = self;
+        this.acceptor = acceptor;
+        this.lane = lane;
+        this.index = index;
+        this.config = config;
+        this.layout = config.layout();
+        this.effects = effects;
+        this.replies = replies;
+        this.learner = learner;
+        this.scratch = scratch;
+        this.accepts = new Message.Accept[config.driverQueueCapacity()];
+        this.outcomes = new AcceptorTransition.AcceptOutcome[config.driverQueueCapacity()];
+    }
+
+    int acceptor()
+    {
+        return acceptor;
+    }
+
+    boolean active()
+    {
+        return active;
+    }
+
+    long transitions()
+    {
+        return transitions;
+    }
+
+    long casFailures()
+    {
+        return casFailures;
+    }
+
+    void activate()
+    {
+        if (cached == null)
+        {
+            cached = new AcceptorRecord(config.recordMaxEntries(), config.maxBatch());
+            next = new AcceptorRecord(config.recordMaxEntries(), config.maxBatch());
+        }
+        active = true;
+        kick();
+    }
+
+    /** Stops executing for q: drop every request (the leader retransmits), forget the cache. */
+    void deactivate()
+    {
+        active = false;
+        cacheValid = false;
+        dropAll();
+    }
+
+    void enqueuePrepare(final long ballot)
+    {
+        if (!active)
+        {
+            return;
+        }
+        final long highest = Math.max(pendingPrepare, flightPrepare);
+        if (ballot <= highest)
+        {
+            if (ballot < highest)
+            {
+                replies.refused(acceptor, ballot, highest);
+            }
+            return;
+        }
+        pendingPrepare = ballot;
+        kick();
+    }
+
+    /** Queues an Accept; the caller counts one {@link AcceptorReplies#acceptResolved} for it. */
+    void enqueueAccept(final Message.Accept accept)
+    {
+        if (!active || acceptCount == accepts.length)
+        {
+            replies.acceptResolved(acceptor, accept, null, 0);
+            return;
+        }
+        accepts[acceptCount++] = accept;
+        kick();
+    }
+
+    private void kick()
+    {
+        if (!active || state != State.IDLE || (pendingPrepare == Ballot.NONE && flightPrepare == Ballot.NONE &&
+            acceptCount == 0))
+        {
+            return;
+        }
+        if (!cacheValid)
+        {
+            readHead();
+            return;
+        }
+        build();
+    }
+
+    /** Applies all queued requests to a copy of the cached record; publishes it if it differs. */
+    private void build()
+    {
+        assert cacheValid && state == State.IDLE;
+        next.copyFrom(cached);
+        next.raiseFloor(learner.durableFloor());
+        flightAccepts = acceptCount;
+        for (int i = 0; i < flightAccepts; i++)
+        {
+            final Message.Accept a = accepts[i];
+            outcomes[i] = AcceptorTransition.accept(next, a.ballot, a.firstSlot, a.values);
+        }
+        if (pendingPrepare > flightPrepare)
+        {
+            flightPrepare = pendingPrepare;
+        }
+        pendingPrepare = Ballot.NONE;
+        if (flightPrepare != Ballot.NONE)
+        {
+            AcceptorTransition.prepare(next, flightPrepare);
+        }
+        if (!next.changed())
+        {
+            // Nothing to publish: the cached record already says it all (facts about q never expire).
+            resolveFlight(cached);
+            kick();
+            return;
+        }
+        final long seq = RegionLayout.headSeq(cachedHead) + 1;
+        final int recordIndex = cachedHead != 0 && RegionLayout.headLane(cachedHead) == lane ?
+            1 - RegionLayout.headIndex(cachedHead) : 0;
+        next.seq(seq);
+        next.prevHead(cachedHead);
+        nextHead = RegionLayout.headWord(seq, lane, recordIndex);
+        final int length = next.encode(scratch, 0);
+        issue(State.WRITE_RECORD, MemoryOpKind.WRITE_BULK, layout.recordOffsetWords(lane, recordIndex), length,
+            0, 0, scratch);
+    }
+
+    void onCompletion(final long opId, final MemoryStatus status, final long value, final long[] data)
+    {
+        if (opId != expectedOpId)
+        {
+            return;
+        }
+        expectedOpId = -1;
+        final State was = state;
+        state = State.IDLE;
+        if (!active)
+        {
+            return;
+        }
+        switch (was)
+        {
+            case READ_HEAD:
+                onHead(status, value);
+                break;
+            case READ_RECORD:
+                onRecord(status, data);
+                break;
+            case WRITE_RECORD:
+                onRecordWritten(status);
+                break;
+            case PUBLISH_HEAD:
+                onPublished(status, value);
+                break;
+            default:
+                throw new IllegalStateException("completion in state " + was);
+        }
+    }
+
+    private void onHead(final MemoryStatus status, final long head)
+    {
+        if (status != MemoryStatus.OK)
+        {
+            retry();
+            return;
+        }
+        if (publishAmbiguous && head == nextHead)
+        {
+            published();
+            return;
+        }
+        publishAmbiguous = false;
+        useHead(head);
+    }
+
+    private void useHead(final long head)
+    {
+        cachedHead = head;
+        if (head == 0)
+        {
+            cached.clear();
+            cacheValid = true;
+            kick();
+            return;
+        }
+        issue(State.READ_RECORD, MemoryOpKind.READ_BULK,
+            layout.recordOffsetWords(RegionLayout.headLane(head), RegionLayout.headIndex(head)),
+            layout.recordCapacityWords(), 0, 0, null);
+    }
+
+    private void onRecord(final MemoryStatus status, final long[] data)
+    {
+        if (status != MemoryStatus.OK || !cached.decode(data, 0, data.length, RegionLayout.headSeq(cachedHead)))
+        {
+            // Torn or reused since we read the head: the head has moved on; start over.
+            retry();
+            return;
+        }
+        cacheValid = true;
+        kick();
+    }
+
+    private void onRecordWritten(final MemoryStatus status)
+    {
+        if (status != MemoryStatus.OK)
+        {
+            retry();
+            return;
+        }
+        if (config.twoWriteTransition())
+        {
+            // BROKEN (test-only): publishes with a plain write, losing concurrent transitions.
+            issue(State.PUBLISH_HEAD, MemoryOpKind.WRITE, RegionLayout.HEAD_WORD, 1, 0, nextHead, null);
+            return;
+        }
+        issue(State.PUBLISH_HEAD, MemoryOpKind.CAS, RegionLayout.HEAD_WORD, 1, cachedHead, nextHead, null);
+    }
+
+    private void onPublished(final MemoryStatus status, final long previous)
+    {
+        if (config.twoWriteTransition())
+        {
+            if (status == MemoryStatus.OK)
+            {
+                published();
+            }
+            else
+            {
+                retry();
+            }
+            return;
+        }
+        if (status == MemoryStatus.TIMEOUT)
+        {
+            // Ambiguous: the CAS may have landed. Reading the head tells.
+            publishAmbiguous = true;
+            retry();
+            return;
+        }
+        if (status != MemoryStatus.OK)
+        {
+            retry();
+            return;
+        }
+        if (previous == cachedHead)
+        {
+            published();
+            return;
+        }
+        casFailures++;
+        assert RegionLayout.headSeq(previous) > RegionLayout.headSeq(cachedHead) : "head sequence went backwards";
+        if (++retries > config.maxTransitionRetries())
+        {
+            giveUp();
+            return;
+        }
+        cacheValid = false;
+        useHead(previous);
+    }
+
+    private void published()
+    {
+        publishAmbiguous = false;
+        transitions++;
+        retries = 0;
+        cachedHead = nextHead;
+        cached.copyFrom(next);
+        cacheValid = true;
+        resolveFlight(cached);
+        kick();
+    }
+
+    private void retry()
+    {
+        cacheValid = false;
+        if (++retries > config.maxTransitionRetries())
+        {
+            giveUp();
+            return;
+        }
+        readHead();
+    }
+
+    private void giveUp()
+    {
+        retries = 0;
+        publishAmbiguous = false;
+        cacheValid = false;
+        dropAll();
+    }
+
+    private void readHead()
+    {
+        issue(State.READ_HEAD, MemoryOpKind.READ, RegionLayout.HEAD_WORD, 1, 0, 0, null);
+    }
+
+    private void issue(final State newState, final MemoryOpKind kind, final int offsetWords, final int lengthWords,
+        final long expected, final long value, final long[] payload)
+    {
+        assert state == State.IDLE && expectedOpId == -1 : "one operation outstanding per driver";
+        state = newState;
+        expectedOpId = OpIds.make(OpIds.DRIVER, index, ++opSeq);
+        effects.memory(expectedOpId, kind, acceptor, offsetWords, lengthWords, expected, value, payload);
+    }
+
+    /** Reports the outcome of the requests taken into the transition that {@code record} reflects. */
+    private void resolveFlight(final AcceptorRecord record)
+    {
+        final long prepare = flightPrepare;
+        flightPrepare = Ballot.NONE;
+        if (prepare != Ballot.NONE)
+        {
+            if (record.promised() == prepare)
+            {
+                replies.promised(acceptor, prepare, record);
+            }
+            else
+            {
+                replies.refused(acceptor, prepare, record.promised());
+            }
+        }
+        final int n = flightAccepts;
+        flightAccepts = 0;
+        for (int i = 0; i < n; i++)
+        {
+            final Message.Accept a = accepts[i];
+            // ACCEPTED stays true even if a higher-ballot Accept of the same transition replaced the
+            // entry: the transition is that sequence of accepts, applied atomically.
+            final AcceptorTransition.AcceptOutcome outcome = outcomes[i];
+            outcomes[i] = null;
+            if (outcome == AcceptorTransition.AcceptOutcome.REFUSED_BALLOT)
+            {
+                replies.refused(acceptor, a.ballot, record.promised());
+            }
+            replies.acceptResolved(acceptor, a, outcome, record.floor());
+            accepts[i] = null;
+        }
+        System.arraycopy(accepts, n, accepts, 0, acceptCount - n);
+        for (int i = acceptCount - n; i < acceptCount; i++)
+        {
+            accepts[i] = null;
+        }
+        acceptCount -= n;
+    }
+
+    private void dropAll()
+    {
+        pendingPrepare = Ballot.NONE;
+        flightPrepare = Ballot.NONE;
+        final int n = acceptCount;
+        acceptCount = 0;
+        flightAccepts = 0;
+        for (int i = 0; i < n; i++)
+        {
+            final Message.Accept a = accepts[i];
+            accepts[i] = null;
+            replies.acceptResolved(acceptor, a, null, 0);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "AcceptorDriver{p" + self + " for q" + acceptor + " lane " + lane + " " + state + "}";
+    }
+}

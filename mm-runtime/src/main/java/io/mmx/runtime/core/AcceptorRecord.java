@@ -1,0 +1,347 @@
+package io.mmx.runtime.core;
+
+import java.util.Arrays;
+
+/**
+ * The state of one acceptor as held by one immutable record in its region: the promised ballot,
+ * the floor (every slot below it is decided and durably logged, so its entry was dropped) and the
+ * accepted (slot, ballot, value) entries of the slots at or above the floor.
+ *
+ * <p>This object is a mutable, reusable decoder/encoder; the record in the region is never changed
+ * once published. Value arrays are shared, never modified.
+ *
+ * <pre>
+ * word 0       seq          the head sequence that publishes this record
+ * word 1       length       words used, including the trailing echo
+ * word 2       promised     promised ballot
+ * word 3       floor        slots below are decided; no entries for them
+ * word 4       count        number of entries
+ * word 5       prev         the head word this record replaced (audit only, never followed: a
+ *                           record is a whole snapshot of the window, so no chain is walked)
+ * entries      slot, ballot, valueLength, value[valueLength]
+ * word len-1   seq echo     equals word 0 when the record was read whole
+ * </pre>
+ */
+public final class AcceptorRecord
+{
+    static final int SEQ = 0;
+    static final int LENGTH = 1;
+    static final int PROMISED = 2;
+    static final int FLOOR = 3;
+    static final int COUNT = 4;
+    static final int PREV = 5;
+    static final int ENTRIES = 6;
+    static final int ENTRY_FIXED_WORDS = 3;
+
+    private static final long[] EMPTY = new long[0];
+
+    private final int maxEntries;
+    private final int maxBatch;
+    private long seq;
+    private long promised;
+    private long floor;
+    private long prevHead;
+    private int count;
+    /** Set when a transition changed promised, floor or entries: nothing to publish otherwise. */
+    private boolean changed;
+    private final long[] slots;
+    private final long[] ballots;
+    private final long[][] values;
+
+    public AcceptorRecord(final int maxEntries, final int maxBatch)
+    {
+        this.maxEntries = maxEntries;
+        this.maxBatch = maxBatch;
+        this.slots = new long[maxEntries];
+        this.ballots = new long[maxEntries];
+        this.values = new long[maxEntries][];
+        clear();
+    }
+
+    /** Words a record needs at most. */
+    public static int capacityWords(final int maxEntries, final int maxBatch)
+    {
+        return ENTRIES + maxEntries * (ENTRY_FIXED_WORDS + maxBatch) + 1;
+    }
+
+    /** The initial state (head word 0): nothing promised, nothing accepted. */
+    public void clear()
+    {
+        seq = 0;
+        promised = Ballot.NONE;
+        floor = 0;
+        prevHead = 0;
+        count = 0;
+        changed = false;
+        Arrays.fill(values, null);
+    }
+
+    public void copyFrom(final AcceptorRecord other)
+    {
+        assert other.maxEntries == maxEntries;
+        seq = other.seq;
+        promised = other.promised;
+        floor = other.floor;
+        prevHead = other.prevHead;
+        count = other.count;
+        changed = false;
+        System.arraycopy(other.slots, 0, slots, 0, count);
+        System.arraycopy(other.ballots, 0, ballots, 0, count);
+        System.arraycopy(other.values, 0, values, 0, count);
+    }
+
+    public long seq()
+    {
+        return seq;
+    }
+
+    void seq(final long seq)
+    {
+        this.seq = seq;
+    }
+
+    public long promised()
+    {
+        return promised;
+    }
+
+    void promised(final long ballot)
+    {
+        assert ballot >= promised : "promised ballot must never decrease";
+        changed |= ballot != promised;
+        promised = ballot;
+    }
+
+    /** True if a transition applied since the last copy/decode/clear changed the state. */
+    public boolean changed()
+    {
+        return changed;
+    }
+
+    public long floor()
+    {
+        return floor;
+    }
+
+    public long prevHead()
+    {
+        return prevHead;
+    }
+
+    void prevHead(final long head)
+    {
+        prevHead = head;
+    }
+
+    public int count()
+    {
+        return count;
+    }
+
+    public int maxEntries()
+    {
+        return maxEntries;
+    }
+
+    public long slot(final int i)
+    {
+        return slots[i];
+    }
+
+    public long ballot(final int i)
+    {
+        return ballots[i];
+    }
+
+    public long[] value(final int i)
+    {
+        return values[i];
+    }
+
+    /** Index of the entry for {@code slot}, or -1. Entries are kept sorted by slot. */
+    public int find(final long slot)
+    {
+        final int i = Arrays.binarySearch(slots, 0, count, slot);
+        return i >= 0 ? i : -1;
+    }
+
+    /** Raises the floor and drops entries below it: reclamation of decided slots. */
+    void raiseFloor(final long newFloor)
+    {
+        if (newFloor <= floor)
+        {
+            return;
+        }
+        floor = newFloor;
+        changed = true;
+        int drop = 0;
+        while (drop < count && slots[drop] < newFloor)
+        {
+            drop++;
+        }
+        if (drop > 0)
+        {
+            System.arraycopy(slots, drop, slots, 0, count - drop);
+            System.arraycopy(ballots, drop, ballots, 0, count - drop);
+            System.arraycopy(values, drop, values, 0, count - drop);
+            Arrays.fill(values, count - drop, count, null);
+            count -= drop;
+        }
+    }
+
+    /** Free entries once slots already present are overwritten in place. */
+    int freeEntries()
+    {
+        return maxEntries - count;
+    }
+
+    /**
+     * Records (slot, ballot, value) as accepted, replacing an older entry of the slot.
+     * The caller has checked the window has room and {@code slot >= floor}.
+     */
+    void put(final long slot, final long ballot, final long[] value)
+    {
+        assert slot >= floor && value.length <= maxBatch;
+        if (count == 0 || slot > slots[count - 1])
+        {
+            assert count < maxEntries : "acceptor window overflow";
+            slots[count] = slot;
+            ballots[count] = ballot;
+            values[count] = value;
+            count++;
+            changed = true;
+            return;
+        }
+        final int i = Arrays.binarySearch(slots, 0, count, slot);
+        if (i >= 0)
+        {
+            assert ballots[i] <= ballot : "an accepted ballot for a slot never decreases";
+            if (ballots[i] != ballot || values[i] != value && !Arrays.equals(values[i], value))
+            {
+                ballots[i] = ballot;
+                values[i] = value;
+                changed = true;
+            }
+            return;
+        }
+        assert count < maxEntries : "acceptor window overflow";
+        final int at = -i - 1;
+        System.arraycopy(slots, at, slots, at + 1, count - at);
+        System.arraycopy(ballots, at, ballots, at + 1, count - at);
+        System.arraycopy(values, at, values, at + 1, count - at);
+        slots[at] = slot;
+        ballots[at] = ballot;
+        values[at] = value;
+        count++;
+        changed = true;
+    }
+
+    /** Writes the record at {@code dst[offset..]}; returns the number of words written. */
+    public int encode(final long[] dst, final int offset)
+    {
+        int w = offset + ENTRIES;
+        for (int i = 0; i < count; i++)
+        {
+            final long[] v = values[i];
+            dst[w++] = slots[i];
+            dst[w++] = ballots[i];
+            dst[w++] = v.length;
+            System.arraycopy(v, 0, dst, w, v.length);
+            w += v.length;
+        }
+        dst[w++] = seq;
+        final int length = w - offset;
+        dst[offset + SEQ] = seq;
+        dst[offset + LENGTH] = length;
+        dst[offset + PROMISED] = promised;
+        dst[offset + FLOOR] = floor;
+        dst[offset + COUNT] = count;
+        dst[offset + PREV] = prevHead;
+        return length;
+    }
+
+    /**
+     * Decodes a record read from a region. Returns false, leaving this object cleared, when the
+     * words are not a whole record published with {@code expectedSeq} (torn or since reused).
+     */
+    public boolean decode(final long[] src, final int offset, final int availableWords, final long expectedSeq)
+    {
+        clear();
+        if (availableWords < ENTRIES + 1 || src[offset + SEQ] != expectedSeq)
+        {
+            return false;
+        }
+        final long length = src[offset + LENGTH];
+        final long n = src[offset + COUNT];
+        if (length < ENTRIES + 1 || length > availableWords || n < 0 || n > maxEntries ||
+            src[offset + (int)length - 1] != expectedSeq)
+        {
+            return false;
+        }
+        int w = offset + ENTRIES;
+        final int end = offset + (int)length - 1;
+        for (int i = 0; i < n; i++)
+        {
+            if (w + ENTRY_FIXED_WORDS > end)
+            {
+                clear();
+                return false;
+            }
+            final long slot = src[w++];
+            final long ballot = src[w++];
+            final long len = src[w++];
+            if (len < 0 || len > maxBatch || w + len > end)
+            {
+                clear();
+                return false;
+            }
+            if (i > 0 && slot <= slots[i - 1])
+            {
+                clear();
+                return false;
+            }
+            slots[i] = slot;
+            ballots[i] = ballot;
+            values[i] = len == 0 ? EMPTY : Arrays.copyOfRange(src, w, w + (int)len);
+            w += (int)len;
+        }
+        seq = expectedSeq;
+        promised = src[offset + PROMISED];
+        floor = src[offset + FLOOR];
+        prevHead = src[offset + PREV];
+        count = (int)n;
+        changed = false;
+        return true;
+    }
+
+    /** Same promised ballot, floor and entries (sequence numbers ignored). */
+    public boolean sameStateAs(final AcceptorRecord other)
+    {
+        if (promised != other.promised || floor != other.floor || count != other.count)
+        {
+            return false;
+        }
+        for (int i = 0; i < count; i++)
+        {
+            final int j = other.find(slots[i]);
+            if (j < 0 || other.ballots[j] != ballots[i] || !Arrays.equals(other.values[j], values[i]))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String toString()
+    {
+        final StringBuilder sb = new StringBuilder("AcceptorRecord{seq=").append(seq).append(", promised=")
+            .append(promised).append(", floor=").append(floor).append(", entries=[");
+        for (int i = 0; i < count; i++)
+        {
+            sb.append(i == 0 ? "" : ", ").append(slots[i]).append('@').append(ballots[i]).append('=')
+                .append(Arrays.toString(values[i]));
+        }
+        return sb.append("]}").toString();
+    }
+}

@@ -1,0 +1,323 @@
+package io.mmx.runtime.core;
+
+import io.mmx.planner.graph.Graph;
+
+/**
+ * Everything a core needs to know before it starts, validated at once by {@link #conclude()}.
+ * Shared by all cores of a cluster (immutable after {@code conclude()}).
+ */
+public final class CoreConfig
+{
+    private Graph graph;
+    private long planHash;
+    private int maxBatch = 4;
+    private int pipelineSlots = 32;
+    private int maxSlotsPerAccept = 16;
+    private int recordMaxEntries = 96;
+    private int decidedCapacity = 256;
+    private int learnerCapacity = 1024;
+    private int proposalQueueCapacity = 1024;
+    private int driverQueueCapacity = 16;
+    private int maxTransitionRetries = 16;
+    private int recentAccepts = 8;
+    private int catchupBatch = 32;
+    private int reclaimReplicas = 2;
+    private int retransmitTicks = 4;
+    private int prepareRetryTicks = 4;
+    private int heartbeatTicks = 10;
+    private int catchupTicks = 2;
+    private RegionLayout layout;
+    private boolean concluded;
+
+    // Test-only broken variants (set by io.mmx.runtime.core test helpers): never in production config.
+    boolean brokenHalfQuorum;
+    boolean brokenTwoWriteTransition;
+
+    public CoreConfig graph(final Graph graph)
+    {
+        checkMutable();
+        this.graph = graph;
+        return this;
+    }
+
+    public CoreConfig planHash(final long planHash)
+    {
+        checkMutable();
+        this.planHash = planHash;
+        return this;
+    }
+
+    /** Proposals per slot value. */
+    public CoreConfig maxBatch(final int maxBatch)
+    {
+        checkMutable();
+        this.maxBatch = maxBatch;
+        return this;
+    }
+
+    /** Undecided slots the leader keeps in flight beyond its applied prefix. */
+    public CoreConfig pipelineSlots(final int pipelineSlots)
+    {
+        checkMutable();
+        this.pipelineSlots = pipelineSlots;
+        return this;
+    }
+
+    /** Slots per Accept message (and per acceptor transition). */
+    public CoreConfig maxSlotsPerAccept(final int maxSlotsPerAccept)
+    {
+        checkMutable();
+        this.maxSlotsPerAccept = maxSlotsPerAccept;
+        return this;
+    }
+
+    /** Accepted entries one acceptor record holds: the acceptor window. */
+    public CoreConfig recordMaxEntries(final int recordMaxEntries)
+    {
+        checkMutable();
+        this.recordMaxEntries = recordMaxEntries;
+        return this;
+    }
+
+    /** Entries of the decided-log ring in each region. */
+    public CoreConfig decidedCapacity(final int decidedCapacity)
+    {
+        checkMutable();
+        this.decidedCapacity = decidedCapacity;
+        return this;
+    }
+
+    /** Decided slots a learner keeps in memory (power of two). */
+    public CoreConfig learnerCapacity(final int learnerCapacity)
+    {
+        checkMutable();
+        this.learnerCapacity = learnerCapacity;
+        return this;
+    }
+
+    public CoreConfig proposalQueueCapacity(final int proposalQueueCapacity)
+    {
+        checkMutable();
+        this.proposalQueueCapacity = proposalQueueCapacity;
+        return this;
+    }
+
+    /**
+     * Acceptor entries are reclaimed only below a prefix that this many processes have written
+     * to their regions' decided logs: losing fewer hosts than this never loses a decided value.
+     */
+    public CoreConfig reclaimReplicas(final int reclaimReplicas)
+    {
+        checkMutable();
+        this.reclaimReplicas = reclaimReplicas;
+        return this;
+    }
+
+    /** Decided slots per catch-up reply, catch-up read and decided-log write. */
+    public CoreConfig catchupBatch(final int catchupBatch)
+    {
+        checkMutable();
+        this.catchupBatch = catchupBatch;
+        return this;
+    }
+
+    public CoreConfig retransmitTicks(final int retransmitTicks)
+    {
+        checkMutable();
+        this.retransmitTicks = retransmitTicks;
+        return this;
+    }
+
+    public CoreConfig heartbeatTicks(final int heartbeatTicks)
+    {
+        checkMutable();
+        this.heartbeatTicks = heartbeatTicks;
+        return this;
+    }
+
+    /** Validates everything at once; the config is read-only afterwards. */
+    public CoreConfig conclude()
+    {
+        if (concluded)
+        {
+            return this;
+        }
+        if (graph == null || graph.n() < 1)
+        {
+            throw new IllegalStateException("a plan graph with at least one process is required");
+        }
+        requirePositive("maxBatch", maxBatch);
+        requirePositive("pipelineSlots", pipelineSlots);
+        requirePositive("maxSlotsPerAccept", maxSlotsPerAccept);
+        requirePositive("driverQueueCapacity", driverQueueCapacity);
+        requirePositive("maxTransitionRetries", maxTransitionRetries);
+        requirePositive("retransmitTicks", retransmitTicks);
+        requirePositive("prepareRetryTicks", prepareRetryTicks);
+        requirePositive("heartbeatTicks", heartbeatTicks);
+        requirePositive("catchupTicks", catchupTicks);
+        requirePositive("catchupBatch", catchupBatch);
+        requirePositive("reclaimReplicas", reclaimReplicas);
+        requirePositive("proposalQueueCapacity", proposalQueueCapacity);
+        if (maxSlotsPerAccept > pipelineSlots)
+        {
+            throw new IllegalStateException("maxSlotsPerAccept " + maxSlotsPerAccept + " exceeds pipelineSlots " +
+                pipelineSlots + ": a group must fit in the pipeline");
+        }
+        if (recordMaxEntries < 2 * pipelineSlots)
+        {
+            throw new IllegalStateException("recordMaxEntries " + recordMaxEntries + " must be at least twice " +
+                "pipelineSlots " + pipelineSlots + " so acceptors whose executors lag one window still accept");
+        }
+        if (Integer.bitCount(learnerCapacity) != 1 || learnerCapacity < 2 * pipelineSlots)
+        {
+            throw new IllegalStateException("learnerCapacity " + learnerCapacity + " must be a power of two and at " +
+                "least twice pipelineSlots " + pipelineSlots);
+        }
+        if (decidedCapacity < 2 * pipelineSlots)
+        {
+            throw new IllegalStateException("decidedCapacity " + decidedCapacity + " must be at least twice " +
+                "pipelineSlots " + pipelineSlots + " so floors stay readable in the decided log");
+        }
+        layout = new RegionLayout(graph.maxDegree() + 1, recordMaxEntries, maxBatch, decidedCapacity);
+        concluded = true;
+        return this;
+    }
+
+    private static void requirePositive(final String name, final int value)
+    {
+        if (value < 1)
+        {
+            throw new IllegalStateException(name + " must be >= 1, got " + value);
+        }
+    }
+
+    private void checkMutable()
+    {
+        if (concluded)
+        {
+            throw new IllegalStateException("config is concluded and read-only");
+        }
+    }
+
+    private void checkConcluded()
+    {
+        if (!concluded)
+        {
+            throw new IllegalStateException("call conclude() before use");
+        }
+    }
+
+    public Graph graph()
+    {
+        return graph;
+    }
+
+    public int n()
+    {
+        return graph.n();
+    }
+
+    public long planHash()
+    {
+        return planHash;
+    }
+
+    public RegionLayout layout()
+    {
+        checkConcluded();
+        return layout;
+    }
+
+    /** Distinct acceptors a quorum needs: more than n/2 of all n. */
+    public int quorumSize()
+    {
+        final int n = graph.n();
+        return brokenHalfQuorum ? Math.max(1, n / 2) : n / 2 + 1;
+    }
+
+    public boolean twoWriteTransition()
+    {
+        return brokenTwoWriteTransition;
+    }
+
+    public int maxBatch()
+    {
+        return maxBatch;
+    }
+
+    public int pipelineSlots()
+    {
+        return pipelineSlots;
+    }
+
+    public int maxSlotsPerAccept()
+    {
+        return maxSlotsPerAccept;
+    }
+
+    public int recordMaxEntries()
+    {
+        return recordMaxEntries;
+    }
+
+    public int decidedCapacity()
+    {
+        return decidedCapacity;
+    }
+
+    public int learnerCapacity()
+    {
+        return learnerCapacity;
+    }
+
+    public int proposalQueueCapacity()
+    {
+        return proposalQueueCapacity;
+    }
+
+    public int driverQueueCapacity()
+    {
+        return driverQueueCapacity;
+    }
+
+    public int maxTransitionRetries()
+    {
+        return maxTransitionRetries;
+    }
+
+    public int recentAccepts()
+    {
+        return recentAccepts;
+    }
+
+    public int catchupBatch()
+    {
+        return catchupBatch;
+    }
+
+    /** Replicas of the decided log required before reclaiming, capped at n. */
+    public int reclaimReplicas()
+    {
+        return Math.min(reclaimReplicas, graph.n());
+    }
+
+    public int retransmitTicks()
+    {
+        return retransmitTicks;
+    }
+
+    public int prepareRetryTicks()
+    {
+        return prepareRetryTicks;
+    }
+
+    public int heartbeatTicks()
+    {
+        return heartbeatTicks;
+    }
+
+    public int catchupTicks()
+    {
+        return catchupTicks;
+    }
+}

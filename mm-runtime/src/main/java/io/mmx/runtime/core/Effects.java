@@ -1,0 +1,36 @@
+package io.mmx.runtime.core;
+
+/**
+ * What the core asks its driver to do. Called synchronously from inside the core's event
+ * handlers; the driver performs the effects after (or while) the handler returns and feeds the
+ * results back as events. The simulator and the real node each implement this once.
+ */
+public interface Effects
+{
+    /** Send {@code message} to process {@code to}; delivery is not guaranteed. */
+    void send(int to, Message message);
+
+    /** Send {@code message} to every process, the sender included. */
+    void broadcast(Message message);
+
+    /**
+     * Start a memory operation on region {@code region}. Exactly one completion with the same
+     * {@code opId} must follow ({@link MmPaxosCore#onMemoryCompletion}). {@code payload} (WRITE_BULK
+     * only) is valid during this call only: copy it.
+     */
+    void memory(long opId, MemoryOpKind kind, int region, int offsetWords, int lengthWords,
+        long expected, long value, long[] payload);
+
+    /** Slot {@code slot} is decided with {@code value}; called in slot order, once per slot. */
+    void decided(long slot, long[] value);
+
+    /**
+     * Slots {@code fromSlot..toSlot} are decided, but this learner fell so far behind that no
+     * decided log it can reach still holds them: the application must install a snapshot (state
+     * transfer) covering them. Decisions continue with {@code toSlot + 1}.
+     */
+    void skipped(long fromSlot, long toSlot);
+
+    /** The process's progress report changed. */
+    void status(Status status);
+}

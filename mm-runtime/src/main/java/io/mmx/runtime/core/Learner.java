@@ -1,0 +1,371 @@
+package io.mmx.runtime.core;
+
+import io.mmx.planner.graph.Graph;
+
+/**
+ * Learns decided slots (from Commit messages, the leader's own quorums, and decided logs read
+ * from regions), applies them in slot order, and makes them durable in the process's own region's
+ * decided log. The durable prefix is the floor executors may give acceptor records: every
+ * reclaimed slot stays readable in some region's decided log.
+ *
+ * <p>Bounded: a ring of {@code learnerCapacity} decided slots; one decided-log write and one
+ * catch-up read outstanding.
+ */
+final class Learner
+{
+    private final int self;
+    private final CoreConfig config;
+    private final RegionLayout layout;
+    private final Effects effects;
+    private final Graph graph;
+    private final int mask;
+    private final long[] ringSlot;
+    private final long[][] ringValue;
+    private final long[] logScratch;
+
+    private long appliedThrough = -1;
+    private long highestKnownDecided = -1;
+    private long durableThrough = -1;
+    /** Highest durable prefix another process reported (Accept messages): decided, and logged there. */
+    private long reportedDurableThrough = -1;
+
+    private long logOpId = -1;
+    private boolean logMarking;
+    private long loggingThrough;
+    private long opSeq;
+
+    private long catchupOpId = -1;
+    private long reloadOpId = -1;
+    private long catchupFrom;
+    private int catchupRegionCursor;
+    private long lastProgressTick;
+    private long lastCatchupTick = Long.MIN_VALUE / 2;
+    private long catchupRequests;
+    private long skippedSlots;
+
+    Learner(final int self, final CoreConfig config, final Effects effects)
+    {
+        this.self = self;
+        this.config = config;
+        this.layout = config.layout();
+        this.effects = effects;
+        this.graph = config.graph();
+        this.mask = config.learnerCapacity() - 1;
+        this.ringSlot = new long[config.learnerCapacity()];
+        java.util.Arrays.fill(ringSlot, -1L);
+        this.ringValue = new long[config.learnerCapacity()][];
+        this.logScratch = new long[config.catchupBatch() * layout.decidedEntryWords()];
+    }
+
+    /** After a restart: the region's decided log says slots through {@code decidedThrough} were applied. */
+    void recover(final long decidedThrough)
+    {
+        appliedThrough = decidedThrough;
+        durableThrough = decidedThrough;
+        highestKnownDecided = Math.max(highestKnownDecided, decidedThrough);
+    }
+
+    /**
+     * After a restart the in-memory ring is empty: reload it from our own decided log so this
+     * process can serve catch-up requests for the slots it had applied.
+     */
+    void reloadLog()
+    {
+        reloadOpId = OpIds.make(OpIds.LOG_RELOAD, 0, ++opSeq);
+        effects.memory(reloadOpId, MemoryOpKind.READ_BULK, self, layout.decidedEntryOffsetWords(0),
+            layout.decidedCapacity() * layout.decidedEntryWords(), 0, 0, null);
+    }
+
+    void onReload(final long opId, final MemoryStatus status, final long[] data)
+    {
+        if (opId != reloadOpId || status != MemoryStatus.OK || data == null)
+        {
+            return;
+        }
+        reloadOpId = -1;
+        final int entryWords = layout.decidedEntryWords();
+        for (int w = 0; w + entryWords <= data.length; w += entryWords)
+        {
+            final long slot = data[w] - 1;
+            final long len = data[w + 1];
+            if (slot < 0 || data[w + entryWords - 1] != data[w] || len < 0 || len > layout.maxBatch() ||
+                slot > appliedThrough || slot <= appliedThrough - ringSlot.length)
+            {
+                continue;
+            }
+            final int i = (int)(slot & mask);
+            if (ringSlot[i] < slot)
+            {
+                ringSlot[i] = slot;
+                ringValue[i] = java.util.Arrays.copyOfRange(data, w + 2, w + 2 + (int)len);
+            }
+        }
+    }
+
+    long appliedThrough()
+    {
+        return appliedThrough;
+    }
+
+    long highestKnownDecided()
+    {
+        return highestKnownDecided;
+    }
+
+    long durableThrough()
+    {
+        return durableThrough;
+    }
+
+    long catchupRequests()
+    {
+        return catchupRequests;
+    }
+
+    /**
+     * Slots below this are decided and written to the decided logs of at least
+     * {@code reclaimReplicas} regions, as the leader reported: acceptor entries below it may be
+     * reclaimed. Our own log alone is not enough: its host may be lost.
+     */
+    long durableFloor()
+    {
+        return reportedDurableThrough + 1;
+    }
+
+    /** A leader reported a replicated durable decided prefix (or a floor implies one). */
+    void reportedDurable(final long through)
+    {
+        if (through > reportedDurableThrough)
+        {
+            reportedDurableThrough = through;
+        }
+        hint(through);
+    }
+
+    /** The decided value of {@code slot} if this learner still holds it, else null. */
+    long[] decidedValue(final long slot)
+    {
+        if (slot < 0)
+        {
+            return null;
+        }
+        final int i = (int)(slot & mask);
+        return ringSlot[i] == slot ? ringValue[i] : null;
+    }
+
+    boolean isDecided(final long slot)
+    {
+        return slot <= appliedThrough || decidedValue(slot) != null;
+    }
+
+    void hint(final long decidedSlot)
+    {
+        if (decidedSlot > highestKnownDecided)
+        {
+            highestKnownDecided = decidedSlot;
+        }
+    }
+
+    void onDecided(final long slot, final long[] value, final long nowTicks)
+    {
+        hint(slot);
+        // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
+        // ring until it is in the region's decided log.
+        if (slot <= appliedThrough || slot > durableThrough + ringSlot.length)
+        {
+            return;
+        }
+        final int i = (int)(slot & mask);
+        if (ringSlot[i] == slot)
+        {
+            // Already learned. A different value here would be an agreement violation; the
+            // simulator's checker owns that verdict (it sees every process's applied log).
+            return;
+        }
+        ringSlot[i] = slot;
+        ringValue[i] = value;
+        applyHeld(nowTicks);
+    }
+
+    /** Applies every held slot that continues the applied prefix, then logs them. */
+    private void applyHeld(final long nowTicks)
+    {
+        while (true)
+        {
+            final long s = appliedThrough + 1;
+            final int j = (int)(s & mask);
+            if (ringSlot[j] != s)
+            {
+                break;
+            }
+            appliedThrough = s;
+            lastProgressTick = nowTicks;
+            effects.decided(s, ringValue[j]);
+        }
+        writeLog();
+    }
+
+    /** Appends applied slots to the region's decided log, then publishes the new prefix. */
+    private void writeLog()
+    {
+        if (logOpId != -1 || durableThrough >= appliedThrough)
+        {
+            return;
+        }
+        final long from = durableThrough + 1;
+        final int count = (int)Math.min(Math.min(appliedThrough - durableThrough, layout.decidedEntriesBeforeWrap(from)),
+            config.catchupBatch());
+        final int entryWords = layout.decidedEntryWords();
+        for (int k = 0; k < count; k++)
+        {
+            final long slot = from + k;
+            final long[] value = decidedValue(slot);
+            assert value != null : "applied slot " + slot + " left the learner ring before it was logged";
+            final int w = k * entryWords;
+            logScratch[w] = slot + 1; // +1: a never-written (zero) entry must not read as slot 0
+            logScratch[w + 1] = value.length;
+            System.arraycopy(value, 0, logScratch, w + 2, value.length);
+            java.util.Arrays.fill(logScratch, w + 2 + value.length, w + entryWords - 1, 0L);
+            logScratch[w + entryWords - 1] = slot + 1;
+        }
+        loggingThrough = from + count - 1;
+        logMarking = false;
+        logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
+        effects.memory(logOpId, MemoryOpKind.WRITE_BULK, self, layout.decidedEntryOffsetWords(from),
+            count * entryWords, 0, 0, logScratch);
+    }
+
+    void onLogCompletion(final long opId, final MemoryStatus status)
+    {
+        if (opId != logOpId)
+        {
+            return;
+        }
+        logOpId = -1;
+        if (status != MemoryStatus.OK)
+        {
+            writeLog();
+            return;
+        }
+        if (!logMarking)
+        {
+            durableThrough = Math.max(durableThrough, loggingThrough); // a skip may have moved it on
+            logMarking = true;
+            logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
+            effects.memory(logOpId, MemoryOpKind.WRITE, self, RegionLayout.DECIDED_THROUGH_WORD, 1, 0,
+                durableThrough, null);
+            return;
+        }
+        writeLog();
+    }
+
+    /**
+     * Behind the known decided prefix for a while: ask {@code askProcess} by message and read the
+     * decided log of one region of N[self] (round robin), one read outstanding.
+     */
+    void onTick(final long nowTicks, final int askProcess)
+    {
+        if (highestKnownDecided <= appliedThrough)
+        {
+            lastProgressTick = nowTicks;
+            return;
+        }
+        if (nowTicks - lastProgressTick < config.catchupTicks() || nowTicks - lastCatchupTick < config.catchupTicks())
+        {
+            return;
+        }
+        lastCatchupTick = nowTicks;
+        final long from = appliedThrough + 1;
+        final int count = (int)Math.min(highestKnownDecided - appliedThrough, config.catchupBatch());
+        if (askProcess >= 0 && askProcess != self)
+        {
+            catchupRequests++;
+            effects.send(askProcess, new Message.CatchupRequest(self, from, count));
+        }
+        if (catchupOpId == -1)
+        {
+            final int degree = graph.degree(self);
+            final int cursor = catchupRegionCursor++ % (degree + 1);
+            final int region = cursor == 0 ? self : graph.neighbour(self, cursor - 1);
+            final int entries = Math.min(count, layout.decidedEntriesBeforeWrap(from));
+            catchupFrom = from;
+            catchupOpId = OpIds.make(OpIds.CATCHUP_READ, 0, ++opSeq);
+            effects.memory(catchupOpId, MemoryOpKind.READ_BULK, region, layout.decidedEntryOffsetWords(from),
+                entries * layout.decidedEntryWords(), 0, 0, null);
+        }
+    }
+
+    void onCatchupCompletion(final long opId, final MemoryStatus status, final long[] data, final long nowTicks)
+    {
+        if (opId != catchupOpId)
+        {
+            return;
+        }
+        catchupOpId = -1;
+        if (status != MemoryStatus.OK || data == null)
+        {
+            return;
+        }
+        final int entryWords = layout.decidedEntryWords();
+        if (catchupFrom == appliedThrough + 1 && data.length >= entryWords && data[0] - 1 > catchupFrom &&
+            data[0] == data[entryWords - 1])
+        {
+            // The ring moved past the slot we need: it holds newer slots there now. Everything up to
+            // (newer - capacity) has been overwritten everywhere this log could have had it.
+            final long newer = data[0] - 1;
+            final long skipTo = newer - layout.decidedCapacity();
+            if (skipTo > appliedThrough && skipTo <= highestKnownDecided)
+            {
+                skip(skipTo, nowTicks);
+            }
+            return;
+        }
+        for (int w = 0, k = 0; w + entryWords <= data.length; w += entryWords, k++)
+        {
+            final long slot = catchupFrom + k;
+            final long len = data[w + 1];
+            if (data[w] != slot + 1 || data[w + entryWords - 1] != slot + 1 || len < 0 || len > layout.maxBatch())
+            {
+                break; // not (yet, or no longer) this slot's entry: the ring holds another slot there
+            }
+            onDecided(slot, java.util.Arrays.copyOfRange(data, w + 2, w + 2 + (int)len), nowTicks);
+        }
+    }
+
+    /** Gives up on slots through {@code through}: the application needs a snapshot of them. */
+    private void skip(final long through, final long nowTicks)
+    {
+        final long from = appliedThrough + 1;
+        skippedSlots += through - appliedThrough;
+        appliedThrough = through;
+        durableThrough = Math.max(durableThrough, through);
+        lastProgressTick = nowTicks;
+        effects.skipped(from, through);
+        applyHeld(nowTicks); // continue with whatever is already held beyond the gap
+    }
+
+    long skippedSlots()
+    {
+        return skippedSlots;
+    }
+
+    /** Decided values from {@code fromSlot}, contiguous, at most {@code count}; null if none held. */
+    long[][] decidedRun(final long fromSlot, final int count)
+    {
+        int n = 0;
+        while (n < count && decidedValue(fromSlot + n) != null)
+        {
+            n++;
+        }
+        if (n == 0)
+        {
+            return null;
+        }
+        final long[][] values = new long[n][];
+        for (int k = 0; k < n; k++)
+        {
+            values[k] = decidedValue(fromSlot + k);
+        }
+        return values;
+    }
+}

@@ -1,0 +1,497 @@
+package io.mmx.runtime.core;
+
+import io.mmx.planner.graph.Graph;
+
+/**
+ * One process of m&amp;m Paxos as a single-threaded, I/O-free state machine: events in
+ * ({@link #onMessage}, {@link #onMemoryCompletion}, {@link #onTick}, {@link #onSuspicion},
+ * {@link #onLeaderChange}, {@link #propose}), effects out through {@link Effects}. No threads,
+ * clocks or global random: time arrives as ticks, randomness from the seed given here.
+ *
+ * <p>Roles, one class each: {@link AcceptorDriver} executes acceptor transitions on regions of
+ * N[p] (its own always, a neighbour's while it suspects it), {@link Proposer} leads,
+ * {@link Learner} learns, applies and logs decisions, {@link AcceptedBundles} batches replies.
+ *
+ * <p>Lifecycle: {@link #start} reads the own region's header (recovering the decided prefix and
+ * the proposer round after a restart); until that completes, messages are dropped.
+ */
+public final class MmPaxosCore implements AcceptorReplies
+{
+    private final int self;
+    private final int n;
+    private final CoreConfig config;
+    private final Effects effects;
+    private final Graph graph;
+    private final Learner learner;
+    private final Proposer proposer;
+    private final AcceptedBundles bundles;
+    private final AcceptorDriver[] drivers;
+    private final Message.Accept[] recentAccepts;
+    private int recentCursor;
+    private long lastPrepare = Ballot.NONE;
+
+    private boolean ready;
+    private long recoveryOpId = -1;
+    private long heartbeatOpId = -1;
+    private long opSeq;
+    private long nowTicks;
+    private long lastHeartbeatTick;
+    private int leader = -1;
+    private long random;
+    private boolean catchupToggle;
+    private Status lastStatus;
+
+    public MmPaxosCore(final int self, final CoreConfig config, final Effects effects, final long seed)
+    {
+        config.conclude();
+        this.self = self;
+        this.n = config.n();
+        this.config = config;
+        this.effects = effects;
+        this.graph = config.graph();
+        if (self < 0 || self >= n)
+        {
+            throw new IllegalArgumentException("process id " + self + " outside 0.." + (n - 1));
+        }
+        this.random = seed == 0 ? 0x9E3779B97F4A7C15L : seed;
+        this.learner = new Learner(self, config, effects);
+        this.proposer = new Proposer(self, config, effects, learner);
+        final int degree = graph.degree(self);
+        this.bundles = new AcceptedBundles(self, n, 64, degree + 1, effects, learner);
+        this.drivers = new AcceptorDriver[degree + 1];
+        // One record scratch for all drivers: Effects.memory copies the payload during the call.
+        final long[] scratch = new long[config.layout().recordCapacityWords()];
+        drivers[0] = new AcceptorDriver(self, self, 0, 0, config, effects, this, learner, scratch);
+        for (int i = 0; i < degree; i++)
+        {
+            final int q = graph.neighbour(self, i);
+            final int lane = 1 + java.util.Arrays.binarySearch(graph.targets(), graph.offsets()[q],
+                graph.offsets()[q + 1], self) - graph.offsets()[q];
+            assert lane >= 1 && lane < config.layout().laneCount();
+            drivers[i + 1] = new AcceptorDriver(self, q, lane, i + 1, config, effects, this, learner, scratch);
+        }
+        this.recentAccepts = new Message.Accept[config.recentAccepts()];
+    }
+
+    public int id()
+    {
+        return self;
+    }
+
+    public boolean ready()
+    {
+        return ready;
+    }
+
+    /** Begins recovery: one read of the own region's header. */
+    public void start(final long nowTicks)
+    {
+        this.nowTicks = nowTicks;
+        recoveryOpId = OpIds.make(OpIds.RECOVERY, 0, ++opSeq);
+        effects.memory(recoveryOpId, MemoryOpKind.READ_BULK, self, 0, RegionLayout.HEADER_WORDS, 0, 0, null);
+    }
+
+    private void onRecovered(final MemoryStatus status, final long[] header)
+    {
+        if (status != MemoryStatus.OK)
+        {
+            start(nowTicks);
+            return;
+        }
+        if (header[RegionLayout.MAGIC_WORD] != RegionLayout.MAGIC ||
+            header[RegionLayout.VERSION_WORD] != RegionLayout.VERSION || header[RegionLayout.OWNER_WORD] != self)
+        {
+            throw new IllegalStateException("region of process " + self + " is not an mmx v" + RegionLayout.VERSION +
+                " region owned by " + self + " (magic/version/owner mismatch): re-create it from the plan");
+        }
+        if (header[RegionLayout.PLAN_HASH_WORD] != config.planHash())
+        {
+            throw new IllegalStateException("region of process " + self + " was laid out for plan hash " +
+                header[RegionLayout.PLAN_HASH_WORD] + ", this process runs plan " + config.planHash() +
+                ": activate the same plan everywhere");
+        }
+        learner.recover(header[RegionLayout.DECIDED_THROUGH_WORD]);
+        learner.reloadLog();
+        proposer.recover(header[RegionLayout.PROPOSER_ROUND_WORD]);
+        ready = true;
+        drivers[0].activate();
+        if (leader == self)
+        {
+            proposer.onLeaderChange(leader, nowTicks, true);
+        }
+    }
+
+    public void onMessage(final Message m, final long nowTicks)
+    {
+        this.nowTicks = nowTicks;
+        if (!ready)
+        {
+            return;
+        }
+        switch (m.type())
+        {
+            case PREPARE:
+                onPrepare((Message.Prepare)m);
+                break;
+            case ACCEPT:
+                onAccept((Message.Accept)m);
+                break;
+            case PROMISE:
+                proposer.onPromise((Message.Promise)m, nowTicks);
+                break;
+            case NACK:
+                proposer.onNack((Message.Nack)m);
+                break;
+            case ACCEPTED:
+                proposer.onAccepted((Message.Accepted)m, nowTicks);
+                break;
+            case FLOORED:
+                proposer.onFloored((Message.Floored)m, nowTicks);
+                break;
+            case COMMIT:
+                onCommit((Message.Commit)m);
+                break;
+            case CATCHUP_REQUEST:
+                onCatchupRequest((Message.CatchupRequest)m);
+                break;
+            default:
+                throw new IllegalStateException("unknown message " + m);
+        }
+        proposer.fill(nowTicks);
+    }
+
+    private void onPrepare(final Message.Prepare p)
+    {
+        proposer.observeBallot(p.ballot);
+        if (p.ballot > lastPrepare)
+        {
+            lastPrepare = p.ballot;
+        }
+        for (final AcceptorDriver d : drivers)
+        {
+            if (d.active())
+            {
+                d.enqueuePrepare(p.ballot);
+            }
+        }
+    }
+
+    private void onAccept(final Message.Accept a)
+    {
+        proposer.observeBallot(a.ballot);
+        learner.reportedDurable(a.durableThrough);
+        learner.hint(a.decidedThrough);
+        recentAccepts[recentCursor++ % recentAccepts.length] = a;
+        runAccept(a, -1);
+    }
+
+    /**
+     * Hands {@code a} to every active driver the Accept names (all, if it names none), or only
+     * to driver {@code onlyIndex} if >= 0.
+     */
+    private void runAccept(final Message.Accept a, final int onlyIndex)
+    {
+        int k = 0;
+        for (int i = 0; i < drivers.length; i++)
+        {
+            if (wants(a, i, onlyIndex))
+            {
+                k++;
+            }
+        }
+        if (k == 0)
+        {
+            return;
+        }
+        bundles.expect(a.ballot, a.firstSlot, k);
+        for (int i = 0; i < drivers.length; i++)
+        {
+            if (wants(a, i, onlyIndex))
+            {
+                drivers[i].enqueueAccept(a);
+            }
+        }
+    }
+
+    private boolean wants(final Message.Accept a, final int i, final int onlyIndex)
+    {
+        if (!drivers[i].active() || (onlyIndex >= 0 && i != onlyIndex))
+        {
+            return false;
+        }
+        if (a.acceptors == null)
+        {
+            return true;
+        }
+        final int q = drivers[i].acceptor();
+        for (final int named : a.acceptors)
+        {
+            if (named == q)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void onCommit(final Message.Commit c)
+    {
+        for (int k = 0; k < c.values.length; k++)
+        {
+            learner.onDecided(c.firstSlot + k, c.values[k], nowTicks);
+        }
+    }
+
+    private void onCatchupRequest(final Message.CatchupRequest r)
+    {
+        final int count = Math.min(r.count, config.catchupBatch());
+        long[][] run = learner.decidedRun(r.fromSlot, count);
+        if (run == null)
+        {
+            run = proposer.decidedRun(r.fromSlot, count);
+        }
+        if (run != null)
+        {
+            effects.send(r.from(), new Message.Commit(self, r.fromSlot, run));
+        }
+    }
+
+    public void onMemoryCompletion(final long opId, final MemoryStatus status, final long value, final long[] data,
+        final long nowTicks)
+    {
+        this.nowTicks = nowTicks;
+        switch (OpIds.purpose(opId))
+        {
+            case OpIds.DRIVER:
+                drivers[OpIds.index(opId)].onCompletion(opId, status, value, data);
+                break;
+            case OpIds.DECIDED_LOG:
+                learner.onLogCompletion(opId, status);
+                break;
+            case OpIds.CATCHUP_READ:
+                learner.onCatchupCompletion(opId, status, data, nowTicks);
+                break;
+            case OpIds.LOG_RELOAD:
+                learner.onReload(opId, status, data);
+                break;
+            case OpIds.PROPOSER_ROUND:
+                proposer.onRoundPersisted(opId, status, nowTicks);
+                break;
+            case OpIds.RECOVERY:
+                if (opId == recoveryOpId)
+                {
+                    recoveryOpId = -1;
+                    onRecovered(status, data);
+                }
+                break;
+            case OpIds.HEARTBEAT:
+                if (opId == heartbeatOpId)
+                {
+                    heartbeatOpId = -1;
+                }
+                break;
+            default:
+                throw new IllegalStateException("completion for unknown op id " + Long.toHexString(opId));
+        }
+        if (ready)
+        {
+            proposer.fill(nowTicks);
+        }
+    }
+
+    public void onTick(final long nowTicks)
+    {
+        this.nowTicks = nowTicks;
+        if (!ready)
+        {
+            return;
+        }
+        if (nowTicks - lastHeartbeatTick >= config.heartbeatTicks() && heartbeatOpId == -1)
+        {
+            lastHeartbeatTick = nowTicks;
+            heartbeatOpId = OpIds.make(OpIds.HEARTBEAT, 0, ++opSeq);
+            effects.memory(heartbeatOpId, MemoryOpKind.FETCH_ADD, self, RegionLayout.HEARTBEAT_WORD, 1, 0, 1, null);
+        }
+        bundles.flushAll();
+        proposer.onTick(nowTicks);
+        // Ask the leader and, every other time, a random process: the leader may lag too.
+        catchupToggle = !catchupToggle;
+        learner.onTick(nowTicks, leader >= 0 && leader != self && catchupToggle ? leader : nextRandom(n));
+        final Status s = status();
+        if (!s.sameAs(lastStatus))
+        {
+            lastStatus = s;
+            effects.status(s);
+        }
+    }
+
+    /**
+     * Membership says {@code process} is (no longer) suspected. Only neighbours matter here: we
+     * start or stop executing their acceptor transitions. Executing for a live q is safe.
+     */
+    public void onSuspicion(final int process, final boolean suspected, final long nowTicks)
+    {
+        this.nowTicks = nowTicks;
+        final int i = coverageIndex(process);
+        if (i <= 0)
+        {
+            return;
+        }
+        final AcceptorDriver d = drivers[i];
+        if (suspected && !d.active())
+        {
+            d.activate();
+            if (ready)
+            {
+                // Replay what q missed so the new executor does not wait for retransmissions.
+                if (lastPrepare != Ballot.NONE)
+                {
+                    d.enqueuePrepare(lastPrepare);
+                }
+                for (final Message.Accept a : recentAccepts)
+                {
+                    if (a != null && a.ballot >= lastPrepare)
+                    {
+                        runAccept(a, i);
+                    }
+                }
+            }
+        }
+        else if (!suspected && d.active())
+        {
+            d.deactivate();
+        }
+    }
+
+    /** The leader oracle (membership's Omega, later) names {@code leader}. */
+    public void onLeaderChange(final int leader, final long nowTicks)
+    {
+        this.nowTicks = nowTicks;
+        this.leader = leader;
+        proposer.onLeaderChange(leader, nowTicks, ready);
+    }
+
+    /**
+     * Queues a client proposal; false if this process does not lead or its queue is full.
+     * Queued proposals go out with the next event, or at {@link #flushProposals()}: a burst of
+     * proposals then shares slots and groups instead of leaving one slot each.
+     */
+    public boolean propose(final long proposalId)
+    {
+        return ready && proposer.propose(proposalId);
+    }
+
+    /** Forms slots and groups from queued proposals now (call after a burst of {@link #propose}). */
+    public void flushProposals()
+    {
+        if (ready)
+        {
+            proposer.fill(nowTicks);
+        }
+    }
+
+    public Status status()
+    {
+        return new Status(self, proposer.role(), proposer.ballot(), proposer.reachableAcceptors(nowTicks), proposer.quorum(),
+            learner.appliedThrough(), learner.highestKnownDecided());
+    }
+
+    public long appliedThrough()
+    {
+        return learner.appliedThrough();
+    }
+
+    public boolean leading()
+    {
+        return proposer.role() == Status.Role.LEADING;
+    }
+
+    /** Acceptor transitions this process published (all acceptors it executed for). */
+    public long transitionsPublished()
+    {
+        long t = 0;
+        for (final AcceptorDriver d : drivers)
+        {
+            t += d.transitions();
+        }
+        return t;
+    }
+
+    public long casFailures()
+    {
+        long t = 0;
+        for (final AcceptorDriver d : drivers)
+        {
+            t += d.casFailures();
+        }
+        return t;
+    }
+
+    /** Acceptors this process currently executes for (itself included). */
+    public int coveredAcceptors()
+    {
+        int c = 0;
+        for (final AcceptorDriver d : drivers)
+        {
+            c += d.active() ? 1 : 0;
+        }
+        return c;
+    }
+
+    private int coverageIndex(final int process)
+    {
+        if (process == self)
+        {
+            return 0;
+        }
+        final int[] offsets = graph.offsets();
+        final int pos = java.util.Arrays.binarySearch(graph.targets(), offsets[self], offsets[self + 1], process);
+        return pos < 0 ? -1 : 1 + pos - offsets[self];
+    }
+
+    private int nextRandom(final int bound)
+    {
+        random ^= random << 13;
+        random ^= random >>> 7;
+        random ^= random << 17;
+        return (int)Math.floorMod(random, (long)bound);
+    }
+
+    // AcceptorReplies: results of transitions this process executed.
+
+    @Override
+    public void promised(final int acceptor, final long ballot, final AcceptorRecord record)
+    {
+        final int count = record.count();
+        final long[] slots = new long[count];
+        final long[] ballots = new long[count];
+        final long[][] values = new long[count][];
+        for (int i = 0; i < count; i++)
+        {
+            slots[i] = record.slot(i);
+            ballots[i] = record.ballot(i);
+            values[i] = record.value(i);
+        }
+        effects.send(Ballot.proposer(ballot, n),
+            new Message.Promise(self, acceptor, ballot, record.floor(), slots, ballots, values));
+    }
+
+    @Override
+    public void refused(final int acceptor, final long ballot, final long promised)
+    {
+        effects.send(Ballot.proposer(ballot, n), new Message.Nack(self, acceptor, ballot, promised));
+    }
+
+    @Override
+    public void acceptResolved(final int acceptor, final Message.Accept accept,
+        final AcceptorTransition.AcceptOutcome outcome, final long floor)
+    {
+        if (outcome == AcceptorTransition.AcceptOutcome.BELOW_FLOOR)
+        {
+            effects.send(Ballot.proposer(accept.ballot, n),
+                new Message.Floored(self, acceptor, accept.ballot, accept.firstSlot, floor));
+        }
+        bundles.resolve(accept.ballot, accept.firstSlot, acceptor, outcome == AcceptorTransition.AcceptOutcome.ACCEPTED,
+            outcome == AcceptorTransition.AcceptOutcome.WINDOW_FULL);
+    }
+}

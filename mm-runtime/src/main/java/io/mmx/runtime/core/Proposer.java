@@ -1,0 +1,665 @@
+package io.mmx.runtime.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+
+/**
+ * The proposer/leader role: phase 1 over all undecided slots on becoming leader, then phase 2
+ * only, with batching (up to {@code maxBatch} proposals per slot), groups of up to
+ * {@code maxSlotsPerAccept} slots per Accept, and at most {@code pipelineSlots} slots beyond the
+ * applied prefix in flight. Quorums count DISTINCT acceptors (bitsets), whoever executed them.
+ */
+final class Proposer
+{
+    private static final long[] NOOP = new long[0];
+
+    private final int self;
+    private final int n;
+    private final CoreConfig config;
+    private final Effects effects;
+    private final Learner learner;
+    private final int quorum;
+
+    private Status.Role role = Status.Role.FOLLOWER;
+    private boolean leaderByOracle;
+    private boolean preempted;
+    private long ballot = Ballot.NONE;
+    private long maxRoundSeen;
+    private long persistedRound;
+    private long roundOpId = -1;
+    private long opSeq;
+    private boolean prepareSent;
+    private long phaseTick;
+
+    private final long[] promiseBits;
+    private int promiseCount;
+    private long maxFloor;
+    private long highestSlotSeen = -1;
+    private final HashMap<Long, long[]> candidateValues = new HashMap<>();
+    private final HashMap<Long, Long> candidateBallots = new HashMap<>();
+
+    private final ArrayList<Group> groups = new ArrayList<>();
+    private long nextSlot;
+    /**
+     * Every slot up to here is decided as far as this proposer knows (its learner, phase 1
+     * floors, its own quorums). The pipeline is measured from here, not from the learner's
+     * applied prefix, so a leader whose learner lags (say, after a restart) still leads.
+     */
+    private long decidedBase = -1;
+    private final long[] decidedRing;
+    /** Values of the slots in {@link #decidedRing}: catch-up source even when our own learner lags. */
+    private final long[][] decidedValues;
+    private int lastDecidedAcks;
+
+    /** Thrifty phase 2: the executor that last ran each acceptor for us, or -1. */
+    private int[] executorOf;
+    /** Leader only: each process's durable decided prefix as its Accepted bundles reported. */
+    private long[] durableOf;
+    private long[] topDurable;
+    private int[] thriftyCount;
+    private int[][] thriftyLists;
+    private final int thriftyTarget;
+
+    private final long[] queue;
+    private int queueHead;
+    private int queueSize;
+
+    private long groupsDecided;
+    private long slotsDecided;
+    private long accepts;
+
+    /** Slots first..first+values.length-1 proposed together at the current ballot. */
+    private static final class Group
+    {
+        final long firstSlot;
+        final long[][] values;
+        final long[] ackBits;
+        int ackCount;
+        long sentTick;
+        long firstSentTick;
+
+        Group(final long firstSlot, final long[][] values, final int n)
+        {
+            this.firstSlot = firstSlot;
+            this.values = values;
+            this.ackBits = new long[(n + 63) >>> 6];
+        }
+    }
+
+    Proposer(final int self, final CoreConfig config, final Effects effects, final Learner learner)
+    {
+        this.self = self;
+        this.n = config.n();
+        this.config = config;
+        this.effects = effects;
+        this.learner = learner;
+        this.quorum = config.quorumSize();
+        this.promiseBits = new long[(n + 63) >>> 6];
+        this.queue = new long[config.proposalQueueCapacity()];
+        // A margin above the quorum absorbs a few slow or lost executors before a retransmission.
+        this.thriftyTarget = Math.min(n, quorum + Math.max(1, n / 32));
+        this.decidedRing = new long[4 * config.recordMaxEntries()];
+        java.util.Arrays.fill(decidedRing, -1L);
+        this.decidedValues = new long[decidedRing.length][];
+    }
+
+    Status.Role role()
+    {
+        return role;
+    }
+
+    long ballot()
+    {
+        return ballot;
+    }
+
+    int quorum()
+    {
+        return quorum;
+    }
+
+    long groupsDecided()
+    {
+        return groupsDecided;
+    }
+
+    long slotsDecided()
+    {
+        return slotsDecided;
+    }
+
+    long accepts()
+    {
+        return accepts;
+    }
+
+    void recover(final long persistedRound)
+    {
+        this.persistedRound = persistedRound;
+        maxRoundSeen = Math.max(maxRoundSeen, persistedRound);
+    }
+
+    /**
+     * Distinct acceptors heard in the current attempt: promises while preparing; while leading,
+     * the acks of the oldest group once it is overdue (a retransmission period old), else the
+     * acks that decided the last group.
+     */
+    int reachableAcceptors(final long nowTicks)
+    {
+        if (role == Status.Role.PREPARING)
+        {
+            return promiseCount;
+        }
+        if (role == Status.Role.LEADING)
+        {
+            if (groups.isEmpty())
+            {
+                return lastDecidedAcks;
+            }
+            final Group oldest = groups.get(0);
+            final boolean overdue = nowTicks - oldest.firstSentTick >= config.retransmitTicks();
+            return overdue ? oldest.ackCount : Math.max(lastDecidedAcks, oldest.ackCount);
+        }
+        return 0;
+    }
+
+    void observeBallot(final long seen)
+    {
+        final long round = Ballot.round(seen, n);
+        if (round > maxRoundSeen)
+        {
+            maxRoundSeen = round;
+        }
+    }
+
+    void onLeaderChange(final int leader, final long nowTicks, final boolean ready)
+    {
+        leaderByOracle = leader == self;
+        if (!leaderByOracle)
+        {
+            stepDown();
+            return;
+        }
+        if (ready && role == Status.Role.FOLLOWER)
+        {
+            startPhase1(nowTicks);
+        }
+    }
+
+    boolean propose(final long proposalId)
+    {
+        if (!leaderByOracle || queueSize == queue.length)
+        {
+            return false;
+        }
+        queue[(queueHead + queueSize) % queue.length] = proposalId;
+        queueSize++;
+        return true;
+    }
+
+    private void stepDown()
+    {
+        role = Status.Role.FOLLOWER;
+        preempted = false;
+        groups.clear();
+        candidateValues.clear();
+        candidateBallots.clear();
+        queueSize = 0;
+        roundOpId = -1;
+    }
+
+    /** Persist the new round in our own region first, so a restart never reuses a ballot. */
+    void startPhase1(final long nowTicks)
+    {
+        if (executorOf == null)
+        {
+            // Leader-only state, allocated when this process first leads.
+            executorOf = new int[n];
+            java.util.Arrays.fill(executorOf, -1);
+            durableOf = new long[n];
+            java.util.Arrays.fill(durableOf, -1L);
+            topDurable = new long[config.reclaimReplicas()];
+            thriftyCount = new int[n];
+            thriftyLists = new int[n][];
+        }
+        final long round = Math.max(maxRoundSeen, persistedRound) + 1;
+        ballot = Ballot.of(round, self, n);
+        maxRoundSeen = round;
+        role = Status.Role.PREPARING;
+        preempted = false;
+        groups.clear();
+        java.util.Arrays.fill(promiseBits, 0L);
+        promiseCount = 0;
+        maxFloor = 0;
+        highestSlotSeen = -1;
+        candidateValues.clear();
+        candidateBallots.clear();
+        prepareSent = false;
+        phaseTick = nowTicks;
+        roundOpId = OpIds.make(OpIds.PROPOSER_ROUND, 0, ++opSeq);
+        effects.memory(roundOpId, MemoryOpKind.WRITE, self, RegionLayout.PROPOSER_ROUND_WORD, 1, 0, round, null);
+    }
+
+    void onRoundPersisted(final long opId, final MemoryStatus status, final long nowTicks)
+    {
+        if (opId != roundOpId)
+        {
+            return;
+        }
+        roundOpId = -1;
+        if (role != Status.Role.PREPARING)
+        {
+            return;
+        }
+        if (status != MemoryStatus.OK)
+        {
+            startPhase1(nowTicks);
+            return;
+        }
+        persistedRound = Ballot.round(ballot, n);
+        prepareSent = true;
+        phaseTick = nowTicks;
+        effects.broadcast(new Message.Prepare(self, ballot));
+    }
+
+    void onPromise(final Message.Promise p, final long nowTicks)
+    {
+        if (role != Status.Role.PREPARING || p.ballot != ballot || !mark(promiseBits, p.acceptor))
+        {
+            return;
+        }
+        promiseCount++;
+        maxFloor = Math.max(maxFloor, p.floor);
+        for (int i = 0; i < p.slots.length; i++)
+        {
+            final long slot = p.slots[i];
+            final Long known = candidateBallots.get(slot);
+            if (known == null || known < p.ballots[i])
+            {
+                candidateBallots.put(slot, p.ballots[i]);
+                candidateValues.put(slot, p.values[i]);
+            }
+            highestSlotSeen = Math.max(highestSlotSeen, slot);
+        }
+        if (promiseCount >= quorum)
+        {
+            becomeLeader(nowTicks);
+        }
+    }
+
+    /**
+     * Phase 1 done: re-propose, for every slot from the floor up to the highest slot any promise
+     * reported, the value of the highest ballot (or a no-op), skipping slots already learned.
+     */
+    private void becomeLeader(final long nowTicks)
+    {
+        role = Status.Role.LEADING;
+        lastDecidedAcks = promiseCount;
+        if (maxFloor > 0)
+        {
+            learner.reportedDurable(maxFloor - 1);
+        }
+        decidedBase = Math.max(decidedBase, Math.max(learner.appliedThrough(), maxFloor - 1));
+        advanceBase();
+        final long start = Math.max(maxFloor, learner.appliedThrough() + 1);
+        nextSlot = Math.max(start, highestSlotSeen + 1);
+        final ArrayList<long[]> run = new ArrayList<>();
+        long runStart = start;
+        for (long s = start; s <= nextSlot; s++)
+        {
+            final boolean end = s == nextSlot || learner.isDecided(s) || run.size() == config.maxSlotsPerAccept();
+            if (end && !run.isEmpty())
+            {
+                sendGroup(runStart, run.toArray(new long[0][]), nowTicks);
+                run.clear();
+            }
+            if (s == nextSlot)
+            {
+                break;
+            }
+            if (learner.isDecided(s))
+            {
+                runStart = s + 1;
+                continue;
+            }
+            if (run.isEmpty())
+            {
+                runStart = s;
+            }
+            final long[] v = candidateValues.get(s);
+            run.add(v == null ? NOOP : v);
+        }
+        candidateValues.clear();
+        candidateBallots.clear();
+        fill(nowTicks);
+    }
+
+    private void sendGroup(final long firstSlot, final long[][] values, final long nowTicks)
+    {
+        final long durable = learner.durableFloor() - 1;
+        final Group g = new Group(firstSlot, values, n);
+        g.sentTick = nowTicks;
+        g.firstSentTick = nowTicks;
+        groups.add(g);
+        accepts++;
+        if (!sendThrifty(firstSlot, values, durable))
+        {
+            effects.broadcast(new Message.Accept(self, ballot, firstSlot, values, durable, decidedBase));
+        }
+    }
+
+    /**
+     * Thrifty phase 2: ask only as many acceptors as a quorum plus a margin, each from the
+     * executor that last ran it for us, one Accept per executor naming its acceptors. Returns
+     * false (broadcast instead) until enough acceptors have known executors. Retransmissions
+     * always broadcast, so a wrong guess costs one retransmission period, never safety.
+     */
+    private boolean sendThrifty(final long firstSlot, final long[][] values, final long durable)
+    {
+        int known = 0;
+        for (int q = 0; q < n && known < thriftyTarget; q++)
+        {
+            known += executorOf[q] >= 0 ? 1 : 0;
+        }
+        if (known < thriftyTarget)
+        {
+            return false;
+        }
+        int chosen = 0;
+        for (int q = 0; q < n && chosen < thriftyTarget; q++)
+        {
+            final int e = executorOf[q];
+            if (e < 0)
+            {
+                continue;
+            }
+            if (thriftyLists[e] == null || thriftyLists[e].length == thriftyCount[e])
+            {
+                thriftyLists[e] = thriftyLists[e] == null ? new int[4] :
+                    java.util.Arrays.copyOf(thriftyLists[e], thriftyLists[e].length * 2);
+            }
+            thriftyLists[e][thriftyCount[e]++] = q;
+            chosen++;
+        }
+        for (int e = 0; e < n; e++)
+        {
+            if (thriftyCount[e] > 0)
+            {
+                effects.send(e, new Message.Accept(self, ballot, firstSlot, values, durable, decidedBase,
+                    java.util.Arrays.copyOf(thriftyLists[e], thriftyCount[e])));
+                thriftyCount[e] = 0;
+            }
+        }
+        return true;
+    }
+
+    /** Forms new groups from queued proposals while the pipeline has room. */
+    void fill(final long nowTicks)
+    {
+        if (role != Status.Role.LEADING)
+        {
+            return;
+        }
+        final int maxBatch = config.maxBatch();
+        while (queueSize > 0)
+        {
+            final long room = decidedBase + config.pipelineSlots() + 1 - nextSlot;
+            if (room <= 0)
+            {
+                return;
+            }
+            final int slots = (int)Math.min(Math.min(room, config.maxSlotsPerAccept()), (queueSize + maxBatch - 1) / maxBatch);
+            final long[][] values = new long[slots][];
+            for (int k = 0; k < slots; k++)
+            {
+                final int take = Math.min(maxBatch, queueSize);
+                final long[] v = new long[take];
+                for (int j = 0; j < take; j++)
+                {
+                    v[j] = queue[queueHead];
+                    queueHead = (queueHead + 1) % queue.length;
+                }
+                queueSize -= take;
+                values[k] = v;
+            }
+            sendGroup(nextSlot, values, nowTicks);
+            nextSlot += slots;
+        }
+    }
+
+    void onAccepted(final Message.Accepted a, final long nowTicks)
+    {
+        // Executors' durable prefixes (facts, whatever the ballot): the reclaimReplicas-th highest
+        // travels on to all executors in our Accepts (see relayDurable), so acceptor windows drain
+        // even while some learners (ours included) lag, and no decided value lives in fewer logs.
+        if (durableOf != null && a.durableThrough > durableOf[a.from()])
+        {
+            durableOf[a.from()] = a.durableThrough;
+        }
+        if (role != Status.Role.LEADING || a.ballot != ballot || a.acceptors.length == 0)
+        {
+            return;
+        }
+        final Group g = find(a.firstSlot);
+        if (g == null)
+        {
+            return;
+        }
+        for (final int acceptor : a.acceptors)
+        {
+            executorOf[acceptor] = a.from();
+            if (mark(g.ackBits, acceptor))
+            {
+                g.ackCount++;
+            }
+        }
+        if (g.ackCount >= quorum)
+        {
+            decide(g, nowTicks);
+            fill(nowTicks);
+        }
+    }
+
+    private void decide(final Group g, final long nowTicks)
+    {
+        groups.remove(g);
+        groupsDecided++;
+        slotsDecided += g.values.length;
+        lastDecidedAcks = g.ackCount;
+        for (int k = 0; k < g.values.length; k++)
+        {
+            final long slot = g.firstSlot + k;
+            assert slot - decidedBase <= decidedRing.length : "decided slot beyond the proposer's window";
+            decidedRing[(int)(slot % decidedRing.length)] = slot;
+            decidedValues[(int)(slot % decidedRing.length)] = g.values[k];
+            learner.onDecided(slot, g.values[k], nowTicks);
+        }
+        advanceBase();
+        effects.broadcast(new Message.Commit(self, g.firstSlot, g.values));
+    }
+
+    /**
+     * Slots below {@code f.floor} are decided (I5), with values we may not know. Stop proposing
+     * them: trim every group that reaches below the floor to its slots at or above it (same
+     * ballot, same values, so nothing an acceptor accepted changes meaning) and let the learner
+     * catch up on the rest.
+     */
+    void onFloored(final Message.Floored f, final long nowTicks)
+    {
+        learner.reportedDurable(f.floor - 1);
+        if (role != Status.Role.LEADING || f.ballot != ballot)
+        {
+            return;
+        }
+        decidedBase = Math.max(decidedBase, f.floor - 1);
+        for (int i = 0; i < groups.size(); i++)
+        {
+            final Group g = groups.get(i);
+            if (g.firstSlot >= f.floor)
+            {
+                continue;
+            }
+            final long end = g.firstSlot + g.values.length;
+            groups.remove(i--);
+            if (end > f.floor)
+            {
+                final long[][] rest = java.util.Arrays.copyOfRange(g.values, (int)(f.floor - g.firstSlot), g.values.length);
+                final Group t = new Group(f.floor, rest, n);
+                t.sentTick = nowTicks;
+                t.firstSentTick = g.firstSentTick;
+                groups.add(i + 1, t);
+                i++;
+                effects.broadcast(new Message.Accept(self, ballot, f.floor, rest, learner.durableFloor() - 1, decidedBase));
+            }
+        }
+        advanceBase();
+        fill(nowTicks);
+    }
+
+    void onNack(final Message.Nack nack)
+    {
+        observeBallot(nack.promised);
+        if (role != Status.Role.FOLLOWER && nack.ballot == ballot && nack.promised > ballot)
+        {
+            preempted = true;
+        }
+    }
+
+    /** Reports the prefix that at least {@code reclaimReplicas} processes have logged. */
+    private void relayDurable()
+    {
+        if (durableOf == null)
+        {
+            return;
+        }
+        final int k = topDurable.length;
+        java.util.Arrays.fill(topDurable, -1L);
+        for (int p = 0; p < n; p++)
+        {
+            final long d = durableOf[p];
+            if (d > topDurable[k - 1])
+            {
+                int i = k - 1;
+                while (i > 0 && topDurable[i - 1] < d)
+                {
+                    topDurable[i] = topDurable[i - 1];
+                    i--;
+                }
+                topDurable[i] = d;
+            }
+        }
+        learner.reportedDurable(topDurable[k - 1]);
+    }
+
+    void onTick(final long nowTicks)
+    {
+        relayDurable();
+        if (preempted && leaderByOracle)
+        {
+            startPhase1(nowTicks);
+            return;
+        }
+        if (role == Status.Role.PREPARING)
+        {
+            if (prepareSent && nowTicks - phaseTick >= config.prepareRetryTicks())
+            {
+                phaseTick = nowTicks;
+                effects.broadcast(new Message.Prepare(self, ballot));
+            }
+            return;
+        }
+        if (role != Status.Role.LEADING)
+        {
+            return;
+        }
+        advanceBase();
+        // Groups the learner completed meanwhile (by catch-up) are done.
+        for (int i = groups.size() - 1; i >= 0; i--)
+        {
+            final Group g = groups.get(i);
+            boolean all = true;
+            for (int k = 0; k < g.values.length && all; k++)
+            {
+                all = learner.isDecided(g.firstSlot + k);
+            }
+            if (all)
+            {
+                groups.remove(i);
+            }
+        }
+        int resent = 0;
+        for (int i = 0; i < groups.size() && resent < 4; i++)
+        {
+            final Group g = groups.get(i);
+            if (nowTicks - g.sentTick >= config.retransmitTicks())
+            {
+                g.sentTick = nowTicks;
+                resent++;
+                // A fresh copy: it carries today's durable prefix, which lets executors raise
+                // floors and make room in acceptor windows that filled up meanwhile.
+                effects.broadcast(new Message.Accept(self, ballot, g.firstSlot, g.values, learner.durableFloor() - 1,
+                    decidedBase));
+            }
+        }
+        fill(nowTicks);
+    }
+
+    /** Decided values this proposer decided, contiguous from {@code fromSlot}, at most {@code count}; or null. */
+    long[][] decidedRun(final long fromSlot, final int count)
+    {
+        int k = 0;
+        while (k < count && fromSlot + k >= 0 && decidedRing[(int)((fromSlot + k) % decidedRing.length)] == fromSlot + k)
+        {
+            k++;
+        }
+        if (k == 0)
+        {
+            return null;
+        }
+        final long[][] values = new long[k][];
+        for (int i = 0; i < k; i++)
+        {
+            values[i] = decidedValues[(int)((fromSlot + i) % decidedRing.length)];
+        }
+        return values;
+    }
+
+    private void advanceBase()
+    {
+        while (true)
+        {
+            final long s = decidedBase + 1;
+            if (decidedRing[(int)(s % decidedRing.length)] != s && !learner.isDecided(s))
+            {
+                return;
+            }
+            decidedBase = s;
+        }
+    }
+
+    private Group find(final long firstSlot)
+    {
+        for (int i = 0; i < groups.size(); i++)
+        {
+            final Group g = groups.get(i);
+            if (g.firstSlot == firstSlot)
+            {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /** Sets bit {@code i}; returns true if it was clear (a distinct acceptor). */
+    private static boolean mark(final long[] bits, final int i)
+    {
+        final long mask = 1L << (i & 63);
+        final int w = i >>> 6;
+        if ((bits[w] & mask) != 0)
+        {
+            return false;
+        }
+        bits[w] |= mask;
+        return true;
+    }
+}

@@ -1,0 +1,186 @@
+package io.mmx.runtime.core;
+
+/**
+ * The memory layout of a region R_q, in 8-byte words. Every offset the protocol touches is
+ * computed here, so the layout documented in {@code docs/protocol.md} has one source.
+ *
+ * <pre>
+ * word 0   MAGIC              "MMXREGN1"
+ * word 1   VERSION            layout version (1)
+ * word 2   OWNER              q
+ * word 3   PLAN_HASH          hash of the plan the region was laid out for
+ * word 4   HEAD               the acceptor head word: seq(43) | lane(16) | index(4); 0 = initial state
+ * word 5   HEARTBEAT          incremented by q only (fetch-add); membership reads it
+ * word 6   DECIDED_THROUGH    highest slot whose decided entry q has written to its decided log
+ * word 7   PROPOSER_ROUND     the highest ballot round q may have used as a proposer
+ * lanes    laneCount lanes x RECORDS_PER_LANE record slots x recordCapacityWords
+ *          lane 0 is written by q, lane 1 + i by q's i-th smallest neighbour
+ * decided  decidedCapacity entries x decidedEntryWords, entry of slot s at s mod decidedCapacity
+ * </pre>
+ *
+ * Records are written only into the executor's own lane and only into a record slot that is not
+ * the current head (see {@link AcceptorDriver}), so two executors never write the same words.
+ */
+public final class RegionLayout
+{
+    public static final long MAGIC = 0x4D4D5852_45474E31L;
+    public static final long VERSION = 1L;
+
+    public static final int MAGIC_WORD = 0;
+    public static final int VERSION_WORD = 1;
+    public static final int OWNER_WORD = 2;
+    public static final int PLAN_HASH_WORD = 3;
+    public static final int HEAD_WORD = 4;
+    public static final int HEARTBEAT_WORD = 5;
+    public static final int DECIDED_THROUGH_WORD = 6;
+    public static final int PROPOSER_ROUND_WORD = 7;
+    public static final int HEADER_WORDS = 8;
+
+    /** Two record slots per lane: the executor's published record and the one it writes next. */
+    public static final int RECORDS_PER_LANE = 2;
+
+    static final int HEAD_INDEX_BITS = 4;
+    static final int HEAD_LANE_BITS = 16;
+    static final int HEAD_SEQ_SHIFT = HEAD_INDEX_BITS + HEAD_LANE_BITS;
+    /** Largest head sequence: 2^43 - 1 transitions per acceptor before the head word overflows. */
+    public static final long MAX_HEAD_SEQ = (1L << (63 - HEAD_SEQ_SHIFT)) - 1;
+
+    /** Decided entry words: slot + 1, value length, values[maxBatch], slot + 1 echo (0 = never written). */
+    public static final int DECIDED_ENTRY_FIXED_WORDS = 3;
+
+    private final int laneCount;
+    private final int recordMaxEntries;
+    private final int maxBatch;
+    private final int recordCapacityWords;
+    private final int decidedCapacity;
+    private final int decidedEntryWords;
+    private final int lanesOffsetWords;
+    private final int decidedOffsetWords;
+    private final int regionWords;
+
+    /**
+     * @param laneCount        1 + the largest degree in the plan.
+     * @param recordMaxEntries accepted entries one acceptor record can hold (the acceptor window).
+     * @param maxBatch         proposals per slot value.
+     * @param decidedCapacity  entries in the decided-log ring.
+     */
+    public RegionLayout(final int laneCount, final int recordMaxEntries, final int maxBatch, final int decidedCapacity)
+    {
+        if (laneCount < 1 || laneCount >= (1 << HEAD_LANE_BITS))
+        {
+            throw new IllegalArgumentException("lane count " + laneCount + " outside 1.." + ((1 << HEAD_LANE_BITS) - 1) +
+                ": the plan's maximum degree is too large for the head word");
+        }
+        if (recordMaxEntries < 1 || maxBatch < 1 || decidedCapacity < 1)
+        {
+            throw new IllegalArgumentException("record entries, batch and decided capacity must be >= 1");
+        }
+        this.laneCount = laneCount;
+        this.recordMaxEntries = recordMaxEntries;
+        this.maxBatch = maxBatch;
+        this.recordCapacityWords = AcceptorRecord.capacityWords(recordMaxEntries, maxBatch);
+        this.decidedCapacity = decidedCapacity;
+        this.decidedEntryWords = DECIDED_ENTRY_FIXED_WORDS + maxBatch;
+        this.lanesOffsetWords = HEADER_WORDS;
+        final long decidedOffset = (long)lanesOffsetWords + (long)laneCount * RECORDS_PER_LANE * recordCapacityWords;
+        final long total = decidedOffset + (long)decidedCapacity * decidedEntryWords;
+        if (total > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("region of " + total + " words is too large: reduce the record " +
+                "window, the batch size or the decided-log capacity");
+        }
+        this.decidedOffsetWords = (int)decidedOffset;
+        this.regionWords = (int)total;
+    }
+
+    public int laneCount()
+    {
+        return laneCount;
+    }
+
+    public int recordMaxEntries()
+    {
+        return recordMaxEntries;
+    }
+
+    public int maxBatch()
+    {
+        return maxBatch;
+    }
+
+    public int recordCapacityWords()
+    {
+        return recordCapacityWords;
+    }
+
+    public int decidedCapacity()
+    {
+        return decidedCapacity;
+    }
+
+    public int decidedEntryWords()
+    {
+        return decidedEntryWords;
+    }
+
+    public int regionWords()
+    {
+        return regionWords;
+    }
+
+    public int recordOffsetWords(final int lane, final int index)
+    {
+        assert lane >= 0 && lane < laneCount && index >= 0 && index < RECORDS_PER_LANE;
+        return lanesOffsetWords + (lane * RECORDS_PER_LANE + index) * recordCapacityWords;
+    }
+
+    public int decidedEntryOffsetWords(final long slot)
+    {
+        assert slot >= 0;
+        return decidedOffsetWords + (int)(slot % decidedCapacity) * decidedEntryWords;
+    }
+
+    /** Entries from {@code slot} to the end of the ring without wrapping. */
+    public int decidedEntriesBeforeWrap(final long slot)
+    {
+        return decidedCapacity - (int)(slot % decidedCapacity);
+    }
+
+    /** Encodes a head word. Sequence 0 is the initial state and has no record. */
+    public static long headWord(final long seq, final int lane, final int index)
+    {
+        if (seq < 1 || seq > MAX_HEAD_SEQ)
+        {
+            throw new ArithmeticException("head sequence " + seq + " outside 1.." + MAX_HEAD_SEQ);
+        }
+        return (seq << HEAD_SEQ_SHIFT) | ((long)lane << HEAD_INDEX_BITS) | index;
+    }
+
+    public static long headSeq(final long head)
+    {
+        return head >>> HEAD_SEQ_SHIFT;
+    }
+
+    public static int headLane(final long head)
+    {
+        return (int)((head >>> HEAD_INDEX_BITS) & ((1 << HEAD_LANE_BITS) - 1));
+    }
+
+    public static int headIndex(final long head)
+    {
+        return (int)(head & ((1 << HEAD_INDEX_BITS) - 1));
+    }
+
+    /** The header words a fresh region starts with; the rest of the region is zero. */
+    public static void initHeader(final long[] header, final int owner, final long planHash)
+    {
+        header[MAGIC_WORD] = MAGIC;
+        header[VERSION_WORD] = VERSION;
+        header[OWNER_WORD] = owner;
+        header[PLAN_HASH_WORD] = planHash;
+        header[HEAD_WORD] = 0L;
+        header[HEARTBEAT_WORD] = 0L;
+        header[DECIDED_THROUGH_WORD] = -1L;
+        header[PROPOSER_ROUND_WORD] = 0L;
+    }
+}

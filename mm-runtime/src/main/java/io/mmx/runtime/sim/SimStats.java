@@ -1,0 +1,61 @@
+package io.mmx.runtime.sim;
+
+import io.mmx.runtime.core.MemoryOpKind;
+import io.mmx.runtime.core.Message;
+
+/** Counters of one simulated run: events, messages by type, memory operations by kind. */
+public final class SimStats
+{
+    public long events;
+    public final long[] messagesSent = new long[Message.Type.values().length];
+    public long messagesDelivered;
+    public long messagesDropped;
+    public final long[] memoryOps = new long[MemoryOpKind.values().length];
+    public long memoryRefused;
+    public long memoryTimeouts;
+    public long crashes;
+    public long restarts;
+    public long leaderChanges;
+    public long coreAllocatedBytes;
+    /** Decided slots learners skipped because no reachable log held them (state transfer needed). */
+    public long skippedSlots;
+
+    public long messagesSentTotal()
+    {
+        long t = 0;
+        for (final long m : messagesSent)
+        {
+            t += m;
+        }
+        return t;
+    }
+
+    public long memoryOpsTotal()
+    {
+        long t = 0;
+        for (final long m : memoryOps)
+        {
+            t += m;
+        }
+        return t;
+    }
+
+    /** Messages handed to the network (sent, before loss) per decided slot. */
+    public String perSlot(final long slots)
+    {
+        final double s = Math.max(1, slots);
+        final StringBuilder sb = new StringBuilder();
+        sb.append(String.format("per slot: %.1f messages sent (%.1f delivered), %.1f memory ops [",
+            messagesSentTotal() / s, messagesDelivered / s, memoryOpsTotal() / s));
+        for (final MemoryOpKind k : MemoryOpKind.values())
+        {
+            sb.append(k).append(' ').append(String.format("%.1f", memoryOps[k.ordinal()] / s)).append(' ');
+        }
+        sb.append("] messages [");
+        for (final Message.Type t : Message.Type.values())
+        {
+            sb.append(t).append(' ').append(String.format("%.1f", messagesSent[t.ordinal()] / s)).append(' ');
+        }
+        return sb.append(']').toString();
+    }
+}

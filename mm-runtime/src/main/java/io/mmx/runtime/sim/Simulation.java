@@ -1,0 +1,877 @@
+package io.mmx.runtime.sim;
+
+import io.mmx.planner.graph.Graph;
+import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.core.Effects;
+import io.mmx.runtime.core.MemoryOpKind;
+import io.mmx.runtime.core.MemoryStatus;
+import io.mmx.runtime.core.Message;
+import io.mmx.runtime.core.MmPaxosCore;
+import io.mmx.runtime.core.RegionLayout;
+import io.mmx.runtime.core.Status;
+
+import java.lang.management.ManagementFactory;
+import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A whole m&amp;m Paxos cluster in one thread, deterministic from one seed: a simulated network
+ * (delay, loss, duplication, reordering, partitions), a simulated memory fabric (per-op latency,
+ * access only along the plan's edges, regions that survive process crashes and die with their
+ * host), crashes and restarts at any point, false suspicions, and a leader oracle with churn.
+ * The {@link SafetyChecker} sees every decision; the run stops at the first violation.
+ */
+public final class Simulation
+{
+    private static final int DELIVER = 1;
+    private static final int MEM_DONE = 2;
+    private static final int TICK = 3;
+    private static final int SUSPICION = 4;
+    private static final int LEADER = 5;
+    private static final int ORACLE = 6;
+    private static final int CLIENT = 7;
+    private static final int FAULT = 8;
+    private static final int RESTART = 9;
+    private static final int FALSE_SUSPICION_END = 10;
+    private static final int CHURN_END = 11;
+    private static final int PARTITION_END = 12;
+
+    private static final MemoryStatus[] STATUSES = MemoryStatus.values();
+
+    private final CoreConfig config;
+    private final Graph graph;
+    private final int n;
+    private final long seed;
+    private final FaultPlan faults;
+    private final SplittableRandom random;
+    private final EventQueue queue;
+    private final RegionLayout layout;
+    private final SimRegion[] regions;
+    private final MmPaxosCore[] cores;
+    private final boolean[] up;
+    private final int[] incarnation;
+    private final Status[] lastStatus;
+    private final SafetyChecker checker;
+    private final SimStats stats = new SimStats();
+
+    private long now;
+    private long tickMicros = 100;
+    private int omega = -1;
+    private long leaderVersion;
+    private final long[] leaderVersionSeen;
+    private int churnLeader = -1;
+    private boolean faultsOn;
+    private boolean partitioned;
+    private final boolean[] side;
+    private boolean clientsOn;
+    private long clientIntervalMicros = 50;
+    private int clientBurst = 64;
+    private long proposalLimit = Long.MAX_VALUE;
+    private long nextProposalId;
+    private boolean started;
+
+    private boolean measureAllocations;
+    private final com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+    private long callbackAllocated;
+    private int callbackDepth;
+
+    public Simulation(final CoreConfig config, final FaultPlan faults, final long seed)
+    {
+        config.conclude();
+        this.config = config;
+        this.graph = config.graph();
+        this.n = graph.n();
+        this.seed = seed;
+        this.faults = faults;
+        this.random = new SplittableRandom(seed);
+        this.queue = new EventQueue(Math.max(1024, n * 16));
+        this.layout = config.layout();
+        this.regions = new SimRegion[n];
+        this.cores = new MmPaxosCore[n];
+        this.up = new boolean[n];
+        this.incarnation = new int[n];
+        this.lastStatus = new Status[n];
+        this.side = new boolean[n];
+        this.leaderVersionSeen = new long[n];
+        this.checker = new SafetyChecker(n);
+        final long[] header = new long[RegionLayout.HEADER_WORDS];
+        for (int p = 0; p < n; p++)
+        {
+            regions[p] = new SimRegion(layout.regionWords());
+            RegionLayout.initHeader(header, p, config.planHash());
+            regions[p].write(0, header, header.length);
+            up[p] = true;
+        }
+    }
+
+    public long seed()
+    {
+        return seed;
+    }
+
+    public long nowMicros()
+    {
+        return now;
+    }
+
+    public SafetyChecker checker()
+    {
+        return checker;
+    }
+
+    public SimStats stats()
+    {
+        return stats;
+    }
+
+    public int n()
+    {
+        return n;
+    }
+
+    public boolean isUp(final int p)
+    {
+        return up[p];
+    }
+
+    public MmPaxosCore core(final int p)
+    {
+        return cores[p];
+    }
+
+    public Status lastStatus(final int p)
+    {
+        return lastStatus[p];
+    }
+
+    public int leader()
+    {
+        return omega;
+    }
+
+    public Simulation tickMicros(final long tickMicros)
+    {
+        this.tickMicros = tickMicros;
+        return this;
+    }
+
+    /** Clients propose up to {@code burst} ids every {@code intervalMicros} to the leader, at most {@code limit} in all. */
+    public Simulation clients(final long intervalMicros, final int burst, final long limit)
+    {
+        this.clientIntervalMicros = intervalMicros;
+        this.clientBurst = burst;
+        this.proposalLimit = limit;
+        return this;
+    }
+
+    /** Counts bytes allocated inside core calls (excluding the simulator's own callbacks). */
+    public Simulation measureCoreAllocations(final boolean measure)
+    {
+        this.measureAllocations = measure;
+        return this;
+    }
+
+    /** Before {@link #start}: these processes begin crashed (their regions intact). */
+    public void crashAtStart(final boolean[] crashed)
+    {
+        if (started)
+        {
+            throw new IllegalStateException("crashAtStart must precede start()");
+        }
+        for (int p = 0; p < n; p++)
+        {
+            if (crashed[p])
+            {
+                up[p] = false;
+            }
+        }
+    }
+
+    /** Starts every live process, the oracle, clients and (if {@code withFaults}) random faults. */
+    public void start(final boolean withFaults)
+    {
+        started = true;
+        faultsOn = withFaults && faults.faultIntervalMicros > 0;
+        clientsOn = true;
+        for (int p = 0; p < n; p++)
+        {
+            if (up[p])
+            {
+                boot(p);
+            }
+        }
+        omega = computeLeader();
+        for (int p = 0; p < n; p++)
+        {
+            if (up[p])
+            {
+                // Processes crashed before the start are suspected from the start.
+                informJoining(p);
+            }
+        }
+        stats.leaderChanges++;
+        queue.push(now + clientIntervalMicros, CLIENT, 0, 0, 0, 0, 0, null);
+        if (faultsOn)
+        {
+            queue.push(now + nextFaultDelay(), FAULT, 0, 0, 0, 0, 0, null);
+        }
+    }
+
+    /**
+     * Runs until {@code done} holds (checked between events), a safety violation, or
+     * {@code maxMicros} of simulated time pass. Returns whether {@code done} held.
+     */
+    public boolean runUntil(final BooleanSupplier done, final long maxMicros)
+    {
+        final long end = now + maxMicros;
+        int sinceCheck = 0;
+        while (checker.violation() == null)
+        {
+            if (++sinceCheck >= 64)
+            {
+                sinceCheck = 0;
+                if (done.getAsBoolean())
+                {
+                    return true;
+                }
+            }
+            if (queue.size() == 0 || queue.peekTime() > end)
+            {
+                now = end;
+                return done.getAsBoolean();
+            }
+            final int e = queue.pop();
+            now = queue.time[e];
+            stats.events++;
+            dispatch(e);
+            queue.release(e);
+        }
+        return false;
+    }
+
+    public void runFor(final long micros)
+    {
+        runUntil(() -> false, micros);
+    }
+
+    private void dispatch(final int e)
+    {
+        final int p = queue.proc[e];
+        switch (queue.kind[e])
+        {
+            case DELIVER:
+                if (up[p])
+                {
+                    stats.messagesDelivered++;
+                    enter();
+                    cores[p].onMessage((Message)queue.obj[e], ticks());
+                    exit();
+                }
+                break;
+            case MEM_DONE:
+                if (up[p] && incarnation[p] == queue.inc[e])
+                {
+                    enter();
+                    cores[p].onMemoryCompletion(queue.a[e], STATUSES[queue.c[e]], queue.b[e], (long[])queue.obj[e],
+                        ticks());
+                    exit();
+                }
+                break;
+            case TICK:
+                if (up[p] && incarnation[p] == queue.inc[e])
+                {
+                    enter();
+                    cores[p].onTick(ticks());
+                    exit();
+                    queue.push(now + tickMicros, TICK, p, incarnation[p], 0, 0, 0, null);
+                }
+                break;
+            case SUSPICION:
+            case FALSE_SUSPICION_END:
+            {
+                final int q = queue.c[e];
+                if (up[p] && incarnation[p] == queue.inc[e])
+                {
+                    // a = 1: a false suspicion (holds until its end event); otherwise suspect what is down now.
+                    final boolean suspected = queue.kind[e] == SUSPICION && queue.a[e] == 1 || !up[q];
+                    enter();
+                    cores[p].onSuspicion(q, suspected, ticks());
+                    exit();
+                }
+                break;
+            }
+            case LEADER:
+                // Announcements may arrive skewed; a process acts only on a newer one than it saw.
+                if (up[p] && incarnation[p] == queue.inc[e] && queue.a[e] > leaderVersionSeen[p])
+                {
+                    leaderVersionSeen[p] = queue.a[e];
+                    enter();
+                    cores[p].onLeaderChange(queue.c[e], ticks());
+                    exit();
+                }
+                break;
+            case ORACLE:
+                updateOracle();
+                break;
+            case CLIENT:
+                client();
+                break;
+            case FAULT:
+                if (faultsOn)
+                {
+                    randomFault();
+                    queue.push(now + nextFaultDelay(), FAULT, 0, 0, 0, 0, 0, null);
+                }
+                break;
+            case RESTART:
+                if (!up[p] && !regions[p].lost())
+                {
+                    restart(p);
+                }
+                break;
+            case CHURN_END:
+                churnLeader = -1;
+                updateOracle();
+                break;
+            case PARTITION_END:
+                partitioned = false;
+                break;
+            default:
+                throw new IllegalStateException("unknown event kind " + queue.kind[e]);
+        }
+    }
+
+    private long ticks()
+    {
+        return now / tickMicros;
+    }
+
+    private void boot(final int p)
+    {
+        up[p] = true;
+        final int inc = incarnation[p];
+        cores[p] = new MmPaxosCore(p, config, new ProcessEffects(p, inc), seed * 31 + p * 1_000_003L + inc);
+        enter();
+        cores[p].start(ticks());
+        exit();
+        queue.push(now + 1 + random.nextLong(tickMicros), TICK, p, inc, 0, 0, 0, null);
+    }
+
+    /** Tells a process that (re)joins who leads and which of its neighbours are down. */
+    private void informJoining(final int p)
+    {
+        enter();
+        cores[p].onLeaderChange(omega, ticks());
+        for (int i = 0; i < graph.degree(p); i++)
+        {
+            final int q = graph.neighbour(p, i);
+            if (!up[q])
+            {
+                cores[p].onSuspicion(q, true, ticks());
+            }
+        }
+        exit();
+    }
+
+    /** Crashes {@code p} now: volatile state gone, region intact, neighbours suspect it after the detection delay. */
+    public void crash(final int p)
+    {
+        if (!up[p])
+        {
+            return;
+        }
+        up[p] = false;
+        cores[p] = null;
+        incarnation[p]++;
+        stats.crashes++;
+        for (int i = 0; i < graph.degree(p); i++)
+        {
+            final int q = graph.neighbour(p, i);
+            queue.push(now + faults.detectionDelayMicros, SUSPICION, q, incarnation[q], p, 0, 0, null);
+        }
+        queue.push(now + faults.detectionDelayMicros, ORACLE, 0, 0, 0, 0, 0, null);
+    }
+
+    /** Crashes {@code p} and loses its host: its region is gone for good. */
+    public void loseHost(final int p)
+    {
+        crash(p);
+        regions[p].lose();
+    }
+
+    public void restart(final int p)
+    {
+        if (up[p] || regions[p].lost())
+        {
+            return;
+        }
+        incarnation[p]++;
+        stats.restarts++;
+        checker.restarted(p);
+        boot(p);
+        leaderVersionSeen[p] = leaderVersion;
+        informJoining(p);
+        for (int i = 0; i < graph.degree(p); i++)
+        {
+            final int q = graph.neighbour(p, i);
+            if (up[q])
+            {
+                queue.push(now + faults.detectionDelayMicros, SUSPICION, q, incarnation[q], p, 0, 0, null);
+            }
+        }
+        queue.push(now + faults.detectionDelayMicros, ORACLE, 0, 0, 0, 0, 0, null);
+    }
+
+    /**
+     * Ends the fault phase: no more random faults, partitions, loss, duplication or memory
+     * timeouts; churn stops; suspicions become accurate. Crashed processes stay crashed unless
+     * {@code restartAll}.
+     */
+    public void heal(final boolean restartAll)
+    {
+        faultsOn = false;
+        partitioned = false;
+        churnLeader = -1;
+        faults.messageLoss = 0;
+        faults.messageDuplication = 0;
+        faults.memoryTimeout = 0;
+        if (restartAll)
+        {
+            for (int p = 0; p < n; p++)
+            {
+                restart(p);
+            }
+        }
+        for (int p = 0; p < n; p++)
+        {
+            if (!up[p])
+            {
+                continue;
+            }
+            enter();
+            for (int i = 0; i < graph.degree(p); i++)
+            {
+                final int q = graph.neighbour(p, i);
+                cores[p].onSuspicion(q, !up[q], ticks());
+            }
+            exit();
+        }
+        announce(computeLeader());
+    }
+
+    public void stopClients()
+    {
+        clientsOn = false;
+    }
+
+    /** |N[S]| of the live set S: the live acceptors. */
+    public int liveAcceptors()
+    {
+        int count = 0;
+        for (int q = 0; q < n; q++)
+        {
+            if (regions[q].lost())
+            {
+                continue;
+            }
+            boolean reachable = up[q];
+            for (int i = 0; i < graph.degree(q) && !reachable; i++)
+            {
+                reachable = up[graph.neighbour(q, i)];
+            }
+            count += reachable ? 1 : 0;
+        }
+        return count;
+    }
+
+    /** Reads {@code length} words of region {@code q} directly (tests and reports; no simulated op). */
+    public long[] peekRegion(final int q, final int offset, final int length)
+    {
+        final long[] words = new long[length];
+        regions[q].read(offset, words, length);
+        return words;
+    }
+
+    /** The acceptor record region {@code q}'s head word points to, decoded (tests and reports). */
+    public io.mmx.runtime.core.AcceptorRecord peekAcceptor(final int q)
+    {
+        final io.mmx.runtime.core.AcceptorRecord record =
+            new io.mmx.runtime.core.AcceptorRecord(config.recordMaxEntries(), config.maxBatch());
+        final long head = regions[q].get(RegionLayout.HEAD_WORD);
+        if (head != 0)
+        {
+            final long[] words = peekRegion(q, layout.recordOffsetWords(RegionLayout.headLane(head),
+                RegionLayout.headIndex(head)), layout.recordCapacityWords());
+            if (!record.decode(words, 0, words.length, RegionLayout.headSeq(head)))
+            {
+                throw new IllegalStateException("region " + q + " head " + Long.toHexString(head) + " points to a torn record");
+            }
+        }
+        return record;
+    }
+
+    /** Memory pages (of {@link SimRegion#pageWords()} words) allocated across all regions. */
+    public long regionPagesAllocated()
+    {
+        long pages = 0;
+        for (final SimRegion r : regions)
+        {
+            pages += r.pagesAllocated();
+        }
+        return pages;
+    }
+
+    private int computeLeader()
+    {
+        if (churnLeader >= 0 && up[churnLeader])
+        {
+            return churnLeader;
+        }
+        for (int p = 0; p < n; p++)
+        {
+            if (up[p])
+            {
+                return p;
+            }
+        }
+        return -1;
+    }
+
+    private void updateOracle()
+    {
+        final int leader = computeLeader();
+        if (leader == omega)
+        {
+            return;
+        }
+        announce(leader);
+    }
+
+    private void announce(final int leader)
+    {
+        omega = leader;
+        leaderVersion++;
+        stats.leaderChanges++;
+        for (int p = 0; p < n; p++)
+        {
+            if (up[p])
+            {
+                final long skew = faults.leaderSkewMaxMicros > 0 ? random.nextLong(faults.leaderSkewMaxMicros + 1) : 0;
+                queue.push(now + skew, LEADER, p, incarnation[p], leader, leaderVersion, 0, null);
+            }
+        }
+    }
+
+    private void client()
+    {
+        if (!clientsOn)
+        {
+            return;
+        }
+        queue.push(now + clientIntervalMicros, CLIENT, 0, 0, 0, 0, 0, null);
+        if (omega < 0 || !up[omega] || nextProposalId >= proposalLimit)
+        {
+            return;
+        }
+        final MmPaxosCore core = cores[omega];
+        for (int i = 0; i < clientBurst && nextProposalId < proposalLimit; i++)
+        {
+            checker.proposed(nextProposalId);
+            enter();
+            final boolean queued = core.propose(nextProposalId);
+            exit();
+            if (!queued)
+            {
+                break;
+            }
+            nextProposalId++;
+        }
+        enter();
+        core.flushProposals();
+        exit();
+    }
+
+    private long nextFaultDelay()
+    {
+        return 1 + random.nextLong(2 * faults.faultIntervalMicros);
+    }
+
+    private void randomFault()
+    {
+        final double total = faults.crashWeight * 2 + faults.falseSuspicionWeight + faults.leaderChurnWeight +
+            faults.partitionWeight + faults.hostLossWeight;
+        double x = random.nextDouble() * total;
+        if ((x -= faults.crashWeight * 2) < 0 || (x -= faults.hostLossWeight) < 0)
+        {
+            final boolean hostLoss = x < 0 && x >= -faults.hostLossWeight && faults.hostLossWeight > 0;
+            final int p = random.nextInt(n);
+            int crashed = 0;
+            for (int q = 0; q < n; q++)
+            {
+                crashed += up[q] ? 0 : 1;
+            }
+            if (up[p] && crashed + 1 <= faults.maxCrashedFraction * n)
+            {
+                if (hostLoss)
+                {
+                    loseHost(p);
+                }
+                else
+                {
+                    crash(p);
+                    queue.push(now + 1 + random.nextLong(faults.restartDelayMaxMicros), RESTART, p, 0, 0, 0, 0, null);
+                }
+            }
+        }
+        else if ((x -= faults.falseSuspicionWeight) < 0)
+        {
+            final int p = random.nextInt(n);
+            if (up[p] && graph.degree(p) > 0)
+            {
+                final int q = graph.neighbour(p, random.nextInt(graph.degree(p)));
+                queue.push(now, SUSPICION, p, incarnation[p], q, 1, 0, null);
+                queue.push(now + 1 + random.nextLong(faults.faultDurationMaxMicros), FALSE_SUSPICION_END, p,
+                    incarnation[p], q, 0, 0, null);
+            }
+        }
+        else if ((x -= faults.leaderChurnWeight) < 0)
+        {
+            churnLeader = random.nextInt(n);
+            updateOracle();
+            queue.push(now + 1 + random.nextLong(faults.faultDurationMaxMicros), CHURN_END, 0, 0, 0, 0, 0, null);
+        }
+        else
+        {
+            final double fraction = 0.2 + random.nextDouble() * 0.3;
+            for (int p = 0; p < n; p++)
+            {
+                side[p] = random.nextDouble() < fraction;
+            }
+            partitioned = true;
+            queue.push(now + 1 + random.nextLong(faults.faultDurationMaxMicros), PARTITION_END, 0, 0, 0, 0, 0, null);
+        }
+    }
+
+    private void send(final int from, final int to, final Message m)
+    {
+        stats.messagesSent[m.type().ordinal()]++;
+        if (!up[to] || (partitioned && side[from] != side[to]) ||
+            (faults.messageLoss > 0 && random.nextDouble() < faults.messageLoss))
+        {
+            stats.messagesDropped++;
+            return;
+        }
+        queue.push(now + messageDelay(), DELIVER, to, 0, 0, 0, 0, m);
+        if (faults.messageDuplication > 0 && random.nextDouble() < faults.messageDuplication)
+        {
+            queue.push(now + messageDelay(), DELIVER, to, 0, 0, 0, 0, m);
+        }
+    }
+
+    private long messageDelay()
+    {
+        return faults.messageDelayMinMicros +
+            random.nextLong(faults.messageDelayMaxMicros - faults.messageDelayMinMicros + 1);
+    }
+
+    private void memory(final int executor, final int inc, final long opId, final MemoryOpKind kind, final int region,
+        final int offset, final int length, final long expected, final long value, final long[] payload)
+    {
+        stats.memoryOps[kind.ordinal()]++;
+        final long latency = faults.memoryLatencyMinMicros +
+            random.nextLong(faults.memoryLatencyMaxMicros - faults.memoryLatencyMinMicros + 1);
+        if (region < 0 || region >= n || (region != executor && !graph.hasEdge(executor, region)))
+        {
+            stats.memoryRefused++;
+            complete(executor, inc, opId, MemoryStatus.REFUSED, 0, null, latency);
+            return;
+        }
+        final SimRegion r = regions[region];
+        if (r.lost())
+        {
+            stats.memoryTimeouts++;
+            complete(executor, inc, opId, MemoryStatus.TIMEOUT, 0, null, faults.memoryTimeoutMicros);
+            return;
+        }
+        if (offset < 0 || length < 1 || offset + length > r.words() || (kind != MemoryOpKind.READ_BULK &&
+            kind != MemoryOpKind.WRITE_BULK && length != 1))
+        {
+            complete(executor, inc, opId, MemoryStatus.OUT_OF_BOUNDS, 0, null, latency);
+            return;
+        }
+        final boolean timeout = faults.memoryTimeout > 0 && random.nextDouble() < faults.memoryTimeout;
+        if (timeout && random.nextBoolean())
+        {
+            // Timed out before reaching the region: no effect.
+            stats.memoryTimeouts++;
+            complete(executor, inc, opId, MemoryStatus.TIMEOUT, 0, null, faults.memoryTimeoutMicros);
+            return;
+        }
+        long result = 0;
+        long[] data = null;
+        switch (kind)
+        {
+            case READ:
+                result = r.get(offset);
+                break;
+            case WRITE:
+                r.set(offset, value);
+                break;
+            case CAS:
+                result = r.get(offset);
+                if (result == expected)
+                {
+                    r.set(offset, value);
+                }
+                break;
+            case FETCH_ADD:
+                result = r.get(offset);
+                r.set(offset, result + value);
+                break;
+            case READ_BULK:
+                data = new long[length];
+                r.read(offset, data, length);
+                break;
+            case WRITE_BULK:
+                r.write(offset, payload, length);
+                break;
+            default:
+                throw new IllegalStateException("unknown memory op " + kind);
+        }
+        if (timeout)
+        {
+            // Took effect, but the completion was lost: the executor sees a timeout (ambiguous).
+            stats.memoryTimeouts++;
+            complete(executor, inc, opId, MemoryStatus.TIMEOUT, 0, null, faults.memoryTimeoutMicros);
+            return;
+        }
+        complete(executor, inc, opId, MemoryStatus.OK, result, data, latency);
+    }
+
+    private void complete(final int executor, final int inc, final long opId, final MemoryStatus status,
+        final long value, final long[] data, final long latency)
+    {
+        queue.push(now + latency, MEM_DONE, executor, inc, status.ordinal(), opId, value, data);
+    }
+
+    private void enter()
+    {
+        if (measureAllocations && callbackDepth == 0)
+        {
+            callbackAllocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+        }
+    }
+
+    private void exit()
+    {
+        if (measureAllocations && callbackDepth == 0)
+        {
+            stats.coreAllocatedBytes += threads.getThreadAllocatedBytes(Thread.currentThread().getId()) -
+                callbackAllocated;
+        }
+    }
+
+    /** Effects of one process incarnation; simulator work inside them is not counted as core allocation. */
+    private final class ProcessEffects implements Effects
+    {
+        private final int p;
+        private final int inc;
+
+        ProcessEffects(final int p, final int inc)
+        {
+            this.p = p;
+            this.inc = inc;
+        }
+
+        private boolean live()
+        {
+            return up[p] && incarnation[p] == inc;
+        }
+
+        private void pause()
+        {
+            if (measureAllocations && callbackDepth++ == 0)
+            {
+                stats.coreAllocatedBytes += threads.getThreadAllocatedBytes(Thread.currentThread().getId()) -
+                    callbackAllocated;
+            }
+        }
+
+        private void resume()
+        {
+            if (measureAllocations && --callbackDepth == 0)
+            {
+                callbackAllocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            }
+        }
+
+        @Override
+        public void send(final int to, final Message message)
+        {
+            if (!live())
+            {
+                return;
+            }
+            pause();
+            Simulation.this.send(p, to, message);
+            resume();
+        }
+
+        @Override
+        public void broadcast(final Message message)
+        {
+            if (!live())
+            {
+                return;
+            }
+            pause();
+            for (int to = 0; to < n; to++)
+            {
+                Simulation.this.send(p, to, message);
+            }
+            resume();
+        }
+
+        @Override
+        public void memory(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
+            final int lengthWords, final long expected, final long value, final long[] payload)
+        {
+            if (!live())
+            {
+                return;
+            }
+            pause();
+            Simulation.this.memory(p, inc, opId, kind, region, offsetWords, lengthWords, expected, value, payload);
+            resume();
+        }
+
+        @Override
+        public void decided(final long slot, final long[] value)
+        {
+            if (!live())
+            {
+                return;
+            }
+            pause();
+            checker.decided(p, slot, value);
+            resume();
+        }
+
+        @Override
+        public void skipped(final long fromSlot, final long toSlot)
+        {
+            if (live())
+            {
+                stats.skippedSlots += toSlot - fromSlot + 1;
+                checker.skipped(p, toSlot);
+            }
+        }
+
+        @Override
+        public void status(final Status status)
+        {
+            lastStatus[p] = status;
+        }
+    }
+}
