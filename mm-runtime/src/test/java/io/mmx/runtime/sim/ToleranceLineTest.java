@@ -1,6 +1,8 @@
 package io.mmx.runtime.sim;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.tolerance.AttackResult;
+import io.mmx.planner.tolerance.AttackSearch;
 import io.mmx.runtime.core.Status;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.*;
  * n = 4096, degree 8, live sets grown from one region of the graph: just above the line
  * (|N[S]| > n/2) the log commits with 80% crashed; just below it nothing is decided, the leader
  * says how many acceptors it reaches and needs, and commits resume once enough processes
- * restart. An empty graph (message passing) stops at the minority limit.
+ * restart; the same holds for the complement of the planner's attack witness. An empty graph
+ * (message passing) stops at the minority limit.
  */
 class ToleranceLineTest
 {
@@ -56,10 +59,37 @@ class ToleranceLineTest
     {
         final Graph g = graph();
         final boolean[] live = LiveSets.grow(g, 0, N / 2);
+        System.out.println("below the line (grown region): |S| = " + LiveSets.size(live) + ", |N[S]| = " +
+            g.closedNeighbourhoodSize(live));
+        blocksThenResumes(g, live, 81);
+    }
+
+    @Test
+    void complementOfThePlannersAttackWitnessBlocksSafelyAndResumes()
+    {
+        final Graph g = graph();
+        final AttackResult attack = new AttackSearch(ScaleTest.GRAPH_SEED, 2_000).search(g);
+        final boolean[] live = new boolean[N];
+        for (final int p : attack.witness())
+        {
+            live[p] = true;
+        }
+        System.out.println("attack witness: |S| = " + attack.witness().length + ", |N[S]| = " +
+            attack.closedNeighbourhoodSize() + " (attack_f = " + attack.attackF() + ")");
+        assertTrue(attack.witness().length >= 600, "the attack finds a large blocked live set at n = 4096");
+        blocksThenResumes(g, live, 83);
+    }
+
+    /**
+     * With only {@code live} up (|N[S]| <= n/2): nothing is decided, the leader reports the
+     * acceptors it reaches and needs; restarting crashed processes until the line is crossed
+     * brings commits back, with no safety violation at any point.
+     */
+    private static void blocksThenResumes(final Graph g, final boolean[] live, final long seed)
+    {
         final int covered = g.closedNeighbourhoodSize(live);
-        System.out.println("below the line: |S| = " + LiveSets.size(live) + ", |N[S]| = " + covered);
         assertTrue(covered <= N / 2);
-        final Simulation sim = startOnly(g, live, 81);
+        final Simulation sim = startOnly(g, live, seed);
         final Status blocked = sim.lastStatus(sim.leader());
         System.out.println("blocked: " + blocked);
         assertNull(sim.checker().violation());

@@ -1,14 +1,11 @@
 package io.mmx.perf.runtime;
 
+import io.mmx.planner.generate.RandomRegularGenerator;
 import io.mmx.planner.graph.Graph;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.sim.FaultPlan;
 import io.mmx.runtime.sim.LiveSets;
 import io.mmx.runtime.sim.Simulation;
-import org.jgrapht.generate.RandomRegularGraphGenerator;
-import org.jgrapht.graph.DefaultEdge;
-import org.jgrapht.graph.SimpleGraph;
-import org.jgrapht.util.SupplierUtil;
 
 /**
  * Simulated m&amp;m Paxos throughput: decided slots per second of wall time, and bytes the cores
@@ -91,17 +88,9 @@ public final class RuntimeBenchmark
         return r;
     }
 
-    /** JGraphT's random regular generator, as a CSR graph (until the planner's generator lands). */
+    /** The planner's random regular graph, as plans use it. */
     static Graph randomRegular(final int n, final int degree, final long seed)
     {
-        final SimpleGraph<Integer, DefaultEdge> g =
-            new SimpleGraph<>(SupplierUtil.createIntegerSupplier(), SupplierUtil.DEFAULT_EDGE_SUPPLIER, false);
-        new RandomRegularGraphGenerator<Integer, DefaultEdge>(n, degree, seed).generateGraph(g);
-        final Graph.Builder b = Graph.builder(n);
-        for (final DefaultEdge e : g.edgeSet())
-        {
-            b.addEdge(g.getEdgeSource(e), g.getEdgeTarget(e));
-        }
-        return b.build();
+        return new RandomRegularGenerator().generate(n, degree, seed);
     }
 }
