@@ -99,6 +99,7 @@ public final class AeronTransport implements AutoCloseable
                     .ipcTermBufferLength(ctx.ipcTermLengthBytes())
                     .mtuLength(ctx.mtuLengthBytes())
                     .ipcMtuLength(ctx.mtuLengthBytes())
+                    .counterValuesBufferLength(ctx.counterValuesBufferLengthBytes())
                     .driverTimeoutMs(ctx.driverTimeoutMs()));
             }
             client = Aeron.connect(new Aeron.Context()

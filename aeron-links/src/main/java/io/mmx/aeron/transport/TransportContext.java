@@ -66,6 +66,9 @@ public final class TransportContext
     /** Default cap on publications (remote endpoints) this transport keeps open. */
     public static final int DEFAULT_MAX_PUBLICATIONS = 4096;
 
+    /** Default counter values buffer of the embedded driver: room for ~16k counters (about 10 per remote endpoint). */
+    public static final int DEFAULT_COUNTER_VALUES_BUFFER_LENGTH_BYTES = 2 * 1024 * 1024;
+
     private static final int MIN_TERM_LENGTH = 64 * 1024;
     private static final int MAX_TERM_LENGTH = 1024 * 1024 * 1024;
 
@@ -86,6 +89,7 @@ public final class TransportContext
     private int maxPublications = DEFAULT_MAX_PUBLICATIONS;
     private String driverIdleStrategy = "backoff";
     private long driverTimeoutMs = 10_000;
+    private int counterValuesBufferLengthBytes = DEFAULT_COUNTER_VALUES_BUFFER_LENGTH_BYTES;
     private boolean concluded;
 
     /**
@@ -145,6 +149,12 @@ public final class TransportContext
         {
             errors.add("directory has " + directory.endpointCount() + " endpoints but maxPublications is " +
                 maxPublications + "; raise maxPublications or host more processes per endpoint");
+        }
+        if (counterValuesBufferLengthBytes < 1024 * 1024 || counterValuesBufferLengthBytes > 1024 * 1024 * 1024 ||
+            Integer.bitCount(counterValuesBufferLengthBytes) != 1)
+        {
+            errors.add("counterValuesBufferLengthBytes must be a power of two in 1 MiB..1 GiB, got " +
+                counterValuesBufferLengthBytes);
         }
         if (driverTimeoutMs < 100 || driverTimeoutMs > 600_000)
         {
@@ -468,6 +478,22 @@ public final class TransportContext
     public TransportContext driverIdleStrategy(final String driverIdleStrategy)
     {
         this.driverIdleStrategy = driverIdleStrategy;
+        return this;
+    }
+
+    /** @return the embedded driver's counter values buffer length; its metadata buffer is four times larger. */
+    public int counterValuesBufferLengthBytes()
+    {
+        return counterValuesBufferLengthBytes;
+    }
+
+    /**
+     * @param counterValuesBufferLengthBytes power of two, 1 MiB..1 GiB; cnc.dat grows by five times this.
+     * @return this.
+     */
+    public TransportContext counterValuesBufferLengthBytes(final int counterValuesBufferLengthBytes)
+    {
+        this.counterValuesBufferLengthBytes = counterValuesBufferLengthBytes;
         return this;
     }
 
