@@ -42,6 +42,9 @@ public final class MembershipNode
     private final SwimMessage decoder = new SwimMessage();
     private final UnsafeBuffer sendBuffer;
     private final byte[] scratchHash = new byte[PlanRefusal.HASH_LENGTH];
+    private final byte[] planHash;
+    private final java.util.function.IntPredicate isDead;
+    private final NeighbourMonitor.Listener neighbourListener;
     private long nowTick;
     private long nextHelloTick;
     private int refusalsThisPeriod;
@@ -93,11 +96,15 @@ public final class MembershipNode
         this.heartbeatReader = heartbeatReader;
         this.heartbeatWriter = heartbeatWriter;
         this.nowTick = startTick;
+        this.planHash = planHash.clone();
+        // Method references bound once here: binding them per tick would allocate on every tick.
+        this.neighbourListener = listener::onNeighbourSuspicion;
         sendBuffer = new UnsafeBuffer(new byte[Math.max(
             SwimMessage.maxLength(config.maxPiggybackUpdates()), PlanRefusal.LENGTH)]);
         election = new LeaderElection(config, self, listener::onLeaderChanged);
         detector = new FailureDetector(config, processes, self, new SplittableRandom(seed), this::send, this::onStatus);
         plan = new PlanActivation(planHash, neighbours);
+        isDead = detector::isDead;
         monitor = heartbeatReader != null && heartbeatWriter != null ?
             new NeighbourMonitor(neighbours, config.heartbeatIntervalTicks(), config.neighbourStaleTicks(), startTick) :
             null;
@@ -127,14 +134,14 @@ public final class MembershipNode
                     }
                 }
             }
-            if (plan.tryActivate(election.leaderId(nowTick) >= 0, detector::isDead))
+            if (plan.tryActivate(election.leaderId(nowTick) >= 0, isDead))
             {
                 listener.onPlanActivation(true, null, nowTick);
             }
         }
         if (monitor != null)
         {
-            monitor.tick(nowTick, heartbeatWriter, heartbeatReader, listener::onNeighbourSuspicion);
+            monitor.tick(nowTick, heartbeatWriter, heartbeatReader, neighbourListener);
         }
     }
 
@@ -253,7 +260,7 @@ public final class MembershipNode
         // Bounded: a misconfigured process cannot make this one send more than a few refusals per period.
         if (refusalsThisPeriod++ < 4)
         {
-            final int length = PlanRefusal.encode(sendBuffer, 0, plan.planHash(), fingerprint);
+            final int length = PlanRefusal.encode(sendBuffer, 0, planHash, fingerprint);
             messagesSent++;
             outbox.send(self, src, MessageType.PLAN_REFUSED, sendBuffer, 0, length);
         }

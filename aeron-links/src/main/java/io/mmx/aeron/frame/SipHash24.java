@@ -30,6 +30,8 @@ public final class SipHash24
      */
     public static long hash(final long k0, final long k1, final DirectBuffer buffer, final int offset, final int length)
     {
+        // The SipRounds are written out at each use: a helper would have to return four longs, which
+        // in Java means an object or fields, i.e. allocation or loss of the static, thread-safe form.
         long v0 = 0x736f6d6570736575L ^ k0;
         long v1 = 0x646f72616e646f6dL ^ k1;
         long v2 = 0x6c7967656e657261L ^ k0;

@@ -82,6 +82,36 @@ class AeronTransportTest
     }
 
     @Test
+    void sendAndReceivePathsDoNotAllocateOnceWarm()
+    {
+        final ProcessDirectory directory = ProcessDirectory.parse("0-1@127.0.0.1:1");
+        final AeronTransport transport = launch(new TransportContext()
+            .clusterKey(KEY).directory(directory).medium(TransportContext.Medium.IPC), "alloc");
+        final long[] received = new long[1];
+        final FrameHandler handler = (header, buffer, offset, length) -> received[0]++;
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
+        Deadline.await("ipc connected", 5_000, () -> transport.poll(handler), () -> transport.isConnected(1));
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        long allocatedBytes = 0;
+        for (int round = 0; round < 3; round++)
+        {
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 20_000; i++)
+            {
+                transport.send(0, 1, 1, payload, 0, 48);
+                transport.poll(handler);
+            }
+            allocatedBytes = threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        System.out.println("allocated bytes for 20000 sends + polls after warm-up: " + allocatedBytes);
+        // One object per message would be at least 16 B x 20000 = 320 KB; a few KB is incidental (e.g. term rotation).
+        assertTrue(allocatedBytes < 16 * 1024, "allocated " + allocatedBytes + " bytes");
+        assertTrue(received[0] > 0);
+        assertEquals(0, transport.counters().receiveDropped());
+    }
+
+    @Test
     void udpLoopbackAllToAllUnicastAndMdcBroadcast()
     {
         for (final TransportContext.BroadcastMode mode : TransportContext.BroadcastMode.values())

@@ -23,6 +23,7 @@ final class AeronPair implements LinkPair
     private final AeronTransport b;
     private final String name;
     private final UnsafeBuffer payload = new UnsafeBuffer(new byte[PAYLOAD_LENGTH]);
+    private final io.mmx.aeron.transport.FrameHandler handler = this::onFrame;
     private long receivedA = -1;
     private long receivedB = -1;
 
@@ -72,8 +73,8 @@ final class AeronPair implements LinkPair
 
     boolean isConnected()
     {
-        a.poll(this::onFrame);
-        b.poll(this::onFrame);
+        a.poll(handler);
+        b.poll(handler);
         return a.isConnected(1) && b.isConnected(0);
     }
 
@@ -87,7 +88,7 @@ final class AeronPair implements LinkPair
     {
         // Over IPC both sides share one transport: a poll for one side may deliver the other's frame,
         // so each side's latest value is kept until that side asks for it.
-        (atA ? a : b).poll(this::onFrame);
+        (atA ? a : b).poll(handler);
         final long value;
         if (atA)
         {
