@@ -43,6 +43,7 @@ class MultiJvmSigkillTest
     /** Last "T" line per JVM: receiveDropped, handlerErrors, clientErrors, malformed, sendDropped, accepted. */
     private final Map<Integer, long[]> transport = new ConcurrentHashMap<>();
     private final List<String> problems = new CopyOnWriteArrayList<>();
+    private final java.util.Set<String> firstReports = ConcurrentHashMap.newKeySet();
 
     @Test
     void killingOneJvmIsDetectedExactlyAndANewLeaderIsAgreed() throws Exception
@@ -203,9 +204,11 @@ class MultiJvmSigkillTest
                     }
                     else if (line.startsWith("V "))
                     {
-                        if (line.contains("DEAD") || line.contains("SUSPECT"))
+                        // "V member status tick": print the first report of each change per JVM only.
+                        final String[] f = line.split(" ");
+                        if (firstReports.add(jvm + " " + f[1] + " " + f[2]))
                         {
-                            System.out.println("jvm" + jvm + " " + line);
+                            System.out.println("jvm" + jvm + " sees " + f[1] + " " + f[2] + " at tick " + f[3]);
                         }
                     }
                     else if (!line.startsWith("READY"))
