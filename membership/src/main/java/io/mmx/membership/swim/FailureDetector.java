@@ -274,7 +274,8 @@ public final class FailureDetector
     }
 
     /**
-     * A message came straight from {@code src}: a higher incarnation than known proves it alive.
+     * A message came straight from {@code src}: a higher incarnation than known proves it alive;
+     * a member held dead at its current incarnation is told so.
      *
      * @param src         sender.
      * @param incarnation its incarnation.
@@ -285,6 +286,12 @@ public final class FailureDetector
         if (incarnation > this.incarnation[src])
         {
             apply(src, incarnation, MemberStatus.ALIVE, nowTick);
+        }
+        else if (status[src] == DEAD)
+        {
+            // A member held dead is talking (restarted, or falsely declared): tell it, on the reply's
+            // piggyback, so that it refutes with a higher incarnation instead of staying dead forever.
+            dissemination.add(src, this.incarnation[src], MemberStatus.DEAD);
         }
     }
 

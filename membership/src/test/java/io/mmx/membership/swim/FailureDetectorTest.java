@@ -105,4 +105,24 @@ class FailureDetectorTest
         assertEquals(MessageType.ACK, sent.get(1)[0]);
         assertEquals(6, sent.get(1)[1], "relayed to the origin");
     }
+
+    @Test
+    void aMemberHeldDeadThatTalksIsToldSoThatItCanRefute()
+    {
+        detector.apply(5, 2, MemberStatus.DEAD, 0);
+        final FailureDetector restarted = new FailureDetector(config, 8, 5, new SplittableRandom(2),
+            (type, dst, seq, subject, subjectInc, origin) -> { }, (member, status, inc, tick) -> { });
+        detector.onDirectContact(5, restarted.selfIncarnation(), 1);
+        final io.mmx.membership.wire.SwimMessage message = new io.mmx.membership.wire.SwimMessage()
+            .wrapForEncode(new org.agrona.concurrent.UnsafeBuffer(new byte[1024]), 0);
+        final int count = detector.dissemination().fill(message, 64);
+        for (int i = 0; i < count; i++)
+        {
+            restarted.apply(message.updateMember(i), message.updateIncarnation(i),
+                MemberStatus.fromCode(message.updateStatus(i)), 1);
+        }
+        assertEquals(3, restarted.selfIncarnation(), "refutes above the incarnation it was declared dead at");
+        detector.onDirectContact(5, restarted.selfIncarnation(), 2);
+        assertEquals(MemberStatus.ALIVE, detector.status(5));
+    }
 }
