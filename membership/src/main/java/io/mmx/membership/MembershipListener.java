@@ -22,7 +22,8 @@ public interface MembershipListener
      * @param incarnation its incarnation.
      * @param nowTick     when.
      */
-    default void onMemberStatus(final int memberId, final MemberStatus status, final int incarnation, final long nowTick)
+    default void onMemberStatus(
+        final int memberId, final MemberStatus status, final int incarnation, final long nowTick)
     {
     }
 

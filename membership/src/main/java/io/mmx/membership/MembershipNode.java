@@ -156,7 +156,12 @@ public final class MembershipNode
      * @param length  in bytes.
      */
     public void onMessage(
-        final long nowTick, final int src, final int type, final DirectBuffer buffer, final int offset, final int length)
+        final long nowTick,
+        final int src,
+        final int type,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
     {
         this.nowTick = nowTick;
         messagesReceived++;
@@ -297,7 +302,12 @@ public final class MembershipNode
     }
 
     private void send(
-        final int type, final int dst, final int probeSeq, final int subject, final int subjectIncarnation, final int origin)
+        final int type,
+        final int dst,
+        final int probeSeq,
+        final int subject,
+        final int subjectIncarnation,
+        final int origin)
     {
         final int leaderAge = election.recordAgeTicks(nowTick);
         encoder.wrapForEncode(sendBuffer, 0).header(

@@ -86,7 +86,8 @@ public record AeronMemoryBudget(
     public String describe()
     {
         return String.format(
-            "endpoints=%d processes/endpoint=%d term=%d KiB log=%d KiB pubs=%d images=%d -> %.1f MiB/endpoint, %.1f MiB/process",
+            "endpoints=%d processes/endpoint=%d term=%d KiB log=%d KiB pubs=%d images=%d -> " +
+            "%.1f MiB/endpoint, %.1f MiB/process",
             endpoints, processesPerEndpoint, termLengthBytes / 1024, logLengthBytes(termLengthBytes) / 1024,
             publicationLogs(), imageLogs(), bytesPerEndpoint() / 1048576.0, bytesPerProcess() / 1048576.0);
     }

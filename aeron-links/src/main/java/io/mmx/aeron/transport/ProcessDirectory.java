@@ -87,7 +87,8 @@ public final class ProcessDirectory
             }
             if (first < 0 || last < first || last >= MAX_PROCESSES)
             {
-                throw new IllegalArgumentException("directory entry '" + entry + "' has an empty or out-of-range id range (ids are 0.." + (MAX_PROCESSES - 1) + ")");
+                throw new IllegalArgumentException("directory entry '" + entry +
+                    "' has an empty or out-of-range id range (ids are 0.." + (MAX_PROCESSES - 1) + ")");
             }
             for (int id = first; id <= last; id++)
             {

@@ -122,7 +122,8 @@ public final class TransportContext
         }
         checkTermLength(errors, "termLengthBytes", termLengthBytes);
         checkTermLength(errors, "ipcTermLengthBytes", ipcTermLengthBytes);
-        if (mtuLengthBytes < 256 || mtuLengthBytes > 65504 || (mtuLengthBytes & (FrameDescriptor.FRAME_ALIGNMENT - 1)) != 0)
+        if (mtuLengthBytes < 256 || mtuLengthBytes > 65504 ||
+            (mtuLengthBytes & (FrameDescriptor.FRAME_ALIGNMENT - 1)) != 0)
         {
             errors.add("mtuLengthBytes must be 256..65504 and a multiple of 32, got " + mtuLengthBytes);
         }
@@ -204,7 +205,8 @@ public final class TransportContext
         switch (name == null ? "" : name)
         {
             case "backoff":
-                return new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+                return new BackoffIdleStrategy(
+                    10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
             case "sleeping":
                 return new SleepingMillisIdleStrategy(1);
             case "yielding":

@@ -56,7 +56,8 @@ public final class NeighbourMonitor
      * @param listener told of changes.
      * @return number of suspicion changes.
      */
-    public int tick(final long nowTick, final HeartbeatWriter writer, final HeartbeatReader reader, final Listener listener)
+    public int tick(
+        final long nowTick, final HeartbeatWriter writer, final HeartbeatReader reader, final Listener listener)
     {
         if (nowTick < nextBeatTick)
         {

@@ -289,7 +289,8 @@ public final class MembershipSimulation
             final int dst = slotDst[slot];
             if (!crashed[dst])
             {
-                nodes[dst].onMessage(nowTick, slotSrc[slot], slotType[slot], pool, slot * slotLength, slotLength2[slot]);
+                nodes[dst].onMessage(
+                    nowTick, slotSrc[slot], slotType[slot], pool, slot * slotLength, slotLength2[slot]);
             }
             freeSlots[freeCount++] = slot;
         }

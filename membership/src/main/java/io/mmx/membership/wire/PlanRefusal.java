@@ -31,7 +31,10 @@ public final class PlanRefusal
      * @return the length.
      */
     public static int encode(
-        final MutableDirectBuffer buffer, final int offset, final byte[] refuserPlanHash, final long receivedFingerprint)
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final byte[] refuserPlanHash,
+        final long receivedFingerprint)
     {
         buffer.putBytes(offset, refuserPlanHash, 0, HASH_LENGTH);
         buffer.putLong(offset + HASH_LENGTH, receivedFingerprint, ByteOrder.LITTLE_ENDIAN);
