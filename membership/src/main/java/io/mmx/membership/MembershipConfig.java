@@ -24,11 +24,11 @@ public final class MembershipConfig
     /** Default λ: each update is sent λ·ceil(log2(n+1)) times. */
     public static final int DEFAULT_RETRANSMIT_MULTIPLIER = 3;
     /** Default leader lease: a claim older than this is not followed. */
-    public static final int DEFAULT_LEADER_LEASE_TICKS = 400;
+    public static final int DEFAULT_LEADER_LEASE_TICKS = 800;
     /** Default extra wait per rank before a candidate claims. */
     public static final int DEFAULT_CANDIDATE_STAGGER_TICKS = 10;
     /** Default cap on the rank used for the candidate wait. */
-    public static final int DEFAULT_MAX_CANDIDATE_RANK = 32;
+    public static final int DEFAULT_MAX_CANDIDATE_RANK = 100;
     /** Default memory heartbeat interval. */
     public static final int DEFAULT_HEARTBEAT_INTERVAL_TICKS = 1;
     /** Default ticks a neighbour's heartbeat may stand still before it is suspected. */

@@ -47,6 +47,7 @@ public final class MembershipNode
     private final NeighbourMonitor.Listener neighbourListener;
     private long nowTick;
     private long nextHelloTick;
+    private long nextNewsTick;
     private int refusalsThisPeriod;
     private long refusalPeriodStartTick;
     private long messagesSent;
@@ -120,6 +121,13 @@ public final class MembershipNode
         this.nowTick = nowTick;
         detector.tick(nowTick);
         election.tick(nowTick, detector.rank());
+        if (nowTick >= nextNewsTick && election.wantsLeaderNews(nowTick))
+        {
+            // At most one extra message per period, and only while the leader claim is ageing or
+            // missing: after mass crashes most probes hit dead members and news travels slowly.
+            nextNewsTick = nowTick + config.protocolPeriodTicks();
+            detector.pingRandomMember();
+        }
         if (plan.state() == PlanActivation.State.PENDING)
         {
             if (nowTick >= nextHelloTick)
@@ -248,7 +256,14 @@ public final class MembershipNode
         final int leaderId = message.leaderId();
         if (leaderId >= 0 && leaderId < processes)
         {
-            election.onClaim(nowTick, leaderId, message.leaderEpoch(), message.leaderAgeTicks(),
+            final int leaderIncarnation = message.leaderIncarnation();
+            if (leaderIncarnation > detector.incarnation(leaderId))
+            {
+                // The claim was made by the leader itself at that incarnation: evidence it is alive,
+                // which revives a leader this view had (falsely) declared dead.
+                detector.apply(leaderId, leaderIncarnation, MemberStatus.ALIVE, nowTick);
+            }
+            election.onClaim(nowTick, leaderId, message.leaderEpoch(), message.leaderAgeTicks(), leaderIncarnation,
                 detector.isDead(leaderId));
         }
         return true;
@@ -319,8 +334,10 @@ public final class MembershipNode
             origin,
             leaderAge < 0 ? -1 : election.recordLeaderId(nowTick),
             election.recordEpoch(nowTick),
-            Math.max(0, leaderAge));
-        final int count = detector.dissemination().fill(encoder, config.maxPiggybackUpdates());
+            Math.max(0, leaderAge),
+            election.recordIncarnation(detector.selfIncarnation()));
+        // News about the leader (its death, its refutation) goes first: Ω waits on it.
+        final int count = detector.dissemination().fill(encoder, config.maxPiggybackUpdates(), election.lastLeaderId());
         final int length = encoder.updateCount(count);
         messagesSent++;
         outbox.send(self, dst, type, sendBuffer, 0, length);

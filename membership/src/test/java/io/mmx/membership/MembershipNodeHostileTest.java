@@ -52,7 +52,7 @@ class MembershipNodeHostileTest
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
         final int length = new SwimMessage().wrapForEncode(buffer, 0)
-            .header(0xBADL, 0, 1, -1, 0, -1, -1, 0, 0).updateCount(0);
+            .header(0xBADL, 0, 1, -1, 0, -1, -1, 0, 0, 0).updateCount(0);
         node.onMessage(1, 5, MessageType.PING, buffer, 0, length);
         assertEquals(1, node.foreignPlanMessages());
         assertEquals(List.of(MessageType.PLAN_REFUSED), sentTypes);

@@ -36,10 +36,12 @@ public final class LeaderElection
     private long maxEpochSeen;
     private int claimId = -1;
     private long claimEpoch;
+    private int claimIncarnation;
     private long claimBornTick = Long.MIN_VALUE / 2;
     private long candidateSinceTick;
     private long lastHeardTick;
     private int reportedLeader = -2;
+    private int lastLeaderId = -1;
     private long reportedEpoch = -1;
 
     /**
@@ -130,10 +132,16 @@ public final class LeaderElection
      * @param leaderId     claimed leader, or -1.
      * @param leaderEpoch  its epoch.
      * @param ageTicks     age when sent.
+     * @param incarnation  the leader's incarnation when it claimed.
      * @param leaderIsDead true if this view holds the claimant DEAD.
      */
     public void onClaim(
-        final long nowTick, final int leaderId, final long leaderEpoch, final int ageTicks, final boolean leaderIsDead)
+        final long nowTick,
+        final int leaderId,
+        final long leaderEpoch,
+        final int ageTicks,
+        final int incarnation,
+        final boolean leaderIsDead)
     {
         if (leaderId < 0 || ageTicks < 0)
         {
@@ -154,11 +162,13 @@ public final class LeaderElection
         {
             claimBornTick = Math.max(claimBornTick, bornTick);
             claimEpoch = Math.max(claimEpoch, leaderEpoch);
+            claimIncarnation = Math.max(claimIncarnation, incarnation);
         }
         else if (!isClaimFresh(nowTick) || leaderId < claimId)
         {
             claimId = leaderId;
             claimEpoch = leaderEpoch;
+            claimIncarnation = incarnation;
             claimBornTick = bornTick;
         }
         if (leaderId < self && state != ElectionState.FOLLOWER)
@@ -183,6 +193,20 @@ public final class LeaderElection
         }
     }
 
+    /**
+     * @param nowTick now.
+     * @return true if this process should seek news of the leader: it has no fresh claim, or the one it
+     * follows has used half its lease (this process has had few exchanges lately).
+     */
+    public boolean wantsLeaderNews(final long nowTick)
+    {
+        if (state == ElectionState.LEADER)
+        {
+            return false;
+        }
+        return !isClaimFresh(nowTick) || nowTick - claimBornTick > config.leaderLeaseTicks() / 2;
+    }
+
     private boolean isClaimFresh(final long nowTick)
     {
         return claimId >= 0 && claimBornTick + config.leaderLeaseTicks() > nowTick;
@@ -196,6 +220,10 @@ public final class LeaderElection
         {
             reportedLeader = leader;
             reportedEpoch = leaderEpoch;
+            if (leader >= 0)
+            {
+                lastLeaderId = leader;
+            }
             listener.onLeaderChanged(leader, leaderEpoch, state, nowTick);
         }
     }
@@ -259,6 +287,21 @@ public final class LeaderElection
     public long recordEpoch(final long nowTick)
     {
         return state == ElectionState.LEADER ? epoch : isClaimFresh(nowTick) ? claimEpoch : maxEpochSeen;
+    }
+
+    /**
+     * @param selfIncarnation this process's incarnation, used when it leads.
+     * @return the incarnation to put on the outgoing claim record.
+     */
+    public int recordIncarnation(final int selfIncarnation)
+    {
+        return state == ElectionState.LEADER ? selfIncarnation : claimIncarnation;
+    }
+
+    /** @return the leader followed now or most recently, or -1: news about it is gossiped first. */
+    public int lastLeaderId()
+    {
+        return lastLeaderId;
     }
 
     /** @return the state. */

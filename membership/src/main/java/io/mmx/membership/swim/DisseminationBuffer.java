@@ -83,8 +83,26 @@ public final class DisseminationBuffer
      */
     public int fill(final SwimMessage message, final int maxUpdates)
     {
+        return fill(message, maxUpdates, -1);
+    }
+
+    /**
+     * Write the update about {@code priorityMember} first, if one is queued, then the least-sent ones.
+     *
+     * @param message        wrapped for encoding, header written.
+     * @param maxUpdates     at most this many.
+     * @param priorityMember member whose update goes first (the leader), or -1.
+     * @return updates written.
+     */
+    public int fill(final SwimMessage message, final int maxUpdates, final int priorityMember)
+    {
         final int limit = Math.min(Math.min(maxUpdates, SwimMessage.MAX_UPDATES), size);
         int count = 0;
+        final int prioritySlot = priorityMember >= 0 ? slotByMember.get(priorityMember) : -1;
+        if (prioritySlot >= 0 && limit > 0)
+        {
+            chosen[count++] = prioritySlot;
+        }
         int level = Integer.MAX_VALUE;
         for (int i = 0; i < size; i++)
         {
@@ -96,6 +114,10 @@ public final class DisseminationBuffer
             for (int i = 0; i < size && count < limit; i++)
             {
                 final int t = transmits[i];
+                if (i == prioritySlot)
+                {
+                    continue;
+                }
                 if (t == level)
                 {
                     chosen[count++] = i;

@@ -213,6 +213,26 @@ public final class FailureDetector
     }
 
     /**
+     * Ping a random member outside the probe schedule, to pull news (its ACK carries its leader claim
+     * and piggybacked updates); it settles no probe and suspects nobody.
+     *
+     * @return the member pinged, or -1 if none was found in a few tries.
+     */
+    public int pingRandomMember()
+    {
+        for (int tries = 0; tries < 8 && processes > 1; tries++)
+        {
+            final int member = random.nextInt(processes);
+            if (member != self && status[member] != DEAD)
+            {
+                sender.send(MessageType.PING, member, 0, -1, 0, -1);
+                return member;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * A PING arrived: answer it (to the relay if it was indirect; the relay forwards to the origin).
      *
      * @param src      sender.

@@ -17,15 +17,16 @@ import java.nio.ByteOrder;
  *  28 i32 leaderId            the sender's freshest leader claim, or -1
  *  32 i64 leaderEpoch
  *  40 i32 leaderAgeTicks      age of that claim when sent
- *  44 u16 updateCount
- *  46 u16 reserved            0
- *  48 updateCount × { i32 member, i32 incarnation, i32 status }
+ *  44 i32 leaderIncarnation   the leader's incarnation when it made the claim
+ *  48 u16 updateCount
+ *  50 u16 reserved            0
+ *  52 updateCount × { i32 member, i32 incarnation, i32 status }
  * </pre>
  */
 public final class SwimMessage
 {
     /** Bytes before the updates. */
-    public static final int HEADER_LENGTH = 48;
+    public static final int HEADER_LENGTH = 52;
     /** Bytes per update. */
     public static final int UPDATE_LENGTH = 12;
     /** Hard cap on updates per message, whatever the configuration. */
@@ -88,7 +89,7 @@ public final class SwimMessage
         }
         final int count = updateCount();
         return count <= MAX_UPDATES && length == HEADER_LENGTH + count * UPDATE_LENGTH &&
-            buffer.getShort(offset + 46, LE) == 0;
+            buffer.getShort(offset + 50, LE) == 0;
     }
 
     /**
@@ -103,6 +104,7 @@ public final class SwimMessage
      * @param leaderId           see the layout.
      * @param leaderEpoch        see the layout.
      * @param leaderAgeTicks     see the layout.
+     * @param leaderIncarnation  see the layout.
      * @return this.
      */
     public SwimMessage header(
@@ -114,7 +116,8 @@ public final class SwimMessage
         final int origin,
         final int leaderId,
         final long leaderEpoch,
-        final int leaderAgeTicks)
+        final int leaderAgeTicks,
+        final int leaderIncarnation)
     {
         mutableBuffer.putLong(offset, planFingerprint, LE);
         mutableBuffer.putInt(offset + 8, senderIncarnation, LE);
@@ -125,8 +128,9 @@ public final class SwimMessage
         mutableBuffer.putInt(offset + 28, leaderId, LE);
         mutableBuffer.putLong(offset + 32, leaderEpoch, LE);
         mutableBuffer.putInt(offset + 40, leaderAgeTicks, LE);
-        mutableBuffer.putShort(offset + 44, (short)0, LE);
-        mutableBuffer.putShort(offset + 46, (short)0, LE);
+        mutableBuffer.putInt(offset + 44, leaderIncarnation, LE);
+        mutableBuffer.putShort(offset + 48, (short)0, LE);
+        mutableBuffer.putShort(offset + 50, (short)0, LE);
         return this;
     }
 
@@ -152,7 +156,7 @@ public final class SwimMessage
      */
     public int updateCount(final int count)
     {
-        mutableBuffer.putShort(offset + 44, (short)count, LE);
+        mutableBuffer.putShort(offset + 48, (short)count, LE);
         return HEADER_LENGTH + count * UPDATE_LENGTH;
     }
 
@@ -210,10 +214,16 @@ public final class SwimMessage
         return buffer.getInt(offset + 40, LE);
     }
 
+    /** @return the leader's incarnation. */
+    public int leaderIncarnation()
+    {
+        return buffer.getInt(offset + 44, LE);
+    }
+
     /** @return number of updates. */
     public int updateCount()
     {
-        return buffer.getShort(offset + 44, LE) & 0xFFFF;
+        return buffer.getShort(offset + 48, LE) & 0xFFFF;
     }
 
     /**

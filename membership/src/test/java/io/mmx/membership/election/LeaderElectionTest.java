@@ -41,7 +41,7 @@ class LeaderElectionTest
         final LeaderElection five = election(5);
         five.tick(0, 0);
         assertEquals(ElectionState.LEADER, five.state());
-        five.onClaim(10, 2, 7, 3, false);
+        five.onClaim(10, 2, 7, 3, 0, false);
         assertEquals(ElectionState.FOLLOWER, five.state());
         assertEquals(2, five.leaderId(10));
         assertEquals(7, five.leaderEpoch(10));
@@ -52,9 +52,9 @@ class LeaderElectionTest
     void staleClaimsAreIgnoredAndExpiredLeasesMakeACandidate()
     {
         final LeaderElection five = election(5);
-        five.onClaim(1000, 1, 1, config.leaderLeaseTicks(), false);
+        five.onClaim(1000, 1, 1, config.leaderLeaseTicks(), 0, false);
         assertEquals(-1, five.leaderId(1000), "a claim older than the lease is not followed");
-        five.onClaim(1000, 1, 1, 0, false);
+        five.onClaim(1000, 1, 1, 0, 0, false);
         five.tick(1000, 3);
         assertEquals(1, five.leaderId(1000));
         five.tick(1000 + config.leaderLeaseTicks(), 3);
@@ -78,13 +78,13 @@ class LeaderElectionTest
     void deadClaimantIsDroppedImmediately()
     {
         final LeaderElection five = election(5);
-        five.onClaim(0, 1, 1, 0, false);
+        five.onClaim(0, 1, 1, 0, 0, false);
         five.tick(0, 3);
         assertEquals(1, five.leaderId(0));
         five.onMemberDead(1, 1);
         five.tick(1, 3);
         assertEquals(ElectionState.CANDIDATE, five.state());
-        five.onClaim(2, 1, 1, 0, true);
+        five.onClaim(2, 1, 1, 0, 0, true);
         assertEquals(-1, five.leaderId(2), "claims of a member held dead are ignored");
     }
 }
