@@ -87,4 +87,16 @@ class LeaderElectionTest
         five.onClaim(2, 1, 1, 0, 0, true);
         assertEquals(-1, five.leaderId(2), "claims of a member held dead are ignored");
     }
+
+    @Test
+    void asksForNewsWhenTheClaimHasUsedHalfItsLease()
+    {
+        final LeaderElection five = election(5);
+        assertEquals(true, five.wantsLeaderNews(0));
+        five.onClaim(0, 1, 1, 0, 0, false);
+        five.tick(0, 3);
+        assertEquals(false, five.wantsLeaderNews(config.leaderLeaseTicks() / 2 - 1));
+        assertEquals(true, five.wantsLeaderNews(config.leaderLeaseTicks() / 2 + 1));
+        assertEquals(1, five.lastLeaderId());
+    }
 }

@@ -44,4 +44,19 @@ class DisseminationBufferTest
         assertEquals(java.util.Set.of(2, 3), java.util.Set.of(message.updateMember(0), message.updateMember(1)),
             "member 1, the most sent, was evicted");
     }
+
+    @Test
+    void newsAboutThePriorityMemberGoesFirst()
+    {
+        final DisseminationBuffer dissemination = new DisseminationBuffer(8, 10);
+        for (int member = 1; member <= 5; member++)
+        {
+            dissemination.add(member, 0, MemberStatus.DEAD);
+        }
+        dissemination.fill(message, 5);
+        dissemination.add(6, 0, MemberStatus.DEAD);
+        assertEquals(2, dissemination.fill(message, 2, 3));
+        assertEquals(java.util.Set.of(3, 6), java.util.Set.of(message.updateMember(0), message.updateMember(1)),
+            "member 3 despite being sent more often than 6's fresh update");
+    }
 }
