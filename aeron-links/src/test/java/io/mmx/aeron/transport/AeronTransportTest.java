@@ -251,6 +251,35 @@ class AeronTransportTest
     }
 
     @Test
+    void externalDriverModeSharesAnotherTransportsDriver()
+    {
+        final int[] ports = LoopbackPorts.freeUdpPorts(2);
+        final ProcessDirectory directory = ProcessDirectory.parse(
+            "0@127.0.0.1:" + ports[0] + ";1@127.0.0.1:" + ports[1]);
+        final AeronTransport embedded = launch(new TransportContext().clusterKey(KEY).directory(directory)
+            .localEndpoint("127.0.0.1:" + ports[0]), "shared");
+        final AeronTransport external = AeronTransport.launch(new TransportContext().clusterKey(KEY)
+            .directory(directory).localEndpoint("127.0.0.1:" + ports[1])
+            .driverMode(TransportContext.DriverMode.EXTERNAL)
+            .aeronDirectoryName(embedded.context().aeronDirectoryName()));
+        closeables.add(external);
+        final Inbox inbox = new Inbox();
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[16]);
+        payload.putInt(0, 4242);
+        Deadline.await("connected", 10_000, () ->
+        {
+            embedded.poll(inbox);
+            external.poll(inbox);
+        }, () -> embedded.isConnected(1) && external.isConnected(0));
+        assertTrue(external.send(1, 0, 1, payload, 0, 4));
+        Deadline.await("frame through the shared driver", 10_000, () -> embedded.poll(inbox),
+            () -> inbox.frames.size() == 1);
+        assertEquals(4242, inbox.frames.get(0)[2]);
+        assertThrows(IllegalStateException.class, () -> new TransportContext().clusterKey(KEY).directory(directory)
+            .localEndpoint("127.0.0.1:" + ports[1]).driverMode(TransportContext.DriverMode.EXTERNAL).conclude());
+    }
+
+    @Test
     void sendToAnAbsentEndpointIsDroppedAndCountedWithoutBlocking()
     {
         final int[] ports = LoopbackPorts.freeUdpPorts(2);
