@@ -22,6 +22,8 @@ public enum DropReason
     UNKNOWN_SOURCE,
     /** Destination id not hosted at this endpoint. */
     UNKNOWN_DESTINATION,
+    /** Authentic frame whose sequence is not above the last accepted from its source: a replay. */
+    REPLAYED,
     /** Frame type the layer above does not know, or its payload failed to decode. */
     BAD_PAYLOAD,
     /** Send: the publication stayed back-pressured through every retry. */

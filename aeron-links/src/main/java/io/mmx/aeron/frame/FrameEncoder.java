@@ -17,7 +17,18 @@ public final class FrameEncoder
      */
     public FrameEncoder(final ClusterKey key)
     {
+        this(key, 0);
+    }
+
+    /**
+     * @param key             of this cluster.
+     * @param initialSequence the first frame gets initialSequence + 1; start a restarted sender above
+     *                        anything it sent before (the transport uses epoch milliseconds × 2^20).
+     */
+    public FrameEncoder(final ClusterKey key, final long initialSequence)
+    {
         this.key = key;
+        this.sequence = initialSequence;
     }
 
     /**

@@ -51,6 +51,7 @@ public final class AeronTransport implements AutoCloseable
     private final FrameEncoder encoder;
     private final UnsafeBuffer sendBuffer;
     private final FragmentAssembler assembler;
+    private final long[] lastSequence;
     private final AtomicLong clientErrors = new AtomicLong();
     private final AtomicLong handlerErrors = new AtomicLong();
     private final AtomicReference<Throwable> lastClientError = new AtomicReference<>();
@@ -76,7 +77,10 @@ public final class AeronTransport implements AutoCloseable
             java.util.Arrays.fill(hostedHere, true);
         }
         verifier = new FrameVerifier(ctx.clusterKey(), ctx.maxFrameLengthBytes(), counters);
-        encoder = new FrameEncoder(ctx.clusterKey());
+        // Sequence starts at epoch ms x 2^20: above anything an earlier run of this endpoint sent,
+        // unless it sent more than 2^20 frames per millisecond of its life.
+        encoder = new FrameEncoder(ctx.clusterKey(), ctx.epochClock().time() << 20);
+        lastSequence = new long[2 * directory.endpointCount()];
         sendBuffer = new UnsafeBuffer(new byte[ctx.maxFrameLengthBytes()]);
         assembler = new FragmentAssembler(this::onFragment, ctx.maxFrameLengthBytes());
         publicationByEndpoint = new ExclusivePublication[directory.endpointCount()];
@@ -455,6 +459,20 @@ public final class AeronTransport implements AutoCloseable
         {
             counters.onDropped(DropReason.UNKNOWN_DESTINATION);
             return;
+        }
+        if (ctx.replayProtection())
+        {
+            // One sending endpoint numbers all its frames from one counter; unicast frames and
+            // broadcasts each reach this endpoint in order (one image each, or interleaved in one
+            // image), so each class must strictly advance per source endpoint, whatever image it came on.
+            final int stream = 2 * directory.endpointIndexOf(src) + (dst == FrameHeader.ALL_LOCAL ? 1 : 0);
+            final long sequence = frame.sequence();
+            if (sequence <= lastSequence[stream])
+            {
+                counters.onDropped(DropReason.REPLAYED);
+                return;
+            }
+            lastSequence[stream] = sequence;
         }
         try
         {

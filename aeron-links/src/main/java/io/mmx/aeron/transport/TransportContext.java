@@ -90,6 +90,8 @@ public final class TransportContext
     private String driverIdleStrategy = "backoff";
     private long driverTimeoutMs = 10_000;
     private int counterValuesBufferLengthBytes = DEFAULT_COUNTER_VALUES_BUFFER_LENGTH_BYTES;
+    private boolean replayProtection = true;
+    private org.agrona.concurrent.EpochClock epochClock = org.agrona.concurrent.SystemEpochClock.INSTANCE;
     private boolean concluded;
 
     /**
@@ -496,6 +498,39 @@ public final class TransportContext
     public TransportContext counterValuesBufferLengthBytes(final int counterValuesBufferLengthBytes)
     {
         this.counterValuesBufferLengthBytes = counterValuesBufferLengthBytes;
+        return this;
+    }
+
+    /** @return true if frames whose sequence does not advance per source are dropped as REPLAYED. */
+    public boolean replayProtection()
+    {
+        return replayProtection;
+    }
+
+    /**
+     * @param replayProtection drop authentic frames that do not advance their source's sequence (default true).
+     * @return this.
+     */
+    public TransportContext replayProtection(final boolean replayProtection)
+    {
+        this.replayProtection = replayProtection;
+        return this;
+    }
+
+    /** @return the clock that seeds the send sequence. */
+    public org.agrona.concurrent.EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /**
+     * @param epochClock seeds the first sequence number (epoch ms × 2^20), so a restarted sender
+     *                   continues above what it sent before.
+     * @return this.
+     */
+    public TransportContext epochClock(final org.agrona.concurrent.EpochClock epochClock)
+    {
+        this.epochClock = epochClock;
         return this;
     }
 

@@ -251,6 +251,54 @@ class AeronTransportTest
     }
 
     @Test
+    void replayedFramesAreDroppedAndCounted()
+    {
+        final int[] ports = LoopbackPorts.freeUdpPorts(2);
+        final ProcessDirectory directory = ProcessDirectory.parse(
+            "0@127.0.0.1:" + ports[0] + ";1@127.0.0.1:" + ports[1]);
+        final AeronTransport victim = launch(new TransportContext().clusterKey(KEY).directory(directory)
+            .localEndpoint("127.0.0.1:" + ports[0]), "replay-victim");
+        final AeronTransport sender = launch(new TransportContext().clusterKey(KEY).directory(directory)
+            .localEndpoint("127.0.0.1:" + ports[1]), "replay-sender");
+        final MediaDriver rawDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
+            .aeronDirectoryName(tempDir.resolve("replay-raw").toString()).threadingMode(ThreadingMode.SHARED)
+            .dirDeleteOnStart(true).dirDeleteOnShutdown(true).publicationTermBufferLength(64 * 1024));
+        closeables.add(rawDriver);
+        final Aeron rawClient = Aeron.connect(new Aeron.Context().aeronDirectoryName(rawDriver.aeronDirectoryName()));
+        closeables.add(rawClient);
+        final Publication raw = rawClient.addPublication(
+            "aeron:udp?endpoint=127.0.0.1:" + ports[0] + "|term-length=65536", TransportContext.DEFAULT_STREAM_ID);
+        final Inbox inbox = new Inbox();
+        final Runnable pollAll = () ->
+        {
+            victim.poll(inbox);
+            sender.poll(inbox);
+        };
+        Deadline.await("connected", 10_000, pollAll, () -> raw.isConnected() && sender.isConnected(0));
+
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
+        payload.putInt(0, 1);
+        assertTrue(sender.send(1, 0, 1, payload, 0, 4));
+        Deadline.await("genuine frame", 10_000, pollAll, () -> inbox.frames.size() == 1);
+
+        // An authentic frame of process 1 with an old sequence, as a recording would hold it,
+        // injected from another publication: dropped as a replay, whatever image it came on.
+        final UnsafeBuffer captured = new UnsafeBuffer(new byte[128]);
+        final int length = new io.mmx.aeron.frame.FrameEncoder(KEY, 41).encode(captured, 0, 1, 1, 0, payload, 0, 4);
+        while (raw.offer(captured, 0, length) < 0)
+        {
+            pollAll.run();
+        }
+        Deadline.await("replay counted", 10_000, pollAll, () -> victim.counters().dropped(DropReason.REPLAYED) == 1);
+
+        payload.putInt(0, 2);
+        assertTrue(sender.send(1, 0, 1, payload, 0, 4));
+        Deadline.await("later genuine frame still accepted", 10_000, pollAll, () -> inbox.frames.size() == 2);
+        assertEquals(2, inbox.frames.get(1)[2]);
+        assertEquals(1, victim.counters().receiveDropped());
+    }
+
+    @Test
     void externalDriverModeSharesAnotherTransportsDriver()
     {
         final int[] ports = LoopbackPorts.freeUdpPorts(2);
