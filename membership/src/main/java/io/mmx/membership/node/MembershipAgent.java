@@ -119,9 +119,13 @@ public final class MembershipAgent implements Agent, FrameHandler
         {
             if (dst == FrameHeader.ALL_LOCAL)
             {
+                final int src = header.srcProcessId();
                 for (final int id : hosted)
                 {
-                    nodeByProcess[id].onMessage(nowTick, header.srcProcessId(), type, buffer, offset, length);
+                    if (id != src)
+                    {
+                        nodeByProcess[id].onMessage(nowTick, src, type, buffer, offset, length);
+                    }
                 }
             }
             else if (nodeByProcess[dst] != null)
