@@ -1,0 +1,489 @@
+package io.mmx.aeron.transport;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.FragmentAssembler;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.aeron.logbuffer.Header;
+import io.mmx.aeron.frame.DropReason;
+import io.mmx.aeron.frame.FrameCounters;
+import io.mmx.aeron.frame.FrameEncoder;
+import io.mmx.aeron.frame.FrameHeader;
+import io.mmx.aeron.frame.FrameVerifier;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Sends and receives signed mmx frames for every process hosted at one endpoint (one JVM).
+ * <p>
+ * One embedded media driver (shared threading mode) by default, or an external one. Remote endpoints
+ * are reached over UDP unicast with one exclusive publication each, created on first use; processes at
+ * this endpoint over IPC. Every endpoint has one subscription that receives from all publishers, so a
+ * receiver holds one image per sending endpoint, not per sending process (docs/transport.md).
+ * <p>
+ * Not thread-safe: one thread calls {@link #poll(FrameHandler)} and the send methods (Agrona agent style).
+ * The receive path allocates nothing; the send path allocates only when it opens a publication.
+ */
+public final class AeronTransport implements AutoCloseable
+{
+    private static final String UDP_PREFIX = "aeron:udp?endpoint=";
+
+    private final TransportContext ctx;
+    private final ProcessDirectory directory;
+    private final MediaDriver driver;
+    private final Aeron aeron;
+    private final Subscription udpSubscription;
+    private final Subscription ipcSubscription;
+    private final ExclusivePublication ipcPublication;
+    private final ExclusivePublication mdcPublication;
+    private final ExclusivePublication[] publicationByEndpoint;
+    private final int localEndpointIndex;
+    private final boolean[] hostedHere;
+    private final FrameCounters counters = new FrameCounters();
+    private final FrameVerifier verifier;
+    private final FrameEncoder encoder;
+    private final UnsafeBuffer sendBuffer;
+    private final FragmentAssembler assembler;
+    private final long[] lastSequence;
+    private final AtomicLong clientErrors = new AtomicLong();
+    private final AtomicLong handlerErrors = new AtomicLong();
+    private final AtomicReference<Throwable> lastClientError = new AtomicReference<>();
+    private final String publicationParams;
+    private FrameHandler handler;
+
+    private AeronTransport(final TransportContext ctx)
+    {
+        this.ctx = ctx;
+        this.directory = ctx.directory();
+        final boolean udp = ctx.medium() == TransportContext.Medium.UDP;
+        localEndpointIndex = udp ? directory.endpointIndexOf(ctx.localEndpoint()) : -1;
+        hostedHere = new boolean[directory.processCount()];
+        if (udp)
+        {
+            for (final int p : directory.processesAt(localEndpointIndex))
+            {
+                hostedHere[p] = true;
+            }
+        }
+        else
+        {
+            java.util.Arrays.fill(hostedHere, true);
+        }
+        verifier = new FrameVerifier(ctx.clusterKey(), ctx.maxFrameLengthBytes(), counters);
+        // Sequence starts at epoch ms x 2^20: above anything an earlier run of this endpoint sent,
+        // unless it sent more than 2^20 frames per millisecond of its life.
+        encoder = new FrameEncoder(ctx.clusterKey(), ctx.epochClock().time() << 20);
+        lastSequence = new long[2 * directory.endpointCount()];
+        sendBuffer = new UnsafeBuffer(new byte[ctx.maxFrameLengthBytes()]);
+        assembler = new FragmentAssembler(this::onFragment, ctx.maxFrameLengthBytes());
+        publicationByEndpoint = new ExclusivePublication[directory.endpointCount()];
+        publicationParams = "|term-length=" + ctx.termLengthBytes() + "|mtu=" + ctx.mtuLengthBytes();
+
+        MediaDriver launched = null;
+        Aeron client = null;
+        try
+        {
+            if (ctx.driverMode() == TransportContext.DriverMode.EMBEDDED)
+            {
+                launched = MediaDriver.launchEmbedded(new MediaDriver.Context()
+                    .aeronDirectoryName(ctx.aeronDirectoryName())
+                    .threadingMode(ThreadingMode.SHARED)
+                    .sharedIdleStrategy(TransportContext.idleStrategy(ctx.driverIdleStrategy()))
+                    .dirDeleteOnStart(true)
+                    .dirDeleteOnShutdown(true)
+                    .termBufferSparseFile(false)
+                    .publicationTermBufferLength(ctx.termLengthBytes())
+                    .ipcTermBufferLength(ctx.ipcTermLengthBytes())
+                    .mtuLength(ctx.mtuLengthBytes())
+                    .ipcMtuLength(ctx.mtuLengthBytes())
+                    .counterValuesBufferLength(ctx.counterValuesBufferLengthBytes())
+                    .driverTimeoutMs(ctx.driverTimeoutMs()));
+            }
+            client = Aeron.connect(new Aeron.Context()
+                .aeronDirectoryName(launched != null ? launched.aeronDirectoryName() : ctx.aeronDirectoryName())
+                .driverTimeoutMs(ctx.driverTimeoutMs())
+                .errorHandler(this::onClientError));
+            final String ipcChannel = "aeron:ipc?term-length=" + ctx.ipcTermLengthBytes();
+            ipcSubscription = client.addSubscription(ipcChannel, ctx.streamId());
+            ipcPublication = client.addExclusivePublication(ipcChannel, ctx.streamId());
+            if (udp)
+            {
+                udpSubscription = client.addSubscription(UDP_PREFIX + ctx.localEndpoint(), ctx.streamId());
+                if (ctx.broadcastMode() == TransportContext.BroadcastMode.MDC && directory.endpointCount() > 1)
+                {
+                    mdcPublication = client.addExclusivePublication(
+                        "aeron:udp?control-mode=manual" + publicationParams, ctx.streamId());
+                    for (int e = 0; e < directory.endpointCount(); e++)
+                    {
+                        if (e != localEndpointIndex)
+                        {
+                            mdcPublication.addDestination(UDP_PREFIX + directory.endpoint(e));
+                        }
+                    }
+                }
+                else
+                {
+                    mdcPublication = null;
+                }
+            }
+            else
+            {
+                udpSubscription = null;
+                mdcPublication = null;
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(client, launched);
+            throw ex;
+        }
+        this.driver = launched;
+        this.aeron = client;
+    }
+
+    /**
+     * Launch a transport: concludes the context, starts the embedded driver if configured, subscribes.
+     *
+     * @param ctx the configuration.
+     * @return a transport ready to send and poll.
+     */
+    public static AeronTransport launch(final TransportContext ctx)
+    {
+        if (!ctx.isConcluded())
+        {
+            ctx.conclude();
+        }
+        return new AeronTransport(ctx);
+    }
+
+    /**
+     * Read up to {@code fragmentLimit} fragments from each subscription and hand verified frames to the handler.
+     *
+     * @param handler receives frames addressed to a process hosted here.
+     * @return fragments read; 0 means idle.
+     */
+    public int poll(final FrameHandler handler)
+    {
+        this.handler = handler;
+        int work = ipcSubscription.poll(assembler, ctx.fragmentLimit());
+        if (udpSubscription != null)
+        {
+            work += udpSubscription.poll(assembler, ctx.fragmentLimit());
+        }
+        return work;
+    }
+
+    /**
+     * Send one frame to one process. Never blocks beyond {@link TransportContext#maxOfferRetries()} retries.
+     *
+     * @param srcProcessId  sender, hosted here.
+     * @param dstProcessId  receiver.
+     * @param type          frame type, 0..255.
+     * @param payload       payload bytes.
+     * @param payloadOffset of the payload.
+     * @param payloadLength in bytes.
+     * @return true if Aeron accepted the frame; false if it was dropped (counted by reason).
+     */
+    public boolean send(
+        final int srcProcessId,
+        final int dstProcessId,
+        final int type,
+        final DirectBuffer payload,
+        final int payloadOffset,
+        final int payloadLength)
+    {
+        if (!directory.contains(dstProcessId) || !fits(payloadLength))
+        {
+            counters.onDropped(DropReason.SEND_REJECTED);
+            return false;
+        }
+        final Publication publication = publicationFor(dstProcessId);
+        if (publication == null)
+        {
+            counters.onDropped(DropReason.SEND_REJECTED);
+            return false;
+        }
+        final int length = encoder.encode(
+            sendBuffer, 0, type, srcProcessId, dstProcessId, payload, payloadOffset, payloadLength);
+        return offer(publication, length);
+    }
+
+    /**
+     * Send one frame to every process of the directory, this endpoint's included; each receiving
+     * endpoint delivers it once with destination {@link FrameHeader#ALL_LOCAL}.
+     *
+     * @param srcProcessId  sender, hosted here.
+     * @param type          frame type.
+     * @param payload       payload bytes.
+     * @param payloadOffset of the payload.
+     * @param payloadLength in bytes.
+     * @return number of endpoints whose offer succeeded.
+     */
+    public int broadcast(
+        final int srcProcessId,
+        final int type,
+        final DirectBuffer payload,
+        final int payloadOffset,
+        final int payloadLength)
+    {
+        if (!fits(payloadLength))
+        {
+            counters.onDropped(DropReason.SEND_REJECTED);
+            return 0;
+        }
+        final int length = encoder.encode(
+            sendBuffer, 0, type, srcProcessId, FrameHeader.ALL_LOCAL, payload, payloadOffset, payloadLength);
+        int delivered = offer(ipcPublication, length) ? 1 : 0;
+        if (localEndpointIndex < 0)
+        {
+            return delivered;
+        }
+        if (mdcPublication != null)
+        {
+            return delivered + (offer(mdcPublication, length) ? directory.endpointCount() - 1 : 0);
+        }
+        for (int e = 0; e < publicationByEndpoint.length; e++)
+        {
+            if (e != localEndpointIndex)
+            {
+                final Publication publication = publicationForEndpoint(e);
+                if (publication != null && offer(publication, length))
+                {
+                    delivered++;
+                }
+            }
+        }
+        return delivered;
+    }
+
+    /**
+     * @param dstProcessId a process of the directory.
+     * @return true if a subscriber is connected to the path towards it.
+     */
+    public boolean isConnected(final int dstProcessId)
+    {
+        final Publication publication = publicationFor(dstProcessId);
+        return publication != null && publication.isConnected();
+    }
+
+    /**
+     * @return true if a broadcast would reach a subscriber at every endpoint (MDC: at least one
+     * receiver has connected to the multi-destination publication, Aeron does not report each).
+     */
+    public boolean isBroadcastConnected()
+    {
+        if (!ipcPublication.isConnected())
+        {
+            return false;
+        }
+        if (localEndpointIndex < 0)
+        {
+            return true;
+        }
+        if (mdcPublication != null)
+        {
+            return mdcPublication.isConnected();
+        }
+        for (int e = 0; e < publicationByEndpoint.length; e++)
+        {
+            if (e != localEndpointIndex)
+            {
+                final Publication publication = publicationForEndpoint(e);
+                if (publication == null || !publication.isConnected())
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** @return counters of accepted, sent and dropped frames. */
+    public FrameCounters counters()
+    {
+        return counters;
+    }
+
+    /** @return errors reported by the Aeron client conductor (never thrown into the caller). */
+    public long clientErrors()
+    {
+        return clientErrors.get();
+    }
+
+    /** @return exceptions thrown by frame handlers, caught and counted as BAD_PAYLOAD drops. */
+    public long handlerErrors()
+    {
+        return handlerErrors.get();
+    }
+
+    /** @return the last client conductor or handler error, or null. */
+    public Throwable lastClientError()
+    {
+        return lastClientError.get();
+    }
+
+    /** @return the directory. */
+    public ProcessDirectory directory()
+    {
+        return directory;
+    }
+
+    /** @return the concluded context. */
+    public TransportContext context()
+    {
+        return ctx;
+    }
+
+    /**
+     * @param processId of the directory.
+     * @return true if that process is hosted by this transport.
+     */
+    public boolean hosts(final int processId)
+    {
+        return directory.contains(processId) && hostedHere[processId];
+    }
+
+    /** Close the client, then the embedded driver, which deletes its directory. */
+    public void close()
+    {
+        CloseHelper.closeAll(aeron, driver);
+    }
+
+    private boolean fits(final int payloadLength)
+    {
+        return payloadLength >= 0 && payloadLength + FrameHeader.OVERHEAD_LENGTH <= ctx.maxFrameLengthBytes();
+    }
+
+    private Publication publicationFor(final int dstProcessId)
+    {
+        if (hostedHere[dstProcessId])
+        {
+            return ipcPublication;
+        }
+        return publicationForEndpoint(directory.endpointIndexOf(dstProcessId));
+    }
+
+    private Publication publicationForEndpoint(final int endpointIndex)
+    {
+        ExclusivePublication publication = publicationByEndpoint[endpointIndex];
+        if (publication == null)
+        {
+            try
+            {
+                publication = aeron.addExclusivePublication(
+                    UDP_PREFIX + directory.endpoint(endpointIndex) + publicationParams, ctx.streamId());
+                publicationByEndpoint[endpointIndex] = publication;
+            }
+            catch (final RuntimeException ex)
+            {
+                // A driver refusal (e.g. unresolvable host) must not take the process down: count and drop.
+                onClientError(ex);
+                return null;
+            }
+        }
+        return publication;
+    }
+
+    private boolean offer(final Publication publication, final int length)
+    {
+        for (int attempt = 0; ; attempt++)
+        {
+            final long result = publication.offer(sendBuffer, 0, length);
+            if (result > 0)
+            {
+                counters.onSent();
+                return true;
+            }
+            if (result == Publication.NOT_CONNECTED)
+            {
+                counters.onDropped(DropReason.SEND_NOT_CONNECTED);
+                return false;
+            }
+            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
+            {
+                counters.onDropped(DropReason.SEND_CLOSED);
+                forget(publication);
+                return false;
+            }
+            // BACK_PRESSURED or ADMIN_ACTION: a few retries, then drop rather than starve the node.
+            if (attempt >= ctx.maxOfferRetries())
+            {
+                counters.onDropped(DropReason.SEND_BACK_PRESSURED);
+                return false;
+            }
+            counters.onSendRetry();
+            Thread.onSpinWait();
+        }
+    }
+
+    private void forget(final Publication publication)
+    {
+        for (int e = 0; e < publicationByEndpoint.length; e++)
+        {
+            if (publicationByEndpoint[e] == publication)
+            {
+                publicationByEndpoint[e] = null;
+                CloseHelper.quietClose(publication);
+            }
+        }
+    }
+
+    private void onClientError(final Throwable error)
+    {
+        clientErrors.incrementAndGet();
+        lastClientError.set(error);
+    }
+
+    private void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        if (verifier.verify(buffer, offset, length) != null)
+        {
+            return;
+        }
+        final FrameHeader frame = verifier.header();
+        final int src = frame.srcProcessId();
+        if (!directory.contains(src))
+        {
+            counters.onDropped(DropReason.UNKNOWN_SOURCE);
+            return;
+        }
+        final int dst = frame.dstProcessId();
+        if (dst != FrameHeader.ALL_LOCAL && !(directory.contains(dst) && hostedHere[dst]))
+        {
+            counters.onDropped(DropReason.UNKNOWN_DESTINATION);
+            return;
+        }
+        if (ctx.replayProtection())
+        {
+            // One sending endpoint numbers all its frames from one counter; unicast frames and
+            // broadcasts each reach this endpoint in order (one image each, or interleaved in one
+            // image), so each class must strictly advance per source endpoint, whatever image it came on.
+            final int stream = 2 * directory.endpointIndexOf(src) + (dst == FrameHeader.ALL_LOCAL ? 1 : 0);
+            final long sequence = frame.sequence();
+            if (sequence <= lastSequence[stream])
+            {
+                counters.onDropped(DropReason.REPLAYED);
+                return;
+            }
+            lastSequence[stream] = sequence;
+        }
+        try
+        {
+            handler.onFrame(frame, buffer, frame.payloadOffset(), frame.payloadLength());
+        }
+        catch (final RuntimeException ex)
+        {
+            // A bug or a payload the layer above cannot decode must not kill the polling thread.
+            counters.onDropped(DropReason.BAD_PAYLOAD);
+            handlerErrors.incrementAndGet();
+            lastClientError.set(ex);
+        }
+    }
+}

@@ -1,0 +1,318 @@
+package io.mmx.membership.election;
+
+import io.mmx.membership.MembershipConfig;
+
+/**
+ * Ω at one process, an explicit {@link ElectionState} machine driven by ticks.
+ * <p>
+ * A leader puts the claim (id, epoch, age 0) on every message it sends; every process forwards the
+ * freshest claim it holds with its age, so claims spread by gossip without any O(n) broadcast. A claim
+ * older than the lease is not followed. The lowest id with a fresh claim wins: a leader that hears a
+ * fresh claim from a lower id steps down, and a leader that hears nobody for a lease steps down too,
+ * so a deposed leader learns within one message exchange or one lease. A process with no fresh claim
+ * becomes CANDIDATE and claims after {@code rank × stagger} ticks, rank being the number of lower ids
+ * it does not know dead, so the lowest live process claims first. Epochs grow by one at each new claim
+ * and order leaderships for the consensus layer.
+ */
+public final class LeaderElection
+{
+    /** Told when the followed leader changes. */
+    public interface Listener
+    {
+        /**
+         * @param leaderId new leader or -1.
+         * @param epoch    its epoch.
+         * @param state    this process's state.
+         * @param nowTick  when.
+         */
+        void onLeaderChanged(int leaderId, long epoch, ElectionState state, long nowTick);
+    }
+
+    private final MembershipConfig config;
+    private final int self;
+    private final Listener listener;
+    private ElectionState state = ElectionState.CANDIDATE;
+    private long epoch;
+    private long maxEpochSeen;
+    private int claimId = -1;
+    private long claimEpoch;
+    private int claimIncarnation;
+    private long claimBornTick = Long.MIN_VALUE / 2;
+    private long candidateSinceTick;
+    private long lastHeardTick;
+    private int reportedLeader = -2;
+    private int lastLeaderId = -1;
+    private long reportedEpoch = -1;
+
+    /**
+     * @param config   concluded configuration.
+     * @param self     this process.
+     * @param listener told of leader changes.
+     */
+    public LeaderElection(final MembershipConfig config, final int self, final Listener listener)
+    {
+        this.config = config;
+        this.self = self;
+        this.listener = listener;
+    }
+
+    /**
+     * Advance the state machine.
+     *
+     * @param nowTick current tick.
+     * @param rank    lower ids not known dead ({@code FailureDetector.rank()}).
+     */
+    public void tick(final long nowTick, final int rank)
+    {
+        final boolean fresh = isClaimFresh(nowTick);
+        switch (state)
+        {
+            case FOLLOWER:
+                if (!fresh)
+                {
+                    state = ElectionState.CANDIDATE;
+                    candidateSinceTick = nowTick;
+                }
+                else if (rank == 0 && claimId > self)
+                {
+                    becomeLeader(nowTick);
+                }
+                break;
+
+            case CANDIDATE:
+                if (fresh && (claimId < self || rank > 0))
+                {
+                    state = ElectionState.FOLLOWER;
+                }
+                else if (nowTick - candidateSinceTick >=
+                    (long)Math.min(rank, config.maxCandidateRank()) * config.candidateStaggerTicks())
+                {
+                    becomeLeader(nowTick);
+                }
+                break;
+
+            case LEADER:
+                if (fresh && claimId < self)
+                {
+                    state = ElectionState.FOLLOWER;
+                }
+                else if (nowTick - lastHeardTick > config.leaderLeaseTicks())
+                {
+                    // Heard nobody for a lease: this leader may be cut off, and the others have moved on.
+                    state = ElectionState.CANDIDATE;
+                    candidateSinceTick = nowTick;
+                }
+                break;
+        }
+        report(nowTick);
+    }
+
+    private void becomeLeader(final long nowTick)
+    {
+        state = ElectionState.LEADER;
+        epoch = maxEpochSeen + 1;
+        maxEpochSeen = epoch;
+        lastHeardTick = nowTick;
+    }
+
+    /**
+     * A valid message arrived from another process: renews a leader's contact.
+     *
+     * @param nowTick now.
+     */
+    public void onHeard(final long nowTick)
+    {
+        lastHeardTick = nowTick;
+    }
+
+    /**
+     * A claim record arrived on a message.
+     *
+     * @param nowTick      now.
+     * @param leaderId     claimed leader, or -1.
+     * @param leaderEpoch  its epoch.
+     * @param ageTicks     age when sent.
+     * @param incarnation  the leader's incarnation when it claimed.
+     * @param leaderIsDead true if this view holds the claimant DEAD.
+     */
+    public void onClaim(
+        final long nowTick,
+        final int leaderId,
+        final long leaderEpoch,
+        final int ageTicks,
+        final int incarnation,
+        final boolean leaderIsDead)
+    {
+        if (leaderId < 0 || ageTicks < 0)
+        {
+            return;
+        }
+        maxEpochSeen = Math.max(maxEpochSeen, leaderEpoch);
+        if (leaderId == self || leaderIsDead)
+        {
+            return;
+        }
+        // One tick per hop on top of the sender's age, so that a claim ages even over instant links.
+        final long bornTick = nowTick - ageTicks - 1;
+        if (bornTick + config.leaderLeaseTicks() <= nowTick)
+        {
+            return;
+        }
+        if (leaderId == claimId)
+        {
+            claimBornTick = Math.max(claimBornTick, bornTick);
+            claimEpoch = Math.max(claimEpoch, leaderEpoch);
+            claimIncarnation = Math.max(claimIncarnation, incarnation);
+        }
+        else if (!isClaimFresh(nowTick) || leaderId < claimId)
+        {
+            claimId = leaderId;
+            claimEpoch = leaderEpoch;
+            claimIncarnation = incarnation;
+            claimBornTick = bornTick;
+        }
+        if (leaderId < self && state != ElectionState.FOLLOWER)
+        {
+            state = ElectionState.FOLLOWER;
+            report(nowTick);
+        }
+    }
+
+    /**
+     * The failure detector declared a member dead: drop its claim at once.
+     *
+     * @param member  id.
+     * @param nowTick now.
+     */
+    public void onMemberDead(final int member, final long nowTick)
+    {
+        if (member == claimId)
+        {
+            claimId = -1;
+            claimBornTick = Long.MIN_VALUE / 2;
+        }
+    }
+
+    /**
+     * @param nowTick now.
+     * @return true if this process should seek news of the leader: it has no fresh claim, or the one it
+     * follows has used half its lease (this process has had few exchanges lately).
+     */
+    public boolean wantsLeaderNews(final long nowTick)
+    {
+        if (state == ElectionState.LEADER)
+        {
+            return false;
+        }
+        return !isClaimFresh(nowTick) || nowTick - claimBornTick > config.leaderLeaseTicks() / 2;
+    }
+
+    private boolean isClaimFresh(final long nowTick)
+    {
+        return claimId >= 0 && claimBornTick + config.leaderLeaseTicks() > nowTick;
+    }
+
+    private void report(final long nowTick)
+    {
+        final int leader = leaderId(nowTick);
+        final long leaderEpoch = leaderEpoch(nowTick);
+        if (leader != reportedLeader || leaderEpoch != reportedEpoch)
+        {
+            reportedLeader = leader;
+            reportedEpoch = leaderEpoch;
+            if (leader >= 0)
+            {
+                lastLeaderId = leader;
+            }
+            listener.onLeaderChanged(leader, leaderEpoch, state, nowTick);
+        }
+    }
+
+    /**
+     * @param nowTick now.
+     * @return the leader this process follows (itself when LEADER), or -1.
+     */
+    public int leaderId(final long nowTick)
+    {
+        if (state == ElectionState.LEADER)
+        {
+            return self;
+        }
+        return state == ElectionState.FOLLOWER && isClaimFresh(nowTick) ? claimId : -1;
+    }
+
+    /**
+     * @param nowTick now.
+     * @return epoch of {@link #leaderId(long)}, 0 if none.
+     */
+    public long leaderEpoch(final long nowTick)
+    {
+        if (state == ElectionState.LEADER)
+        {
+            return epoch;
+        }
+        return state == ElectionState.FOLLOWER && isClaimFresh(nowTick) ? claimEpoch : 0;
+    }
+
+    /**
+     * @param nowTick now.
+     * @return age to put on the outgoing claim record, or -1 if there is no record to send.
+     */
+    public int recordAgeTicks(final long nowTick)
+    {
+        if (state == ElectionState.LEADER)
+        {
+            return 0;
+        }
+        return isClaimFresh(nowTick) ? (int)Math.min(Integer.MAX_VALUE, nowTick - claimBornTick) : -1;
+    }
+
+    /**
+     * @param nowTick now.
+     * @return id to put on the outgoing claim record, or -1.
+     */
+    public int recordLeaderId(final long nowTick)
+    {
+        if (state == ElectionState.LEADER)
+        {
+            return self;
+        }
+        return isClaimFresh(nowTick) ? claimId : -1;
+    }
+
+    /**
+     * @param nowTick now.
+     * @return epoch to put on the outgoing claim record.
+     */
+    public long recordEpoch(final long nowTick)
+    {
+        return state == ElectionState.LEADER ? epoch : isClaimFresh(nowTick) ? claimEpoch : maxEpochSeen;
+    }
+
+    /**
+     * @param selfIncarnation this process's incarnation, used when it leads.
+     * @return the incarnation to put on the outgoing claim record.
+     */
+    public int recordIncarnation(final int selfIncarnation)
+    {
+        return state == ElectionState.LEADER ? selfIncarnation : claimIncarnation;
+    }
+
+    /** @return the leader followed now or most recently, or -1: news about it is gossiped first. */
+    public int lastLeaderId()
+    {
+        return lastLeaderId;
+    }
+
+    /** @return the state. */
+    public ElectionState state()
+    {
+        return state;
+    }
+
+    /** @return the highest epoch seen or held. */
+    public long maxEpochSeen()
+    {
+        return maxEpochSeen;
+    }
+}

@@ -1,0 +1,114 @@
+package io.mmx.membership.neighbour;
+
+/**
+ * Bumps this process's heartbeat and watches its plan neighbours' heartbeats. A neighbour whose
+ * counter has not advanced for {@code staleTicks} is suspected (the host takes over its acceptor,
+ * which is safe even if the neighbour is only slow); it is cleared when the counter moves again.
+ * Unreadable words do not count as advances: a neighbour behind a dead link is suspected too.
+ */
+public final class NeighbourMonitor
+{
+    /** Told of suspicions and recoveries. */
+    public interface Listener
+    {
+        /**
+         * @param neighbourId the neighbour.
+         * @param suspected   true when it stopped, false when it resumed.
+         * @param nowTick     when.
+         */
+        void onNeighbourSuspicion(int neighbourId, boolean suspected, long nowTick);
+    }
+
+    private final int[] neighbours;
+    private final long[] lastValue;
+    private final long[] lastChangeTick;
+    private final boolean[] suspected;
+    private final int intervalTicks;
+    private final int staleTicks;
+    private long beat;
+    private long nextBeatTick;
+
+    /**
+     * @param neighbours    plan neighbours.
+     * @param intervalTicks ticks between own heartbeats and between reads.
+     * @param staleTicks    ticks without an advance before suspicion.
+     * @param startTick     tick the monitor starts at (grace: nobody is suspected before startTick + staleTicks).
+     */
+    public NeighbourMonitor(final int[] neighbours, final int intervalTicks, final int staleTicks, final long startTick)
+    {
+        this.neighbours = neighbours.clone();
+        this.intervalTicks = intervalTicks;
+        this.staleTicks = staleTicks;
+        lastValue = new long[neighbours.length];
+        lastChangeTick = new long[neighbours.length];
+        suspected = new boolean[neighbours.length];
+        java.util.Arrays.fill(lastValue, HeartbeatReader.NOT_READABLE);
+        java.util.Arrays.fill(lastChangeTick, startTick);
+        nextBeatTick = startTick;
+    }
+
+    /**
+     * Beat and read, once per interval.
+     *
+     * @param nowTick  now.
+     * @param writer   own region.
+     * @param reader   neighbours' regions.
+     * @param listener told of changes.
+     * @return number of suspicion changes.
+     */
+    public int tick(
+        final long nowTick, final HeartbeatWriter writer, final HeartbeatReader reader, final Listener listener)
+    {
+        if (nowTick < nextBeatTick)
+        {
+            return 0;
+        }
+        nextBeatTick = nowTick + intervalTicks;
+        writer.writeHeartbeat(++beat);
+        int changes = 0;
+        for (int i = 0; i < neighbours.length; i++)
+        {
+            final long value = reader.readHeartbeat(neighbours[i]);
+            if (value != HeartbeatReader.NOT_READABLE && value != lastValue[i])
+            {
+                lastValue[i] = value;
+                lastChangeTick[i] = nowTick;
+                if (suspected[i])
+                {
+                    suspected[i] = false;
+                    changes++;
+                    listener.onNeighbourSuspicion(neighbours[i], false, nowTick);
+                }
+            }
+            else if (!suspected[i] && nowTick - lastChangeTick[i] >= staleTicks)
+            {
+                suspected[i] = true;
+                changes++;
+                listener.onNeighbourSuspicion(neighbours[i], true, nowTick);
+            }
+        }
+        return changes;
+    }
+
+    /**
+     * @param neighbourId a neighbour.
+     * @return true if currently suspected.
+     */
+    public boolean isSuspected(final int neighbourId)
+    {
+        for (int i = 0; i < neighbours.length; i++)
+        {
+            if (neighbours[i] == neighbourId)
+            {
+                return suspected[i];
+            }
+        }
+        return false;
+    }
+
+    /** @return own heartbeat counter. */
+    public long beat()
+    {
+        return beat;
+    }
+}

@@ -1,0 +1,168 @@
+package io.mmx.membership.node;
+
+import io.mmx.aeron.frame.FrameHeader;
+import io.mmx.aeron.transport.AeronTransport;
+import io.mmx.aeron.transport.FrameHandler;
+import io.mmx.membership.MembershipConfig;
+import io.mmx.membership.MembershipListener;
+import io.mmx.membership.MembershipNode;
+import io.mmx.membership.wire.MessageType;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * Drives the membership nodes of every process hosted by one transport: polls frames into the nodes,
+ * converts the injected clock into ticks, and hands other frame types to an application handler.
+ * Run it with an {@code AgentRunner} or, in tests, an {@code AgentInvoker} on the caller's thread.
+ */
+public final class MembershipAgent implements Agent, FrameHandler
+{
+    /** Receives frames that are not membership messages. */
+    @FunctionalInterface
+    public interface ApplicationHandler
+    {
+        /**
+         * @param header  of the frame.
+         * @param buffer  holding the payload.
+         * @param offset  of the payload.
+         * @param length  of the payload.
+         * @param nowTick current tick.
+         */
+        void onApplicationFrame(FrameHeader header, DirectBuffer buffer, int offset, int length, long nowTick);
+    }
+
+    private final AeronTransport transport;
+    private final NanoClock clock;
+    private final long tickNs;
+    private final int[] hosted;
+    private final MembershipNode[] nodeByProcess;
+    private final ApplicationHandler applicationHandler;
+    private final long startNs;
+    private long nowTick;
+
+    /**
+     * @param transport          launched transport.
+     * @param config             membership configuration.
+     * @param hosted             ids of the processes this JVM hosts.
+     * @param planHash           32-byte plan hash.
+     * @param neighboursOf       plan neighbours of each hosted process, same order as {@code hosted}.
+     * @param seed               base seed; each node gets seed ^ its id.
+     * @param clock              time source.
+     * @param tickNs             nanoseconds per tick.
+     * @param listener           events of every hosted node.
+     * @param applicationHandler frames of other types, or null.
+     */
+    public MembershipAgent(
+        final AeronTransport transport,
+        final MembershipConfig config,
+        final int[] hosted,
+        final byte[] planHash,
+        final int[][] neighboursOf,
+        final long seed,
+        final NanoClock clock,
+        final long tickNs,
+        final MembershipListener listener,
+        final ApplicationHandler applicationHandler)
+    {
+        if (tickNs < 100_000)
+        {
+            throw new IllegalArgumentException("tickNs must be at least 100 µs, got " + tickNs);
+        }
+        final int processes = transport.directory().processCount();
+        this.transport = transport;
+        this.clock = clock;
+        this.tickNs = tickNs;
+        this.hosted = hosted.clone();
+        this.applicationHandler = applicationHandler;
+        nodeByProcess = new MembershipNode[processes];
+        startNs = clock.nanoTime();
+        if (config.concludedFor() != processes)
+        {
+            config.conclude(processes);
+        }
+        for (int i = 0; i < hosted.length; i++)
+        {
+            final int id = hosted[i];
+            if (!transport.hosts(id))
+            {
+                throw new IllegalArgumentException("process " + id + " is not hosted at this transport's endpoint");
+            }
+            nodeByProcess[id] = new MembershipNode(config, processes, id, planHash, neighboursOf[i], seed ^ id,
+                transport::send, listener, null, null, 0);
+        }
+    }
+
+    /** {@inheritDoc} */
+    public int doWork()
+    {
+        int work = transport.poll(this);
+        final long tick = (clock.nanoTime() - startNs) / tickNs;
+        if (tick > nowTick)
+        {
+            nowTick = tick;
+            for (final int id : hosted)
+            {
+                nodeByProcess[id].tick(tick);
+            }
+            work++;
+        }
+        return work;
+    }
+
+    /** {@inheritDoc} */
+    public void onFrame(final FrameHeader header, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int type = header.type();
+        final int dst = header.dstProcessId();
+        if (MessageType.isMembership(type))
+        {
+            if (dst == FrameHeader.ALL_LOCAL)
+            {
+                final int src = header.srcProcessId();
+                for (final int id : hosted)
+                {
+                    if (id != src)
+                    {
+                        nodeByProcess[id].onMessage(nowTick, src, type, buffer, offset, length);
+                    }
+                }
+            }
+            else if (nodeByProcess[dst] != null)
+            {
+                nodeByProcess[dst].onMessage(nowTick, header.srcProcessId(), type, buffer, offset, length);
+            }
+        }
+        else if (applicationHandler != null)
+        {
+            applicationHandler.onApplicationFrame(header, buffer, offset, length, nowTick);
+        }
+    }
+
+    /**
+     * @param processId hosted here.
+     * @return its membership node.
+     */
+    public MembershipNode node(final int processId)
+    {
+        return nodeByProcess[processId];
+    }
+
+    /** @return the current tick. */
+    public long nowTick()
+    {
+        return nowTick;
+    }
+
+    /** @return the transport. */
+    public AeronTransport transport()
+    {
+        return transport;
+    }
+
+    /** {@inheritDoc} */
+    public String roleName()
+    {
+        return "mmx-membership";
+    }
+}

@@ -1,0 +1,102 @@
+package io.mmx.membership.election;
+
+import io.mmx.membership.MembershipConfig;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class LeaderElectionTest
+{
+    private final MembershipConfig config = new MembershipConfig().conclude(16);
+    private final List<String> changes = new ArrayList<>();
+
+    private LeaderElection election(final int self)
+    {
+        return new LeaderElection(config, self, (leader, epoch, state, tick) -> changes.add(leader + "@" + epoch));
+    }
+
+    @Test
+    void rankZeroClaimsAtOnceOthersWaitByRank()
+    {
+        final LeaderElection zero = election(0);
+        zero.tick(0, 0);
+        assertEquals(ElectionState.LEADER, zero.state());
+        assertEquals(1, zero.leaderEpoch(0));
+
+        final LeaderElection five = election(5);
+        final long wait = 5L * config.candidateStaggerTicks();
+        five.tick(0, 5);
+        five.tick(wait - 1, 5);
+        assertEquals(ElectionState.CANDIDATE, five.state());
+        five.tick(wait, 5);
+        assertEquals(ElectionState.LEADER, five.state());
+    }
+
+    @Test
+    void freshLowerClaimDeposesALeaderAtOnceWithAHigherEpochKnown()
+    {
+        final LeaderElection five = election(5);
+        five.tick(0, 0);
+        assertEquals(ElectionState.LEADER, five.state());
+        five.onClaim(10, 2, 7, 3, 0, false);
+        assertEquals(ElectionState.FOLLOWER, five.state());
+        assertEquals(2, five.leaderId(10));
+        assertEquals(7, five.leaderEpoch(10));
+        assertEquals(7, five.maxEpochSeen());
+    }
+
+    @Test
+    void staleClaimsAreIgnoredAndExpiredLeasesMakeACandidate()
+    {
+        final LeaderElection five = election(5);
+        five.onClaim(1000, 1, 1, config.leaderLeaseTicks(), 0, false);
+        assertEquals(-1, five.leaderId(1000), "a claim older than the lease is not followed");
+        five.onClaim(1000, 1, 1, 0, 0, false);
+        five.tick(1000, 3);
+        assertEquals(1, five.leaderId(1000));
+        five.tick(1000 + config.leaderLeaseTicks(), 3);
+        assertEquals(ElectionState.CANDIDATE, five.state());
+        assertEquals(-1, five.leaderId(1000 + config.leaderLeaseTicks()));
+    }
+
+    @Test
+    void aLeaderThatHearsNobodyForALeaseStepsDown()
+    {
+        final LeaderElection zero = election(0);
+        zero.tick(0, 0);
+        zero.onHeard(10);
+        zero.tick(10 + config.leaderLeaseTicks(), 0);
+        assertEquals(ElectionState.LEADER, zero.state());
+        zero.tick(11 + config.leaderLeaseTicks(), 0);
+        assertEquals(ElectionState.CANDIDATE, zero.state());
+    }
+
+    @Test
+    void deadClaimantIsDroppedImmediately()
+    {
+        final LeaderElection five = election(5);
+        five.onClaim(0, 1, 1, 0, 0, false);
+        five.tick(0, 3);
+        assertEquals(1, five.leaderId(0));
+        five.onMemberDead(1, 1);
+        five.tick(1, 3);
+        assertEquals(ElectionState.CANDIDATE, five.state());
+        five.onClaim(2, 1, 1, 0, 0, true);
+        assertEquals(-1, five.leaderId(2), "claims of a member held dead are ignored");
+    }
+
+    @Test
+    void asksForNewsWhenTheClaimHasUsedHalfItsLease()
+    {
+        final LeaderElection five = election(5);
+        assertEquals(true, five.wantsLeaderNews(0));
+        five.onClaim(0, 1, 1, 0, 0, false);
+        five.tick(0, 3);
+        assertEquals(false, five.wantsLeaderNews(config.leaderLeaseTicks() / 2 - 1));
+        assertEquals(true, five.wantsLeaderNews(config.leaderLeaseTicks() / 2 + 1));
+        assertEquals(1, five.lastLeaderId());
+    }
+}

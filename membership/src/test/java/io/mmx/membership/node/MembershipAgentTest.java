@@ -1,0 +1,85 @@
+package io.mmx.membership.node;
+
+import io.mmx.aeron.frame.ClusterKey;
+import io.mmx.aeron.transport.AeronTransport;
+import io.mmx.aeron.transport.ProcessDirectory;
+import io.mmx.aeron.transport.TransportContext;
+import io.mmx.membership.MembershipConfig;
+import io.mmx.membership.MembershipListener;
+import io.mmx.membership.plan.PlanActivation;
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MembershipAgentTest
+{
+    @TempDir
+    Path tempDir;
+
+    @Test
+    void eightProcessesOverIpcElectActivateAndIgnoreTheirOwnBroadcasts()
+    {
+        final int n = 8;
+        final long tickNs = 1_000_000;
+        final CachedNanoClock clock = new CachedNanoClock();
+        final int[] hosted = new int[n];
+        final int[][] neighbours = new int[n][];
+        for (int p = 0; p < n; p++)
+        {
+            hosted[p] = p;
+            neighbours[p] = new int[]{(p + 1) % n, (p + n - 1) % n};
+        }
+        final long[] applicationFrames = new long[1];
+        try (AeronTransport transport = AeronTransport.launch(new TransportContext()
+            .clusterKey(ClusterKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
+            .directory(ProcessDirectory.parse("0-7@127.0.0.1:1")).medium(TransportContext.Medium.IPC)
+            .aeronDirectoryName(tempDir.resolve("aeron").toString())))
+        {
+            final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, new byte[32],
+                neighbours, 11, clock, tickNs, MembershipListener.NO_OP,
+                (header, buffer, offset, length, tick) -> applicationFrames[0]++);
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
+            // Simulated time: one tick per loop turn, however fast the machine; bounded turns.
+            for (int turn = 0; turn < 20_000 && !(allActive(agent, n) && agent.node(5).leaderId() == 0); turn++)
+            {
+                clock.advance(tickNs);
+                agent.doWork();
+                if (turn % 50 == 0)
+                {
+                    transport.broadcast(3, 0x40, payload, 0, 8);
+                    transport.broadcast(3, 0x10, payload, 0, 8); // a malformed membership broadcast
+                }
+            }
+            assertTrue(allActive(agent, n), "all plan activations");
+            for (int p = 0; p < n; p++)
+            {
+                assertEquals(0, agent.node(p).leaderId(), "process " + p);
+            }
+            assertTrue(applicationFrames[0] > 0);
+            // The malformed broadcast reached the 7 others, never its sender.
+            assertEquals(0, agent.node(3).malformedMessages());
+            assertTrue(agent.node(4).malformedMessages() > 0);
+            assertEquals(0, transport.counters().receiveDropped() - transport.counters().dropped(
+                io.mmx.aeron.frame.DropReason.BAD_PAYLOAD));
+            assertEquals(0, transport.handlerErrors());
+        }
+    }
+
+    private static boolean allActive(final MembershipAgent agent, final int n)
+    {
+        for (int p = 0; p < n; p++)
+        {
+            if (agent.node(p).planState() != PlanActivation.State.ACTIVE)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}
