@@ -116,27 +116,23 @@ public final class PlanChanges
         }
         final int[] rack = Arrays.copyOf(old.rackLabels(), n);
         final int[] host = Arrays.copyOf(old.hostLabels(), n);
+        final int[] used = new int[hosts];
+        for (int h = 0; h < hosts; h++)
+        {
+            used[h] = old.processCountOnHost(h);
+        }
         int h = 0;
         for (int p = old.processes(); p < n; p++)
         {
-            while (countOn(host, p, h) >= old.procsPerHost())
+            while (used[h] >= old.procsPerHost())
             {
                 h++;
             }
+            used[h]++;
             host[p] = h;
             rack[p] = h / old.hostsPerRack();
         }
         return Placement.explicit(old.racks(), old.hostsPerRack(), old.procsPerHost(), rack, host);
-    }
-
-    private static int countOn(final int[] host, final int placed, final int h)
-    {
-        int count = 0;
-        for (int p = 0; p < placed; p++)
-        {
-            count += host[p] == h ? 1 : 0;
-        }
-        return count;
     }
 
     /** Prints what a deployment of {@code after} over {@code before} changes. */

@@ -7,6 +7,7 @@ import io.mmx.planner.graph.Graph;
 import io.mmx.planner.placement.Placement;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -110,14 +111,14 @@ public final class PlanVerifier
         if (!expected.equals(plan.graph()))
         {
             int first = 0;
-            while (first < plan.n() && java.util.Arrays.equals(expected.neighbours(first), plan.graph().neighbours(first)))
+            while (first < plan.n() && Arrays.equals(expected.neighbours(first), plan.graph().neighbours(first)))
             {
                 first++;
             }
             problems.add("adjacency: differs from what generator '" + plan.generator() + "' gives for seed " +
                 plan.seed() + ", first at process " + first + " (file lists " +
-                java.util.Arrays.toString(plan.graph().neighbours(first)) + ", generator gives " +
-                java.util.Arrays.toString(expected.neighbours(first)) + ")");
+                Arrays.toString(plan.graph().neighbours(first)) + ", generator gives " +
+                Arrays.toString(expected.neighbours(first)) + ")");
         }
     }
 
