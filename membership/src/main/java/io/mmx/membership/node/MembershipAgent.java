@@ -6,6 +6,7 @@ import io.mmx.aeron.transport.FrameHandler;
 import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.MembershipNode;
+import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.membership.wire.MessageType;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
@@ -38,20 +39,14 @@ public final class MembershipAgent implements Agent, FrameHandler
     private final int[] hosted;
     private final MembershipNode[] nodeByProcess;
     private final ApplicationHandler applicationHandler;
+    private final FabricHeartbeats[] heartbeats;
     private final long startNs;
     private long nowTick;
 
     /**
-     * @param transport          launched transport.
-     * @param config             membership configuration.
-     * @param hosted             ids of the processes this JVM hosts.
-     * @param planHash           32-byte plan hash.
-     * @param neighboursOf       plan neighbours of each hosted process, same order as {@code hosted}.
-     * @param seed               base seed; each node gets seed ^ its id.
-     * @param clock              time source.
-     * @param tickNs             nanoseconds per tick.
-     * @param listener           events of every hosted node.
-     * @param applicationHandler frames of other types, or null.
+     * An agent without neighbour monitoring through memory; the parameters are those of
+     * {@link #MembershipAgent(AeronTransport, MembershipConfig, int[], byte[], int[][], long, NanoClock, long,
+     * MembershipListener, ApplicationHandler, FabricHeartbeats[])}.
      */
     public MembershipAgent(
         final AeronTransport transport,
@@ -65,6 +60,39 @@ public final class MembershipAgent implements Agent, FrameHandler
         final MembershipListener listener,
         final ApplicationHandler applicationHandler)
     {
+        this(transport, config, hosted, planHash, neighboursOf, seed, clock, tickNs, listener, applicationHandler, null);
+    }
+
+    /**
+     * An agent with neighbour monitoring through memory: each hosted process bumps its heartbeat word
+     * and reads its plan neighbours' words through its own fabric, polled from {@link #doWork()}.
+     *
+     * @param transport          launched transport.
+     * @param config             membership configuration.
+     * @param hosted             ids of the processes this JVM hosts.
+     * @param planHash           32-byte plan hash.
+     * @param neighboursOf       plan neighbours of each hosted process, same order as {@code hosted}.
+     * @param seed               base seed; each node gets seed ^ its id.
+     * @param clock              time source.
+     * @param tickNs             nanoseconds per tick.
+     * @param listener           events of every hosted node, neighbour suspicions included.
+     * @param applicationHandler frames of other types, or null.
+     * @param heartbeatsOf       heartbeats of each hosted process, same order as {@code hosted} (an entry may be
+     *                           null: that process is not monitored through memory), or null for none.
+     */
+    public MembershipAgent(
+        final AeronTransport transport,
+        final MembershipConfig config,
+        final int[] hosted,
+        final byte[] planHash,
+        final int[][] neighboursOf,
+        final long seed,
+        final NanoClock clock,
+        final long tickNs,
+        final MembershipListener listener,
+        final ApplicationHandler applicationHandler,
+        final FabricHeartbeats[] heartbeatsOf)
+    {
         if (tickNs < 100_000)
         {
             throw new IllegalArgumentException("tickNs must be at least 100 µs, got " + tickNs);
@@ -75,6 +103,12 @@ public final class MembershipAgent implements Agent, FrameHandler
         this.tickNs = tickNs;
         this.hosted = hosted.clone();
         this.applicationHandler = applicationHandler;
+        if (heartbeatsOf != null && heartbeatsOf.length != hosted.length)
+        {
+            throw new IllegalArgumentException("heartbeatsOf has " + heartbeatsOf.length + " entries but " +
+                hosted.length + " processes are hosted: pass one per hosted process, in the same order");
+        }
+        heartbeats = new FabricHeartbeats[hosted.length];
         nodeByProcess = new MembershipNode[processes];
         startNs = clock.nanoTime();
         if (config.concludedFor() != processes)
@@ -88,8 +122,15 @@ public final class MembershipAgent implements Agent, FrameHandler
             {
                 throw new IllegalArgumentException("process " + id + " is not hosted at this transport's endpoint");
             }
+            final FabricHeartbeats hb = heartbeatsOf != null ? heartbeatsOf[i] : null;
+            if (hb != null && hb.selfId() != id)
+            {
+                throw new IllegalArgumentException("heartbeatsOf[" + i + "] acts for process " + hb.selfId() +
+                    " but hosted[" + i + "] is process " + id + ": pass each process's own fabric");
+            }
+            heartbeats[i] = hb;
             nodeByProcess[id] = new MembershipNode(config, processes, id, planHash, neighboursOf[i], seed ^ id,
-                transport::send, listener, null, null, 0);
+                transport::send, listener, hb, hb, 0);
         }
     }
 
@@ -97,6 +138,13 @@ public final class MembershipAgent implements Agent, FrameHandler
     public int doWork()
     {
         int work = transport.poll(this);
+        for (final FabricHeartbeats hb : heartbeats)
+        {
+            if (hb != null)
+            {
+                work += hb.poll();
+            }
+        }
         final long tick = (clock.nanoTime() - startNs) / tickNs;
         if (tick > nowTick)
         {
