@@ -1,5 +1,7 @@
 package io.mmx.rdma.fabric;
 
+import io.mmx.rdma.testing.Await;
+
 import io.mmx.rdma.region.RegionMemory;
 
 import java.io.File;
@@ -110,19 +112,17 @@ public final class SigkillHarness implements AutoCloseable
 
     private void awaitWord(
         final RegionMemory memory, final long offset, final long atLeast, final long startNs, final String what)
-        throws InterruptedException
     {
-        while (word(memory, offset) < atLeast)
+        Await.until(() ->
         {
-            require(System.nanoTime() - startNs < DEADLINE_NS,
-                "timed out waiting for: " + what + " (word at " + offset + " is " + word(memory, offset) + ")");
             for (final Process p : children)
             {
                 require(p.isAlive() || p.exitValue() == 0,
                     "a child died early while waiting for: " + what + "; see the logs in " + logDirectory);
             }
-            Thread.sleep(1); // polling a shared word with a deadline; not a timing assumption
-        }
+            return word(memory, offset) >= atLeast;
+        }, DEADLINE_NS - (System.nanoTime() - startNs),
+            () -> "waiting for: " + what + " (word at " + offset + " is " + word(memory, offset) + ")");
     }
 
     private static void require(final boolean condition, final String message)

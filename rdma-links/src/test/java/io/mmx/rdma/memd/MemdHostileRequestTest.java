@@ -1,5 +1,7 @@
 package io.mmx.rdma.memd;
 
+import io.mmx.rdma.testing.Await;
+
 import io.mmx.planner.graph.Graph;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.FabricCounters;
@@ -231,22 +233,15 @@ class MemdHostileRequestTest
                 s.close();
             }
         }
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (daemon.connectionCount() > 0 && System.nanoTime() < deadlineNs)
-        {
-            Thread.sleep(1);
-        }
+        Await.until(() -> daemon.connectionCount() == 0, TimeUnit.SECONDS.toNanos(10),
+            () -> daemon.connectionCount() + " connections still open after the clients closed theirs");
         assertDaemonHealthyAndRegionUntouched();
     }
 
-    private void awaitCounter(final FabricCounters.Other counter, final long atLeast) throws InterruptedException
+    private void awaitCounter(final FabricCounters.Other counter, final long atLeast)
     {
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (daemon.counters().get(counter) < atLeast)
-        {
-            assertTrue(System.nanoTime() < deadlineNs, counter + " stayed below " + atLeast + ": " + daemon.counters());
-            Thread.sleep(1);
-        }
+        Await.until(() -> daemon.counters().get(counter) >= atLeast, TimeUnit.SECONDS.toNanos(10),
+            () -> counter + " stayed below " + atLeast + ": " + daemon.counters());
     }
 
     private void assertDaemonHealthyAndRegionUntouched()

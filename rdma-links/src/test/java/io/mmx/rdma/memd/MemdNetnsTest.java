@@ -1,5 +1,7 @@
 package io.mmx.rdma.memd;
 
+import io.mmx.rdma.testing.Await;
+
 import io.mmx.planner.graph.Graph;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.FabricTestSupport;
@@ -103,15 +105,14 @@ class MemdNetnsTest
             "--plan-edges", plan.toString(), "--ready-file", ready.toString()));
         daemon = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(directory.resolve("memd.log").toFile()).start();
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!Files.exists(ready))
+        Await.until(() ->
         {
-            if (!daemon.isAlive() || System.nanoTime() > deadlineNs)
+            if (!daemon.isAlive())
             {
-                fail("memd in namespace did not start: " + Files.readString(directory.resolve("memd.log")));
+                fail("memd in namespace exited at start: " + log());
             }
-            Thread.sleep(10);
-        }
+            return Files.exists(ready);
+        }, TimeUnit.SECONDS.toNanos(30), () -> "memd in namespace did not start: " + log());
         final InetSocketAddress address = new InetSocketAddress(subnet + "1",
             Integer.parseInt(Files.readString(ready).strip()));
         final PlanDigest digest = PlanDigest.of(PLAN);
@@ -182,5 +183,17 @@ class MemdNetnsTest
             throw new IOException(String.join(" ", command) + " failed: " + output);
         }
         return new Result(p.exitValue(), output);
+    }
+
+    private String log()
+    {
+        try
+        {
+            return Files.readString(directory.resolve("memd.log"));
+        }
+        catch (final java.io.IOException ex)
+        {
+            return "(no log: " + ex.getMessage() + ")";
+        }
     }
 }
