@@ -1,0 +1,16 @@
+package io.mmx.runtime.history;
+
+import java.util.List;
+
+/**
+ * Checker verdict. {@code key} and {@code ops} describe the failing (or inconclusive) partition;
+ * {@code longestPrefix} is the most ops linearized in any search branch of it.
+ */
+public record CheckResult(Verdict verdict, String key, int longestPrefix, List<Operation> ops, long statesExplored)
+{
+    /** Possible verdicts. */
+    public enum Verdict
+    {
+        OK, NOT_LINEARIZABLE, INCONCLUSIVE
+    }
+}

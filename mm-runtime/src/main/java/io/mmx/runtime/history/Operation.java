@@ -1,0 +1,22 @@
+package io.mmx.runtime.history;
+
+/**
+ * One recorded client operation. {@code value} is the PUT value or the CAS new value; {@code expected} is the CAS
+ * expected value; null means absent. {@code result} is the value a GET read (null = absent) or "true"/"false" for CAS;
+ * it is ignored for PUT and DELETE. {@code completeNs == Long.MAX_VALUE} means the outcome is unknown.
+ */
+public record Operation(long id, int clientId, Kind kind, String key, String value, String expected, String result,
+    long invokeNs, long completeNs)
+{
+    /** Operation kinds. */
+    public enum Kind
+    {
+        PUT, GET, CAS, DELETE
+    }
+
+    /** @return true when the client never learned the outcome, so the op may or may not have taken effect. */
+    public boolean unknown()
+    {
+        return completeNs == Long.MAX_VALUE;
+    }
+}
