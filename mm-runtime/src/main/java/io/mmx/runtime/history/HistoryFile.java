@@ -1,10 +1,11 @@
 package io.mmx.runtime.history;
 
+import io.mmx.planner.io.AtomicFiles;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,17 +30,7 @@ public final class HistoryFile
                 .append('\t').append(esc(op.result())).append('\t').append(op.invokeNs()).append('\t')
                 .append(op.completeNs()).append('\n');
         }
-        final Path abs = path.toAbsolutePath();
-        final Path tmp = Files.createTempFile(abs.getParent(), abs.getFileName().toString(), ".tmp");
-        try
-        {
-            Files.writeString(tmp, sb, StandardCharsets.UTF_8);
-            Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        }
-        finally
-        {
-            Files.deleteIfExists(tmp);
-        }
+        AtomicFiles.write(path, out -> out.append(sb));
     }
 
     /** Reads a file written by {@link #save}. */
