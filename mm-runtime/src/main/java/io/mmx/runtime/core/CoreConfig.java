@@ -125,6 +125,22 @@ public final class CoreConfig
         return this;
     }
 
+    /** Ticks between phase-1 retries while a leader gathers promises. */
+    public CoreConfig prepareRetryTicks(final int prepareRetryTicks)
+    {
+        checkMutable();
+        this.prepareRetryTicks = prepareRetryTicks;
+        return this;
+    }
+
+    /** Ticks between a lagging learner's catch-up requests. */
+    public CoreConfig catchupTicks(final int catchupTicks)
+    {
+        checkMutable();
+        this.catchupTicks = catchupTicks;
+        return this;
+    }
+
     /** Decided slots per catch-up reply, catch-up read and decided-log write. */
     public CoreConfig catchupBatch(final int catchupBatch)
     {
