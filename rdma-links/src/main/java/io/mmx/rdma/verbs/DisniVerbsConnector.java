@@ -154,7 +154,8 @@ public final class DisniVerbsConnector implements VerbsConnector
         }
     }
 
-    private IbvPd protectionDomain(final IbvContext context) throws IOException
+    // Fabrics of several threads may share one connector; the PD cache is its only shared state.
+    private synchronized IbvPd protectionDomain(final IbvContext context) throws IOException
     {
         IbvPd pd = protectionDomains.get(context);
         if (pd == null)

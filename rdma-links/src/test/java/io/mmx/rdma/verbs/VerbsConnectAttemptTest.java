@@ -93,6 +93,25 @@ class VerbsConnectAttemptTest
         return a;
     }
 
+    // Stage 0 waits for ADDR_RESOLVED, 1 for ROUTE_RESOLVED, 2 for the handshake reply, 3 for ESTABLISHED.
+    private VerbsConnectAttempt advancedTo(final int stage)
+    {
+        final VerbsConnectAttempt a = attempt(new VerbsHandshake(KEY, PLAN));
+        if (stage >= 1)
+        {
+            a.onCmEvent(CmEvent.ADDR_RESOLVED, 1);
+        }
+        if (stage >= 2)
+        {
+            a.onCmEvent(CmEvent.ROUTE_RESOLVED, 2);
+        }
+        if (stage >= 3)
+        {
+            a.onHandshakeReply(hostAnswer(OpStatus.OK), 56, 3);
+        }
+        return a;
+    }
+
     private byte[] hostAnswer(final OpStatus status)
     {
         return host.reply(host.parseRequest(sentRequest, sentRequest.length), status, 0x2000, 0x99, 4096);
@@ -146,19 +165,7 @@ class VerbsConnectAttemptTest
         for (int stage = 0; stage < waitingFor.length; stage++)
         {
             steps.clear();
-            final VerbsConnectAttempt a = attempt(new VerbsHandshake(KEY, PLAN));
-            if (stage >= 1)
-            {
-                a.onCmEvent(CmEvent.ADDR_RESOLVED, 1);
-            }
-            if (stage >= 2)
-            {
-                a.onCmEvent(CmEvent.ROUTE_RESOLVED, 2);
-            }
-            if (stage >= 3)
-            {
-                a.onHandshakeReply(hostAnswer(OpStatus.OK), 56, 3);
-            }
+            final VerbsConnectAttempt a = advancedTo(stage);
             assertFalse(a.onTick(TIMEOUT_NS - 1));
             assertTrue(a.onTick(TIMEOUT_NS));
             assertEquals(VerbsConnectAttempt.State.TIMED_OUT, a.state());
@@ -184,20 +191,8 @@ class VerbsConnectAttemptTest
         for (final Object[] c : cases)
         {
             steps.clear();
-            final VerbsConnectAttempt a = attempt(new VerbsHandshake(KEY, PLAN));
             final int stage = (int)c[0];
-            if (stage >= 1)
-            {
-                a.onCmEvent(CmEvent.ADDR_RESOLVED, 1);
-            }
-            if (stage >= 2)
-            {
-                a.onCmEvent(CmEvent.ROUTE_RESOLVED, 2);
-            }
-            if (stage >= 3)
-            {
-                a.onHandshakeReply(hostAnswer(OpStatus.OK), 56, 3);
-            }
+            final VerbsConnectAttempt a = advancedTo(stage);
             a.onCmEvent((CmEvent)c[1], 4);
             assertTrue(a.state().terminal(), c[1] + " at stage " + stage);
             assertTrue(a.message().contains((String)c[2]), a.message());
