@@ -123,12 +123,19 @@ final class KeyValueLoad implements AutoCloseable
     }
 
     @Override
-    public void close() throws InterruptedException
+    public void close()
     {
         running = false;
-        for (final Thread t : threads)
+        try
         {
-            t.join(20_000);
+            for (final Thread t : threads)
+            {
+                t.join(20_000);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 }
