@@ -197,6 +197,12 @@ public final class AeronClusterLog implements ReplicatedLog
         return List.copyOf(errors);
     }
 
+    /** @return where the media drivers' directories are, once started (tests check it is gone after close). */
+    Path driversDir()
+    {
+        return driversDir;
+    }
+
     private File memberDir(final int memberId)
     {
         return settings.workDir().resolve("aeron-cluster-member-" + memberId).toFile();
