@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * Usage: {@code ConsensusBenchmark [--duration S] [--warmup S] [--payload-bytes B] [--in-flight 1,16,256]
  * [--idle backoff] [--out DIR]}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands, in-flight
- * 1, 16 and 256, backoff idling; about 30 s for the Aeron Cluster baseline alone.
+ * 1, 16 and 256, backoff idling; about 25 s for the Aeron Cluster baseline alone.
  * Exit status 1 if a system failed to start or stalled (its failure is in the report), 2 on bad arguments.
  */
 public final class ConsensusBenchmark

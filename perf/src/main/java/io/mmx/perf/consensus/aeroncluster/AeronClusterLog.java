@@ -47,6 +47,8 @@ public final class AeronClusterLog implements ReplicatedLog
     public static final String NAME = "aeron-cluster";
     /** UDP ports per member: ingress, consensus, log, catchup, archive control. */
     private static final int PORTS_PER_MEMBER = 5;
+    /** Shared-mode driver, shared-mode archive, consensus module, service container. */
+    private static final int AGENT_THREADS_PER_MEMBER = 4;
     private static final long CONNECT_ATTEMPT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
 
     private final int members;
@@ -187,8 +189,12 @@ public final class AeronClusterLog implements ReplicatedLog
     @Override
     public String diagnostics()
     {
-        return "leader member " + (client == null ? "none" : client.leaderMemberId()) + ", " + errors.size() +
-            " errors reported by members or client" + (errors.isEmpty() ? "" : " (first: " + errors.peek() + ")");
+        // The thread count is what the cores are shared by: on 2 cores it, not the protocol, sets the tails.
+        return "leader member " + (client == null ? "none" : client.leaderMemberId()) + "; " +
+            (AGENT_THREADS_PER_MEMBER * members + 2) + " threads (driver, archive, consensus module and service " +
+            "per member, the client's driver, the load thread) on " + Runtime.getRuntime().availableProcessors() +
+            " cores; " + errors.size() + " errors reported by members or client" +
+            (errors.isEmpty() ? "" : " (first: " + errors.peek() + ")");
     }
 
     /** @return errors reported by any member, driver or the client so far. */
