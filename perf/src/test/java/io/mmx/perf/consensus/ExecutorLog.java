@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * by handing its id back, and the log keeps its own count of what is outstanding so the driver's
  * accounting can be checked against it. Knobs make it refuse submissions, repeat commits or stop committing.
  */
-final class ExecutorLog implements ReplicatedLog
+class ExecutorLog implements ReplicatedLog
 {
     private final ExecutorService executor = Executors.newSingleThreadExecutor();
     private final Queue<Long> committed = new ConcurrentLinkedQueue<>();
