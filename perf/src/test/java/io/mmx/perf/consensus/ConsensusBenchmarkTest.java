@@ -24,7 +24,7 @@ class ConsensusBenchmarkTest
         @Override
         public ReplicatedLog create(final int members, final LogSettings settings)
         {
-            return new ExecutorLog()
+            return new ExecutorLog(name, members)
             {
                 @Override
                 public void start()
@@ -42,7 +42,7 @@ class ConsensusBenchmarkTest
     void everyMemberCountAndInFlightBoundIsARowAndAFailedSystemIsANote() throws Exception
     {
         final ConsensusBenchmark.Options options = ConsensusBenchmark.Options.parse(
-            new String[]{"--duration", "0.05", "--warmup", "0", "--in-flight", "1,4"});
+            new String[]{"--duration", "0.2", "--warmup", "0", "--in-flight", "1,4"});
         final List<LoadResult> results = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
 
@@ -52,7 +52,9 @@ class ConsensusBenchmarkTest
 
         assertFalse(allRan);
         assertEquals(4, results.size(), "2 member counts x 2 bounds of the working system");
-        assertTrue(results.stream().allMatch(r -> r.system().equals("executor") && r.commits() > 0));
+        assertEquals(List.of("working 5/1", "working 5/4", "working 32/1", "working 32/4"),
+            results.stream().map(r -> r.system() + " " + r.members() + "/" + r.inFlight()).toList());
+        assertTrue(results.stream().allMatch(r -> r.commits() > 0 && r.lost() == 0), results.toString());
         assertEquals(2, notes.stream().filter(n -> n.startsWith("broken n = ") && n.contains("FAILED at start") &&
             n.contains("no quorum")).count(), notes.toString());
     }

@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
  */
 class ExecutorLog implements ReplicatedLog
 {
+    private final String name;
+    private final int members;
     private final ExecutorService executor = Executors.newSingleThreadExecutor();
     private final Queue<Long> committed = new ConcurrentLinkedQueue<>();
     private final BitSet reported = new BitSet();
@@ -30,16 +32,27 @@ class ExecutorLog implements ReplicatedLog
     int duplicateEvery;
     boolean commitNothing;
 
+    ExecutorLog()
+    {
+        this("executor", 1);
+    }
+
+    ExecutorLog(final String name, final int members)
+    {
+        this.name = name;
+        this.members = members;
+    }
+
     @Override
     public String name()
     {
-        return "executor";
+        return name;
     }
 
     @Override
     public int members()
     {
-        return 1;
+        return members;
     }
 
     @Override
