@@ -22,6 +22,14 @@ final class AckService implements ClusteredService
 
     private Cluster cluster;
     private IdleStrategy idleStrategy;
+    /** Written by the service thread, read by tests and diagnostics: followers apply the log too. */
+    private volatile long applied;
+
+    /** @return commands this member's service has applied, leader or follower. */
+    long applied()
+    {
+        return applied;
+    }
 
     @Override
     public void onStart(final Cluster cluster, final Image snapshotImage)
@@ -49,6 +57,7 @@ final class AckService implements ClusteredService
         final int length,
         final Header header)
     {
+        applied++; // single writer: the service thread
         // Retry under back-pressure as Aeron's samples do: dropping an ack would look like a lost commit.
         idleStrategy.reset();
         while (session.offer(buffer, offset, ACK_LENGTH) < 0)

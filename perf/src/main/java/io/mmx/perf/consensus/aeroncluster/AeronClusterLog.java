@@ -21,6 +21,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -193,8 +194,15 @@ public final class AeronClusterLog implements ReplicatedLog
         return "leader member " + (client == null ? "none" : client.leaderMemberId()) + "; " +
             (AGENT_THREADS_PER_MEMBER * members + 2) + " threads (driver, archive, consensus module and service " +
             "per member, the client's driver, the load thread) on " + Runtime.getRuntime().availableProcessors() +
-            " cores; " + errors.size() + " errors reported by members or client" +
+            " cores; commands applied per member " + Arrays.toString(appliedPerMember()) + "; " +
+            errors.size() + " errors reported by members or client" +
             (errors.isEmpty() ? "" : " (first: " + errors.peek() + ")");
+    }
+
+    /** @return commands applied by each member's service, by member id. */
+    public long[] appliedPerMember()
+    {
+        return started.stream().mapToLong(AeronClusterMember::applied).toArray();
     }
 
     /** @return errors reported by any member, driver or the client so far. */

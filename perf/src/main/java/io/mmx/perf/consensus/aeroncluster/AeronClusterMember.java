@@ -20,6 +20,9 @@ import java.util.function.Supplier;
  * One Aeron Cluster member in this JVM, laid out as in Aeron's own cluster tests: its own media driver
  * (shared threading mode, own directory), its own archive (shared threading mode), the consensus module,
  * and one {@link AckService} container. Members reach each other only through UDP on loopback.
+ * <p>
+ * Durability is Aeron's default: the archive records the log to files without fsync (file sync level 0),
+ * so a commit means "held by a majority of processes", as it does for the in-memory mmx node.
  */
 final class AeronClusterMember implements AutoCloseable
 {
@@ -33,11 +36,20 @@ final class AeronClusterMember implements AutoCloseable
 
     private final ClusteredMediaDriver node;
     private final ClusteredServiceContainer container;
+    private final AckService service;
 
-    private AeronClusterMember(final ClusteredMediaDriver node, final ClusteredServiceContainer container)
+    private AeronClusterMember(
+        final ClusteredMediaDriver node, final ClusteredServiceContainer container, final AckService service)
     {
         this.node = node;
         this.container = container;
+        this.service = service;
+    }
+
+    /** @return commands this member has applied: equal on every member once the log is quiet. */
+    long applied()
+    {
+        return service.applied();
     }
 
     /**
@@ -98,11 +110,12 @@ final class AeronClusterMember implements AutoCloseable
             .deleteDirOnStart(true)
             .errorHandler(errorHandler);
 
+        final AckService ackService = new AckService();
         final ClusteredServiceContainer.Context service = new ClusteredServiceContainer.Context()
             .aeronDirectoryName(aeronDir)
             .archiveContext(archiveClient.clone())
             .clusterDir(clusterDir)
-            .clusteredService(new AckService())
+            .clusteredService(ackService)
             .idleStrategySupplier(idle)
             .errorHandler(errorHandler);
 
@@ -110,7 +123,7 @@ final class AeronClusterMember implements AutoCloseable
         try
         {
             node = ClusteredMediaDriver.launch(driver, archive, consensus);
-            return new AeronClusterMember(node, ClusteredServiceContainer.launch(service));
+            return new AeronClusterMember(node, ClusteredServiceContainer.launch(service), ackService);
         }
         catch (final RuntimeException ex)
         {

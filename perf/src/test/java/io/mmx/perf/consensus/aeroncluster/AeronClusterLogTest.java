@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Smoke test of the baseline: a real 3-member Aeron Cluster on loopback acknowledges every command once,
- * the load driver measures it, and closing it stops every thread it started and removes its directories.
+ * every member applies every command, the load driver measures it, and closing it stops every thread it started and removes its directories.
  */
 class AeronClusterLogTest
 {
@@ -71,12 +72,18 @@ class AeronClusterLogTest
             assertEquals(COMMANDS, acked.cardinality());
             assertEquals(1, acked.nextSetBit(0), "ids 1..300 exactly");
             assertEquals(0, duplicates[0]);
+            // Followers apply the committed log too: replication really happened on every member.
+            awaitUntil(() -> Arrays.stream(log.appliedPerMember()).allMatch(applied -> applied == COMMANDS),
+                () -> "applied per member " + Arrays.toString(log.appliedPerMember()) + ", expected " + COMMANDS);
 
             final LoadResult result = new LoadDriver(32, 0, TimeUnit.MILLISECONDS.toNanos(500),
                 TimeUnit.SECONDS.toNanos(10), "backoff").run(log, 16);
             assertTrue(result.commits() > 0 && result.latencyNs().getTotalCount() > 0, result.toString());
             assertEquals(0, result.lost());
             assertEquals(0, result.unexpected());
+            awaitUntil(() -> Arrays.stream(log.appliedPerMember()).distinct().count() == 1,
+                () -> "members disagree on the log length: " + Arrays.toString(log.appliedPerMember()));
+            assertTrue(log.appliedPerMember()[0] >= COMMANDS + result.commits());
             assertTrue(log.errors().isEmpty(), log.diagnostics());
         }
         finally
