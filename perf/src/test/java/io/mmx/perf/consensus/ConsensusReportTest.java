@@ -33,7 +33,8 @@ class ConsensusReportTest
         final String md = ConsensusReport.markdown("header", rows, List.of("a note"));
 
         assertTrue(md.startsWith("## Consensus"), md);
-        assertTrue(md.contains("| aeron-cluster | 3 | 1 | 0.5 | 0.5 | 0.5 | 0.5 | 0.5 | 10000 | 1.00 | 1.00 | 1.00 |"), md);
+        assertTrue(md.contains("| aeron-cluster | 3 | 1 | 0.5 | 0.5 | 0.5 | 0.5 | 0.5 | 10000 | 1.00 | 1.00 | 1.00 |"),
+            md);
         assertTrue(md.contains("| other | 5 | 16 | 2.0 | 2.0 | 2.0 | 2.0 | 2.0 | 80000 | 2.00 | 2.00 | 2.00 |"), md);
         assertTrue(md.contains("\n- a note"), md);
     }

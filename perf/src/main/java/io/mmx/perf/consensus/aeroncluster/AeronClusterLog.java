@@ -46,8 +46,10 @@ public final class AeronClusterLog implements ReplicatedLog
 {
     /** Name in reports. */
     public static final String NAME = "aeron-cluster";
-    /** UDP ports per member: ingress, consensus, log, catchup, archive control. */
+    /** UDP ports per member, in Aeron's member-list order: ingress, consensus, log, catchup, archive control. */
     private static final int PORTS_PER_MEMBER = 5;
+    private static final int INGRESS_PORT = 0;
+    private static final int ARCHIVE_PORT = 4;
     /** Shared-mode driver, shared-mode archive, consensus module, service container. */
     private static final int AGENT_THREADS_PER_MEMBER = 4;
     private static final long CONNECT_ATTEMPT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
@@ -108,11 +110,12 @@ public final class AeronClusterLog implements ReplicatedLog
                 clusterMembers.append(',').append(endpoint(ports[m * PORTS_PER_MEMBER + p]));
             }
             clusterMembers.append('|');
-            ingressEndpoints.append(m == 0 ? "" : ",").append(m).append('=').append(endpoint(ports[m * PORTS_PER_MEMBER]));
+            ingressEndpoints.append(m == 0 ? "" : ",").append(m).append('=')
+                .append(endpoint(ports[m * PORTS_PER_MEMBER + INGRESS_PORT]));
         }
         for (int m = 0; m < members; m++)
         {
-            started.add(AeronClusterMember.launch(m, clusterMembers.toString(), ports[m * PORTS_PER_MEMBER + 4],
+            started.add(AeronClusterMember.launch(m, clusterMembers.toString(), ports[m * PORTS_PER_MEMBER + ARCHIVE_PORT],
                 memberDir(m), driversDir.resolve("member-" + m).toString(), settings.idleStrategy(), errors::add));
         }
         clientDriver = MediaDriver.launch(AeronClusterMember.driverContext(
@@ -194,8 +197,8 @@ public final class AeronClusterLog implements ReplicatedLog
         return "leader member " + (client == null ? "none" : client.leaderMemberId()) + "; " +
             (AGENT_THREADS_PER_MEMBER * members + 2) + " threads (driver, archive, consensus module and service " +
             "per member, the client's driver, the load thread) on " + Runtime.getRuntime().availableProcessors() +
-            " cores; commands applied per member " + Arrays.toString(appliedPerMember()) + "; " +
-            errors.size() + " errors reported by members or client" +
+            " cores; commands applied per member so far (followers may trail) " +
+            Arrays.toString(appliedPerMember()) + "; " + errors.size() + " errors reported by members or client" +
             (errors.isEmpty() ? "" : " (first: " + errors.peek() + ")");
     }
 

@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Smoke test of the baseline: a real 3-member Aeron Cluster on loopback acknowledges every command once,
- * every member applies every command, the load driver measures it, and closing it stops every thread it started and removes its directories.
+ * every member applies every command, the load driver measures it, and closing it stops every thread it
+ * started and removes its directories.
  */
 class AeronClusterLogTest
 {
