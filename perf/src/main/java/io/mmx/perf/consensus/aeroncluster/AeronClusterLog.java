@@ -115,8 +115,9 @@ public final class AeronClusterLog implements ReplicatedLog
         }
         for (int m = 0; m < members; m++)
         {
-            started.add(AeronClusterMember.launch(m, clusterMembers.toString(), ports[m * PORTS_PER_MEMBER + ARCHIVE_PORT],
-                memberDir(m), driversDir.resolve("member-" + m).toString(), settings.idleStrategy(), errors::add));
+            final int archivePort = ports[m * PORTS_PER_MEMBER + ARCHIVE_PORT];
+            started.add(AeronClusterMember.launch(m, clusterMembers.toString(), archivePort, memberDir(m),
+                driversDir.resolve("member-" + m).toString(), settings.idleStrategy(), errors::add));
         }
         clientDriver = MediaDriver.launch(AeronClusterMember.driverContext(
             driversDir.resolve("client").toString(), settings.idleStrategy(), errors::add));
