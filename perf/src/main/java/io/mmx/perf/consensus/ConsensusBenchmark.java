@@ -32,6 +32,10 @@ public final class ConsensusBenchmark
 {
     /** Largest command: the mmx node carries commands of up to 56 bytes inline. */
     public static final int MAX_PAYLOAD_BYTES = 56;
+    private static final String USAGE = "usage: consensus [--duration S] [--warmup S] [--payload-bytes 8..56] " +
+        "[--in-flight N,N,..] [--idle backoff|sleeping|yielding|busy|noop] [--out DIR]\n" +
+        "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, backoff; " +
+        "writes DIR/consensus.md too with --out";
     private static final long START_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
     private static final long STALL_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
 
@@ -103,6 +107,11 @@ public final class ConsensusBenchmark
      */
     public static void main(final String[] args) throws IOException
     {
+        if (args.length > 0 && (args[0].equals("-h") || args[0].equals("--help")))
+        {
+            System.out.println(USAGE);
+            return;
+        }
         final Options options;
         try
         {
@@ -110,7 +119,7 @@ public final class ConsensusBenchmark
         }
         catch (final IllegalArgumentException ex)
         {
-            System.err.println("consensus: " + ex.getMessage());
+            System.err.println("consensus: " + ex.getMessage() + "\n" + USAGE);
             System.exit(2);
             return;
         }
