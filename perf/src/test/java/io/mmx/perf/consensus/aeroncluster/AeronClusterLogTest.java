@@ -36,15 +36,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AeronClusterLogTest
 {
     private static final int COMMANDS = 300;
-    private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(15);
+    private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(10);
 
     @Test
-    @Timeout(60)
+    @Timeout(30)
     void threeMembersAcknowledgeEveryCommandOnceAndShutDownClean(@TempDir final Path workDir) throws Exception
     {
         final Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
         final AeronClusterLog log = new AeronClusterLog(
-            3, new LogSettings(workDir, "backoff", 32, TimeUnit.SECONDS.toNanos(20)));
+            3, new LogSettings(workDir, "backoff", 32, TimeUnit.SECONDS.toNanos(15)));
         final Path driversDir;
         try
         {
