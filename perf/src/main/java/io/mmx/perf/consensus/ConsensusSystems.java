@@ -22,10 +22,7 @@ public final class ConsensusSystems
     public static List<ConsensusSystem> registered()
     {
         return List.of(
-            new AeronClusterSystem()
-            // Extension point: register the mmx node here once it exists, as a ConsensusSystem named "mmx"
-            // with memberCounts {5, 32} whose ReplicatedLog starts n nodes on loopback (shm memory,
-            // Aeron UDP) and reports a command committed when the submitting node learns it chosen.
-        );
+            new AeronClusterSystem(),
+            new io.mmx.perf.consensus.mmx.MmxSystem());
     }
 }
