@@ -73,9 +73,27 @@ class MmxCommandTest
             "0-1@127.0.0.1:40999", "--cluster-key-file", key.toString()));
         assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--ids", "2-1", "--directory",
             "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--memory", "rdma",
+            "--directory", "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("use shm, memd or verbs"), err.toString());
         assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--memory", "verbs",
             "--directory", "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
-        assertTrue(err.toString().contains("use shm or memd"), err.toString());
+        assertTrue(err.toString().contains("the verbs backend needs --verbs"), err.toString());
+    }
+
+    @Test
+    void verbsOnAMachineWithoutRdmaRefusesWithThePreflightMessage() throws Exception
+    {
+        final io.mmx.rdma.verbs.VerbsPreflight.Result preflight = io.mmx.rdma.verbs.VerbsPreflight.check();
+        org.junit.jupiter.api.Assumptions.assumeFalse(preflight.ok(), "this machine has RDMA verbs: " +
+            "the refusal cannot be shown here");
+        final Path key = dir.resolve("k");
+        Files.write(key, new byte[32]);
+        assertEquals(MmxCommand.IO_ERROR, run("node", "--plan", plan().toString(), "--id", "0", "--memory", "verbs",
+            "--verbs", "0-2@127.0.0.1:47471", "--directory", "0-2@127.0.0.1:40999", "--cluster-key-file",
+            key.toString(), "--shm-dir", dir.resolve("regions").toString()));
+        assertTrue(err.toString().contains(preflight.message()), err.toString());
+        assertTrue(!Files.exists(dir.resolve("regions")), "a refused start created regions");
     }
 
     @Test
