@@ -52,7 +52,9 @@ final class StatusCommand implements Callable<Integer>
         {
             System.out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(docs));
         }
-        return print(targets, docs, System.out) ? MmxCommand.OK : MmxCommand.UNHEALTHY;
+        // With --json the table is computed for the exit code only: stdout stays one JSON document.
+        final PrintStream table = json ? new PrintStream(java.io.OutputStream.nullOutputStream()) : System.out;
+        return print(targets, docs, table) ? MmxCommand.OK : MmxCommand.UNHEALTHY;
     }
 
     private List<String> fromCluster() throws IOException

@@ -281,6 +281,25 @@ public final class MmxNode implements AutoCloseable
         return ctx.plan().contentHash();
     }
 
+    /**
+     * Transport frame counts as JSON: sent, accepted, and each non-zero drop reason (a test or an
+     * operator reads why messages did not arrive).
+     */
+    public String transportCountersJson()
+    {
+        final io.mmx.aeron.frame.FrameCounters c = transport.counters();
+        final StringBuilder sb = new StringBuilder("{\"sent\":").append(c.sent()).append(",\"accepted\":")
+            .append(c.accepted());
+        for (final io.mmx.aeron.frame.DropReason r : io.mmx.aeron.frame.DropReason.values())
+        {
+            if (c.dropped(r) > 0)
+            {
+                sb.append(",\"").append(r.name().toLowerCase(java.util.Locale.ROOT)).append("\":").append(c.dropped(r));
+            }
+        }
+        return sb.append(",\"undecodable\":").append(agent.droppedFrames()).append('}').toString();
+    }
+
     /** Submissions queued or awaiting commit. */
     public int pending()
     {

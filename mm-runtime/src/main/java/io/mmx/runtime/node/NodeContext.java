@@ -64,7 +64,7 @@ public final class NodeContext
         .maxBatch(8).pipelineSlots(32).maxSlotsPerAccept(16).recordMaxEntries(64).decidedCapacity(256)
         .retransmitTicks(25).prepareRetryTicks(25).heartbeatTicks(10).catchupTicks(25);
     private final MembershipConfig membership = new MembershipConfig()
-        .protocolPeriodTicks(50).probeTimeoutTicks(25).suspicionTimeoutTicks(250).leaderLeaseTicks(1000)
+        .protocolPeriodTicks(50).probeTimeoutTicks(40).suspicionTimeoutTicks(2500).leaderLeaseTicks(1000)
         .candidateStaggerTicks(25).neighbourStaleTicks(100);
     private TransportContext transport;
     private ProcessDirectory directory;

@@ -52,6 +52,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private String lastRole = "";
     private long sendFailures;
     private boolean recoveryReported;
+    private long nextPublishTick;
+    private static final int PUBLISH_INTERVAL_TICKS = 50;
 
     ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory, final AeronTransport transport,
         final StateMachine stateMachine, final Completions completions, final NodeListener listener, final long seed,
@@ -136,15 +138,24 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             {
                 suspected[i] = s;
                 core.onSuspicion(neighbours[i], s, tick);
+                nextPublishTick = tick;
             }
         }
+        boolean changed = false;
         final int l = membership.leaderId();
         if (l != leader)
         {
             leader = l;
             core.onLeaderChange(l, tick);
+            changed = true;
         }
         core.onTick(tick);
+        // The core reports only its own changes; leader and membership views move on their own.
+        if (changed || tick >= nextPublishTick)
+        {
+            nextPublishTick = tick + PUBLISH_INTERVAL_TICKS;
+            publish(core.status());
+        }
     }
 
     void onMessage(final Message m, final long tick)

@@ -74,7 +74,7 @@ public final class StatusServer implements AutoCloseable
             processes.add(s.toJson());
         }
         return "{\"plan\":\"" + node.planHash() + "\",\"pid\":" + ProcessHandle.current().pid() +
-            ",\"pending\":" + node.pending() + ",\"processes\":" + processes + "}";
+            ",\"pending\":" + node.pending() + ",\"frames\":" + node.transportCountersJson() + ",\"processes\":" + processes + "}";
     }
 
     private void handle(final HttpExchange exchange) throws IOException
