@@ -1,0 +1,418 @@
+# shellcheck shell=bash disable=SC2034,SC2016
+# (SC2034: the tables here are read by the scripts that source this file; SC2016: the single-quoted
+# scripts passed to "bash -c" expand their own positional arguments.)
+# Shared by the ops scripts (sourced, never run): errors, plan facts through 'topo export', the
+# inventory parser, bundle reading, transports (ssh, local) and service control (systemd, runner).
+# Everything here is plain bash 4+ and coreutils: no jq, no python.
+
+OPS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MMX_REPO="$(cd "$OPS_DIR/.." && pwd)"
+PROG="${PROG:-$(basename "$0")}"
+
+# Exit codes shared by every script (as topo's): 0 ok, 1 the cluster or the check failed,
+# 2 bad arguments or input, 3 a host or file operation failed.
+readonly EXIT_FAILED=1 EXIT_BAD_INPUT=2 EXIT_IO=3
+
+die() { echo "$PROG: error: $*" >&2; exit "$EXIT_BAD_INPUT"; }
+die_io() { echo "$PROG: error: $*" >&2; exit "$EXIT_IO"; }
+note() { echo "$PROG: $*" >&2; }
+
+# need_value OPTION ARGC: an option that takes a value must have one.
+need_value() { [ "$2" -ge 2 ] || die "option $1 needs a value (see $PROG --help)"; }
+
+# Prints the comment block at the top of the calling script (lines starting '# ' after the shebang).
+usage() {
+  sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$0"
+}
+
+make_temp_dir() { mktemp -d "${TMPDIR:-/tmp}/mmx-ops.XXXXXX"; }
+
+# ---------------------------------------------------------------------------------------------
+# Plan facts: 'topo export' checks the content hash and prints "key value" lines.
+
+declare -gA PLAN_FACT=()        # key -> value (content_hash, n, racks, hosts_per_rack, certified_f, ...)
+declare -gA PLAN_HOST_RACK=()   # host index -> rack index (hosts that hold processes)
+declare -gA PLAN_HOST_IDS=()    # host index -> id spec, e.g. 0-3,8
+declare -gA PLAN_HOST_FAIL=()   # failed hosts r -> further process crashes certified (-1 blocked)
+declare -ga PLAN_HOSTS=()       # host indices holding processes, ascending
+
+topo_bin() { echo "${MMX_TOPO:-$MMX_REPO/bin/topo}"; }
+
+# load_plan PLAN DIR: exports the plan into DIR (hosts, edges) and fills the PLAN_* tables.
+load_plan() {
+  local plan="$1" dir="$2" facts key value rest
+  [ -f "$plan" ] || die "plan file $plan does not exist; pass the plan written by 'topo plan' with --plan"
+  if ! facts="$("$(topo_bin)" export "$plan" --hosts "$dir/hosts" --edges "$dir/plan.edges" 2>"$dir/topo.err")"; then
+    die "topo export refused $plan: $(cat "$dir/topo.err")"
+  fi
+  while read -r key value rest; do
+    case "$key" in
+      host_failures) PLAN_HOST_FAIL[$value]="$rest" ;;
+      rack_failures) ;;
+      *) PLAN_FACT[$key]="$value" ;;
+    esac
+  done <<<"$facts"
+  local host rack ids
+  while read -r _ host _ rack _ ids; do
+    PLAN_HOST_RACK[$host]="$rack"
+    PLAN_HOST_IDS[$host]="$ids"
+    PLAN_HOSTS+=("$host")
+  done <"$dir/hosts"
+}
+
+# ids_count SPEC: number of ids in "0-3,8".
+ids_count() {
+  local spec="$1" part count=0
+  local -a parts
+  IFS=, read -ra parts <<<"$spec"
+  for part in "${parts[@]}"; do
+    if [[ "$part" == *-* ]]; then
+      count=$((count + ${part#*-} - ${part%-*} + 1))
+    else
+      count=$((count + 1))
+    fi
+  done
+  echo "$count"
+}
+
+# ids_list SPEC: the ids of "0-3,8", space separated.
+ids_list() {
+  local spec="$1" part i
+  local -a parts ids=()
+  IFS=, read -ra parts <<<"$spec"
+  for part in "${parts[@]}"; do
+    if [[ "$part" == *-* ]]; then
+      for ((i = ${part%-*}; i <= ${part#*-}; i++)); do ids+=("$i"); done
+    else
+      ids+=("$part")
+    fi
+  done
+  echo "${ids[*]}"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Inventory: one host per line, "key value" pairs (docs/operations.md).
+#   rack 0 host 1 address 10.0.1.2 nic mlx5_0 [name r0h1] [ssh admin@r0h1] [netns ns-r0h1]
+
+readonly INV_KEYS="rack host address nic name ssh netns"
+declare -ga INV_HOSTS=()        # host indices in file order
+declare -gA INV_MENTIONED=()     # host indices on any line, even a rejected one (no cascading errors)
+declare -gA INV_RACK=() INV_ADDR=() INV_NIC=() INV_NAME=() INV_SSH=() INV_NETNS=() INV_LINE=()
+declare -ga INV_ERRORS=()
+
+inv_error() { INV_ERRORS+=("$1"); }
+
+# valid_ipv4 A: four numbers 0-255.
+valid_ipv4() {
+  local IFS=. octet
+  local -a octets
+  [[ "$1" =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || return 1
+  read -ra octets <<<"$1"
+  for octet in "${octets[@]}"; do ((10#$octet <= 255)) || return 1; done
+}
+
+# parse_inventory FILE: fills INV_* and appends one message per problem to INV_ERRORS.
+parse_inventory() {
+  local file="$1" number=0 raw line key value
+  [ -f "$file" ] || die "inventory $file does not exist; write one line per host, e.g. 'rack 0 host 0 address 10.0.1.1 nic mlx5_0' (docs/operations.md)"
+  declare -A seen_addr=() seen_name=()
+  while IFS= read -r raw || [ -n "$raw" ]; do
+    number=$((number + 1))
+    line="${raw%%#*}"
+    local -a words
+    read -ra words <<<"$line"
+    [ "${#words[@]}" -eq 0 ] && continue
+    local where="$file line $number"
+    declare -A field=()
+    local ok=1 i
+    for ((i = 0; i < ${#words[@]}; i += 2)); do
+      key="${words[i]}"
+      value="${words[i + 1]:-}"
+      if [[ " $INV_KEYS " != *" $key "* ]]; then
+        inv_error "$where: unknown key '$key'; the keys are: $INV_KEYS (each followed by its value)"; ok=0; continue
+      fi
+      if [ -z "$value" ]; then
+        inv_error "$where: '$key' has no value; write '$key VALUE'"; ok=0; field[$key]=""; continue
+      fi
+      if [ -n "${field[$key]+set}" ]; then
+        inv_error "$where: '$key' appears twice; keep one"; ok=0; continue
+      fi
+      field[$key]="$value"
+    done
+    for key in rack host address nic; do
+      if [ -z "${field[$key]+set}" ]; then
+        case "$key" in
+          nic) inv_error "$where: no 'nic'; add 'nic NAME', the host's RDMA NIC (e.g. mlx5_0; any name on hosts without RDMA)" ;;
+          address) inv_error "$where: no 'address'; add 'address A.B.C.D', the host's IPv4 address on the cluster network" ;;
+          *) inv_error "$where: no '$key'; add '$key N' with the plan's $key index" ;;
+        esac
+        ok=0
+      fi
+    done
+    for key in rack host; do
+      if [ -n "${field[$key]:-}" ] && ! [[ "${field[$key]}" =~ ^[0-9]+$ ]]; then
+        inv_error "$where: $key '${field[$key]}' is not a number; write the plan's $key index (0-based, as in 'topo export --hosts')"; ok=0
+      fi
+    done
+    if [ -n "${field[address]:-}" ] && ! valid_ipv4 "${field[address]}"; then
+      inv_error "$where: address '${field[address]}' is not an IPv4 address; write four numbers 0-255 like 10.0.1.2"; ok=0
+    fi
+    [[ "${field[host]:-}" =~ ^[0-9]+$ ]] && INV_MENTIONED[$((10#${field[host]}))]=1
+    [ "$ok" = 1 ] || continue
+    local host=$((10#${field[host]}))
+    if [ -n "${INV_LINE[$host]:-}" ]; then
+      inv_error "$where: host $host is already on line ${INV_LINE[$host]}; each host appears once"; continue
+    fi
+    if [ -n "${seen_addr[${field[address]}]:-}" ]; then
+      inv_error "$where: address ${field[address]} is already used by line ${seen_addr[${field[address]}]}; give each host its own address"; continue
+    fi
+    local name="${field[name]:-host$host}"
+    if [ -n "${seen_name[$name]:-}" ]; then
+      inv_error "$where: name $name is already used by line ${seen_name[$name]}; names must be unique"; continue
+    fi
+    seen_addr[${field[address]}]="$number"
+    seen_name[$name]="$number"
+    INV_HOSTS+=("$host")
+    INV_LINE[$host]="$number"
+    INV_RACK[$host]=$((10#${field[rack]}))
+    INV_ADDR[$host]="${field[address]}"
+    INV_NIC[$host]="${field[nic]}"
+    INV_NAME[$host]="$name"
+    INV_SSH[$host]="${field[ssh]:-${field[address]}}"
+    INV_NETNS[$host]="${field[netns]:-}"
+
+  done <"$file"
+  [ "$number" -gt 0 ] || inv_error "$file is empty; write one line per host, e.g. 'rack 0 host 0 address 10.0.1.1 nic mlx5_0'"
+}
+
+# check_inventory_against_plan FILE: every plan host listed with its rack, nothing else listed.
+check_inventory_against_plan() {
+  local file="$1" host racks="${PLAN_FACT[racks]:-0}" hpr="${PLAN_FACT[hosts_per_rack]:-0}"
+  for host in "${INV_HOSTS[@]}"; do
+    local where="$file line ${INV_LINE[$host]}" rack="${INV_RACK[$host]}"
+    if ((rack >= racks)); then
+      inv_error "$where: rack $rack is not in the plan, which has racks 0..$((racks - 1)); fix the rack index"
+    elif ((host >= racks * hpr)); then
+      inv_error "$where: host $host is not in the plan, which has hosts 0..$((racks * hpr - 1)); fix the host index"
+    elif [ -z "${PLAN_HOST_RACK[$host]:-}" ]; then
+      inv_error "$where: host $host holds no processes in the plan; remove the line (or plan with more processes)"
+    elif [ "${PLAN_HOST_RACK[$host]}" != "$rack" ]; then
+      inv_error "$where: host $host is in rack ${PLAN_HOST_RACK[$host]} in the plan, not rack $rack; write 'rack ${PLAN_HOST_RACK[$host]}'"
+    fi
+  done
+  for host in "${PLAN_HOSTS[@]}"; do
+    if [ -z "${INV_MENTIONED[$host]:-}" ]; then
+      inv_error "$file: host $host (rack ${PLAN_HOST_RACK[$host]}) holds processes ${PLAN_HOST_IDS[$host]} in the plan but has no line; add 'rack ${PLAN_HOST_RACK[$host]} host $host address A.B.C.D nic NIC'"
+    fi
+  done
+}
+
+# validate PLAN INVENTORY WORKDIR: load both, print every problem, exit 2 if any.
+validate() {
+  load_plan "$1" "$3"
+  [ "${PLAN_FACT[placement]:-}" != none ] || die "$1 has no placement; make the plan with --racks R --hosts-per-rack H --procs-per-host P"
+  parse_inventory "$2"
+  check_inventory_against_plan "$2"
+  if [ "${#INV_ERRORS[@]}" -gt 0 ]; then
+    local message
+    for message in "${INV_ERRORS[@]}"; do echo "$PROG: error: $message" >&2; done
+    echo "$PROG: ${#INV_ERRORS[@]} problem(s) in $2; fix them and run again" >&2
+    exit "$EXIT_BAD_INPUT"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Bundles: DIR/rack<R>/host<H>/ with mmx.env (KEY=VALUE lines) and the files it names.
+
+# bundle_hosts DIR: the host directories of a bundle, ordered by rack then host.
+bundle_hosts() {
+  local dir="$1"
+  [ -d "$dir" ] || die "bundle directory $dir does not exist; make it with ops/bundle --out $dir"
+  local -a found
+  mapfile -t found < <(find "$dir" -mindepth 2 -maxdepth 2 -type d -path '*/rack*/host*' | sort -V)
+  [ "${#found[@]}" -gt 0 ] || die "$dir holds no rack*/host* bundles; make it with ops/bundle --out $dir"
+  printf '%s\n' "${found[@]}"
+}
+
+# env_get HOSTDIR KEY: a value from the host's mmx.env.
+env_get() {
+  local line
+  line="$(grep -m1 "^$2=" "$1/mmx.env" || true)"
+  echo "${line#*=}"
+}
+
+# host_label HOSTDIR: "rack R host H (name, address)" for messages.
+host_label() {
+  echo "rack $(env_get "$1" MMX_RACK) host $(env_get "$1" MMX_HOST) ($(env_get "$1" MMX_HOST_NAME), $(env_get "$1" MMX_ADDRESS))"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Transports: how a command reaches a host. TRANSPORT is ssh (default) or local (the host is this
+# machine, inside the bundle's network namespace MMX_NETNS when set: tests and single-box trials).
+# DRY_RUN=1 prints each action instead of running it.
+
+TRANSPORT="${TRANSPORT:-ssh}"
+SERVICES="${SERVICES:-}"
+DRY_RUN="${DRY_RUN:-0}"
+SSH_OPTS="${MMX_SSH_OPTS:--o BatchMode=yes -o ConnectTimeout=10}"
+
+set_transport() {
+  case "$1" in
+    ssh | local) TRANSPORT="$1" ;;
+    *) die "transport '$1' is unknown; use --transport ssh or --transport local" ;;
+  esac
+}
+
+set_services() {
+  case "$1" in
+    systemd | runner) SERVICES="$1" ;;
+    *) die "service manager '$1' is unknown; use --services systemd or --services runner" ;;
+  esac
+}
+
+# services_default: systemd over ssh, the runner (ops/unit-run) locally.
+services_default() {
+  if [ -z "$SERVICES" ]; then
+    if [ "$TRANSPORT" = local ]; then SERVICES=runner; else SERVICES=systemd; fi
+  fi
+  if [ "$SERVICES" = runner ] && [ "$TRANSPORT" != local ]; then
+    die "--services runner works only with --transport local (on remote hosts use systemd)"
+  fi
+}
+
+# host_run HOSTDIR SCRIPT: runs a bash script on the host (in its namespace when local).
+host_run() {
+  local hostdir="$1" script="$2"
+  if [ "$DRY_RUN" = 1 ]; then
+    echo "[dry-run] $(host_label "$hostdir"): $script"
+    return 0
+  fi
+  if [ "$TRANSPORT" = ssh ]; then
+    # shellcheck disable=SC2086  # SSH_OPTS is a list of options
+    ssh $SSH_OPTS "$(env_get "$hostdir" MMX_SSH)" bash -c "$(printf '%q' "$script")"
+  else
+    local netns
+    netns="$(env_get "$hostdir" MMX_NETNS)"
+    if [ -n "$netns" ]; then
+      ip netns exec "$netns" bash -c "$script"
+    else
+      bash -c "$script"
+    fi
+  fi
+}
+
+# host_copy HOSTDIR DEST: copies the bundle directory's files to DEST on the host.
+host_copy() {
+  local hostdir="$1" dest="$2"
+  if [ "$DRY_RUN" = 1 ]; then
+    echo "[dry-run] $(host_label "$hostdir"): copy $hostdir/ to $dest/"
+    return 0
+  fi
+  if [ "$TRANSPORT" = ssh ]; then
+    local target
+    target="$(env_get "$hostdir" MMX_SSH)"
+    # shellcheck disable=SC2086  # SSH_OPTS is a list of options
+    ssh $SSH_OPTS "$target" mkdir -p "$(printf '%q' "$dest")" && scp -q $SSH_OPTS "$hostdir"/* "$target:$(printf '%q' "$dest")/"
+  else
+    mkdir -p "$dest" && cp -p "$hostdir"/* "$dest/"
+  fi
+}
+
+# host_service HOSTDIR ACTION UNIT: start, stop or restart mmx-memd / mmx-node on the host.
+host_service() {
+  local hostdir="$1" action="$2" unit="$3" root
+  root="$(env_get "$hostdir" MMX_ROOT)"
+  if [ "$SERVICES" = systemd ]; then
+    host_run "$hostdir" "systemctl $action $unit.service"
+  elif [ "$DRY_RUN" = 1 ]; then
+    echo "[dry-run] $(host_label "$hostdir"): ops/unit-run $action $root/current/$unit.service"
+  else
+    local netns
+    netns="$(env_get "$hostdir" MMX_NETNS)"
+    "$OPS_DIR/unit-run" "$action" "$root/current/$unit.service" --state-dir "$root/run" ${netns:+--netns "$netns"}
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Probes: what ops/health and ops/rolling-restart see of a host, from this machine.
+
+# tcp_open ADDRESS PORT TIMEOUT: exit 0 if a TCP connection opens.
+tcp_open() {
+  timeout "$3" bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$1" "$2" 2>/dev/null
+}
+
+# http_get ADDRESS PORT PATH TIMEOUT: the body of a 200 response on stdout, else exit 1.
+http_get() {
+  local response
+  response="$(timeout "$4" bash -c '
+    exec 3<>"/dev/tcp/$1/$2" || exit 1
+    printf "GET %s HTTP/1.0\r\nHost: %s\r\nConnection: close\r\n\r\n" "$3" "$1" >&3
+    cat <&3' _ "$1" "$2" "$3" 2>/dev/null)" || return 1
+  response="${response//$'\r'/}"
+  [[ "${response%%$'\n'*}" =~ ^HTTP/[0-9.]+\ 200 ]] || return 1
+  echo "${response#*$'\n\n'}"
+}
+
+# Results of probe_host, by host index.
+declare -gA PROBE_MEMD=() PROBE_NODE=() PROBE_PLAN=() PROBE_LIVE=() PROBE_ROLES=() PROBE_LEADER=() \
+  PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()
+
+# probe_host HOSTDIR TIMEOUT: memd reachable? node status? Parses the status JSON of the node
+# contract: {"plan":"sha256:...","processes":[{"id":0,"role":"LEADER","leader":0,...},...]}.
+probe_host() {
+  local hostdir="$1" timeout="$2" host address listen status
+  host="$(env_get "$hostdir" MMX_HOST)"
+  address="$(env_get "$hostdir" MMX_ADDRESS)"
+  listen="$(env_get "$hostdir" MMX_MEMD_LISTEN)"
+  PROBE_MEMD[$host]=down
+  tcp_open "$address" "${listen##*:}" "$timeout" && PROBE_MEMD[$host]=up
+  listen="$(env_get "$hostdir" MMX_STATUS_LISTEN)"
+  PROBE_NODE[$host]=down PROBE_PLAN[$host]="" PROBE_LIVE[$host]="" PROBE_ROLES[$host]="" PROBE_LEADER[$host]=""
+  PROBE_REACH[$host]="" PROBE_COMMIT[$host]="" PROBE_SETTLED[$host]=0
+  status="$(http_get "$address" "${listen##*:}" /status "$timeout")" || return 0
+  PROBE_NODE[$host]=up
+  local compact="${status//[[:space:]]/}"
+  [[ "$compact" =~ \"plan\":\"([^\"]*)\" ]] && PROBE_PLAN[$host]="${BASH_REMATCH[1]}"
+  local body="${compact#*\"processes\":[}" object live="" roles="" settled=1
+  local -A role_count=()
+  body="${body%%]*}"
+  while [[ "$body" =~ \{([^{}]*)\} ]]; do
+    object="${BASH_REMATCH[1]}"
+    body="${body#*"${BASH_REMATCH[0]}"}"
+    local id="" role="" leader="" reach="" need="" commit=""
+    [[ "$object" =~ \"id\":([0-9]+) ]] && id="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"role\":\"([A-Z]+)\" ]] && role="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"leader\":(-?[0-9]+) ]] && leader="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"reachableAcceptors\":([0-9]+) ]] && reach="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"neededAcceptors\":([0-9]+) ]] && need="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"commitIndex\":(-?[0-9]+) ]] && commit="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"blocked\":true ]] && role=BLOCKED
+    live+="${live:+ }$id"
+    role_count[$role]=$((${role_count[$role]:-0} + 1))
+    case "$role" in LEADER | FOLLOWER) ;; *) settled=0 ;; esac
+    PROBE_LEADER[$host]="$leader"
+    PROBE_REACH[$host]="$reach/$need"
+    PROBE_COMMIT[$host]="$commit"
+  done
+  for role in "${!role_count[@]}"; do roles+="${roles:+ }$role:${role_count[$role]}"; done
+  PROBE_LIVE[$host]="$live"
+  PROBE_ROLES[$host]="$roles"
+  # Settled: every process of the host reports, each as LEADER or FOLLOWER.
+  [ "$live" = "$(ids_list "$(env_get "$hostdir" MMX_IDS)")" ] || settled=0
+  PROBE_SETTLED[$host]="$settled"
+}
+
+# wait_until DEADLINE_SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.5 s until it succeeds
+# or the deadline passes (then returns 1).
+wait_until() {
+  local seconds="$1" what="$2"
+  shift 2
+  local end=$((SECONDS + seconds))
+  until "$@"; do
+    if ((SECONDS >= end)); then
+      note "gave up after ${seconds}s waiting for $what"
+      return 1
+    fi
+    sleep 0.5
+  done
+}
