@@ -20,9 +20,16 @@ note() { echo "$PROG: $*" >&2; }
 # need_value OPTION ARGC: an option that takes a value must have one.
 need_value() { [ "$2" -ge 2 ] || die "option $1 needs a value (see $PROG --help)"; }
 
-# Prints the comment block at the top of the calling script (lines starting '# ' after the shebang).
+# Prints the comment block at the top of the calling script (the lines after the shebang that
+# start with '#'); a line 'COMMON_OPTIONS' stands for the options of take_common_option.
 usage() {
-  sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$0"
+  local line
+  while IFS= read -r line; do
+    [[ "$line" == "#"* ]] || break
+    line="${line#"#"}"
+    line="${line# }"
+    if [ "$line" = COMMON_OPTIONS ]; then echo "$COMMON_OPTIONS_HELP"; else echo "$line"; fi
+  done < <(tail -n +2 "$0")
 }
 
 make_temp_dir() { mktemp -d "${TMPDIR:-/tmp}/mmx-ops.XXXXXX"; }
@@ -224,14 +231,53 @@ validate() {
 # ---------------------------------------------------------------------------------------------
 # Bundles: DIR/rack<R>/host<H>/ with mmx.env (KEY=VALUE lines) and the files it names.
 
-# bundle_hosts DIR: the host directories of a bundle, ordered by rack then host.
+BUNDLE="${BUNDLE:-}"
+HOST_FILTER="${HOST_FILTER:-}"   # comma-separated host indices, empty for all
+
+# take_common_option OPTION VALUE: the options every host-facing script shares; returns 1 for
+# any other option (the caller then shifts 2 on success).
+take_common_option() {
+  case "$1" in
+    --bundle | --transport | --services | --hosts) [ $# -ge 2 ] || die "option $1 needs a value (see $PROG --help)" ;;
+    *) return 1 ;;
+  esac
+  case "$1" in
+    --bundle) BUNDLE="$2" ;;
+    --transport) set_transport "$2" ;;
+    --services) set_services "$2" ;;
+    --hosts)
+      [[ "$2" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--hosts '$2' is not a comma-separated list of host indices like 0,3"
+      HOST_FILTER="$2" ;;
+  esac
+}
+
+# Usage text of the options above, for --help.
+readonly COMMON_OPTIONS_HELP="  --bundle DIR        the bundles written by ops/bundle (required)
+  --transport T       ssh (default): run on the host named by MMX_SSH; local: this machine, inside
+                      the host's network namespace MMX_NETNS when set (tests, single-box trials)
+  --services S        systemd (default with ssh) or runner (ops/unit-run; default with local)
+  --hosts H,H         only these host indices (default: every host in the bundle)"
+
+# bundle_hosts: the host directories of BUNDLE (filtered by --hosts), ordered by rack then host.
 bundle_hosts() {
-  local dir="$1"
+  local dir="$BUNDLE" hostdir
+  [ -n "$dir" ] || die "no bundle: pass --bundle DIR (made by ops/bundle)"
   [ -d "$dir" ] || die "bundle directory $dir does not exist; make it with ops/bundle --out $dir"
   local -a found
   mapfile -t found < <(find "$dir" -mindepth 2 -maxdepth 2 -type d -path '*/rack*/host*' | sort -V)
   [ "${#found[@]}" -gt 0 ] || die "$dir holds no rack*/host* bundles; make it with ops/bundle --out $dir"
-  printf '%s\n' "${found[@]}"
+  for hostdir in "${found[@]}"; do
+    if [ -z "$HOST_FILTER" ] || [[ ",$HOST_FILTER," == *",$(env_get "$hostdir" MMX_HOST),"* ]]; then
+      echo "$hostdir"
+    fi
+  done
+}
+
+# release_id HOSTDIR: a bundle's release name, from its checksums (same content, same name).
+release_id() {
+  local sum
+  sum="$(sha256sum "$1/SHA256SUMS")"
+  echo "${sum:0:12}"
 }
 
 # env_get HOSTDIR KEY: a value from the host's mmx.env.
@@ -315,6 +361,25 @@ host_copy() {
     ssh $SSH_OPTS "$target" mkdir -p "$(printf '%q' "$dest")" && scp -q $SSH_OPTS "$hostdir"/* "$target:$(printf '%q' "$dest")/"
   else
     mkdir -p "$dest" && cp -p "$hostdir"/* "$dest/"
+  fi
+}
+
+# host_copy_file HOSTDIR SRC DEST MODE: installs one file on the host (temp name, then rename).
+host_copy_file() {
+  local hostdir="$1" src="$2" dest="$3" mode="$4"
+  if [ "$DRY_RUN" = 1 ]; then
+    echo "[dry-run] $(host_label "$hostdir"): install $src as $dest (mode $mode)"
+    return 0
+  fi
+  if [ "$TRANSPORT" = ssh ]; then
+    local target quoted
+    target="$(env_get "$hostdir" MMX_SSH)"
+    quoted="$(printf '%q' "$dest")"
+    # shellcheck disable=SC2086  # SSH_OPTS is a list of options
+    scp -q $SSH_OPTS "$src" "$target:$quoted.tmp" &&
+      host_run "$hostdir" "chmod $mode $quoted.tmp && mv $quoted.tmp $quoted"
+  else
+    install -D -m "$mode" "$src" "$dest.tmp" && mv "$dest.tmp" "$dest"
   fi
 }
 
