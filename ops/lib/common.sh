@@ -481,3 +481,64 @@ wait_until() {
     sleep 0.5
   done
 }
+
+# Results of probe_cluster.
+declare -ga CLUSTER_PROBLEMS=()   # one sentence per problem
+declare -ga CLUSTER_LOST=()       # host indices whose memd is unreachable (their regions are gone)
+CLUSTER_CRASHED=0                 # processes down on hosts whose memd is up (regions kept)
+CLUSTER_BLOCKED=0                 # processes reporting BLOCKED
+CLUSTER_LEADER=""                 # the leader ids the nodes report, space separated
+CLUSTER_VERDICT=GREEN             # GREEN, YELLOW (settling: CANDIDATE/RECOVERING) or RED
+
+# probe_cluster TIMEOUT HOSTDIR...: probes every host and judges the cluster.
+probe_cluster() {
+  local timeout="$1" hostdir host expected live leaders="" label
+  shift
+  CLUSTER_PROBLEMS=() CLUSTER_LOST=() CLUSTER_CRASHED=0 CLUSTER_BLOCKED=0 CLUSTER_VERDICT=GREEN
+  for hostdir in "$@"; do
+    probe_host "$hostdir" "$timeout"
+    host="$(env_get "$hostdir" MMX_HOST)"
+    label="host $host (rack $(env_get "$hostdir" MMX_RACK), $(env_get "$hostdir" MMX_HOST_NAME), $(env_get "$hostdir" MMX_ADDRESS))"
+    expected="$(ids_count "$(env_get "$hostdir" MMX_IDS)")"
+    live="${PROBE_LIVE[$host]}"
+    live="$(wc -w <<<"$live")"
+    if [ "${PROBE_MEMD[$host]}" = down ]; then
+      CLUSTER_LOST+=("$host")
+      if [ "${PROBE_NODE[$host]}" = down ]; then
+        CLUSTER_PROBLEMS+=("$label is DOWN: memd and node unreachable (the host is lost with its regions)")
+      else
+        CLUSTER_PROBLEMS+=("$label: memd unreachable while the node answers (its regions are gone)")
+      fi
+      CLUSTER_VERDICT=RED
+      continue
+    fi
+    CLUSTER_CRASHED=$((CLUSTER_CRASHED + expected - live))
+    if [ "${PROBE_NODE[$host]}" = down ]; then
+      CLUSTER_PROBLEMS+=("$label: node DOWN (status unreachable); memd is up, so its regions survive")
+      CLUSTER_VERDICT=RED
+      continue
+    fi
+    if [ "$live" != "$expected" ]; then
+      CLUSTER_PROBLEMS+=("$label: reports $live of its $expected processes")
+      CLUSTER_VERDICT=RED
+    fi
+    if [ "${PROBE_PLAN[$host]}" != "$(env_get "$hostdir" MMX_PLAN_HASH)" ]; then
+      CLUSTER_PROBLEMS+=("$label: runs plan ${PROBE_PLAN[$host]:-(none)}, the bundle has $(env_get "$hostdir" MMX_PLAN_HASH); restart it with ops/rolling-restart")
+      CLUSTER_VERDICT=RED
+    fi
+    if [[ "${PROBE_ROLES[$host]}" == *BLOCKED* ]]; then
+      CLUSTER_BLOCKED=$((CLUSTER_BLOCKED + 1))
+      CLUSTER_PROBLEMS+=("$label: BLOCKED, reaches ${PROBE_REACH[$host]} acceptors (reachable/needed)")
+      CLUSTER_VERDICT=RED
+    elif [ "${PROBE_SETTLED[$host]}" != 1 ] && [ "$live" = "$expected" ]; then
+      CLUSTER_PROBLEMS+=("$label: settling (${PROBE_ROLES[$host]})")
+      [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
+    fi
+    [[ " $leaders " == *" ${PROBE_LEADER[$host]} "* ]] || leaders+="${leaders:+ }${PROBE_LEADER[$host]}"
+  done
+  if [[ "$leaders" == *" "* ]]; then
+    CLUSTER_PROBLEMS+=("nodes disagree on the leader: $leaders")
+    [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
+  fi
+  CLUSTER_LEADER="$leaders"
+}
