@@ -99,7 +99,7 @@ public final class ContractNode
     private void createRegions(final ClusterKey key) throws InterruptedException
     {
         final PlanDigest digest = PlanDigest.of(graph);
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         for (final int id : ids)
         {
             OpStatus result;
