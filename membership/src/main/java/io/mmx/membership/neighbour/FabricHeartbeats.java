@@ -46,6 +46,7 @@ public final class FabricHeartbeats implements HeartbeatReader, HeartbeatWriter,
     private final long[] lastValue;
     private final long[] readInFlight;
     private long bumpInFlight = NO_OPERATION;
+    private boolean hostPolls;
     private long bumps;
     private long skippedBumps;
     private long failedBumps;
@@ -157,7 +158,19 @@ public final class FabricHeartbeats implements HeartbeatReader, HeartbeatWriter,
      */
     public int poll()
     {
-        return fabric.poll(this, pollLimit);
+        return hostPolls ? 0 : fabric.poll(this, pollLimit);
+    }
+
+    /**
+     * Declares that the host polls the shared fabric itself and forwards the completions this object
+     * {@link #owns}: {@link #poll()} then does nothing, so it never swallows the host's completions.
+     *
+     * @return this.
+     */
+    public FabricHeartbeats polledByHost()
+    {
+        hostPolls = true;
+        return this;
     }
 
     /**

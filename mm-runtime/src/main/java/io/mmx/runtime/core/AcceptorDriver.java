@@ -97,8 +97,8 @@ final class AcceptorDriver
     {
         if (cached == null)
         {
-            cached = new AcceptorRecord(config.recordMaxEntries(), config.maxBatch());
-            next = new AcceptorRecord(config.recordMaxEntries(), config.maxBatch());
+            cached = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
+            next = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
         }
         active = true;
         kick();

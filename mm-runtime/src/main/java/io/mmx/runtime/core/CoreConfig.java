@@ -11,6 +11,7 @@ public final class CoreConfig
     private Graph graph;
     private long planHash;
     private int maxBatch = 4;
+    private int proposalWords = 1;
     private int pipelineSlots = 32;
     private int maxSlotsPerAccept = 16;
     private int recordMaxEntries = 96;
@@ -52,6 +53,17 @@ public final class CoreConfig
     {
         checkMutable();
         this.maxBatch = maxBatch;
+        return this;
+    }
+
+    /**
+     * Words per proposal (default 1: a proposal is one 64-bit id). A slot's value holds up to
+     * {@link #maxBatch()} proposals of this many words each; the proposer never splits one.
+     */
+    public CoreConfig proposalWords(final int proposalWords)
+    {
+        checkMutable();
+        this.proposalWords = proposalWords;
         return this;
     }
 
@@ -113,6 +125,22 @@ public final class CoreConfig
         return this;
     }
 
+    /** Ticks between phase-1 retries while a leader gathers promises. */
+    public CoreConfig prepareRetryTicks(final int prepareRetryTicks)
+    {
+        checkMutable();
+        this.prepareRetryTicks = prepareRetryTicks;
+        return this;
+    }
+
+    /** Ticks between a lagging learner's catch-up requests. */
+    public CoreConfig catchupTicks(final int catchupTicks)
+    {
+        checkMutable();
+        this.catchupTicks = catchupTicks;
+        return this;
+    }
+
     /** Decided slots per catch-up reply, catch-up read and decided-log write. */
     public CoreConfig catchupBatch(final int catchupBatch)
     {
@@ -147,6 +175,12 @@ public final class CoreConfig
             throw new IllegalStateException("a plan graph with at least one process is required");
         }
         requirePositive("maxBatch", maxBatch);
+        requirePositive("proposalWords", proposalWords);
+        if ((long)maxBatch * proposalWords > 4096)
+        {
+            throw new IllegalStateException("maxBatch " + maxBatch + " x proposalWords " + proposalWords +
+                " exceeds 4096 words per slot value: lower the batch or the proposal size");
+        }
         requirePositive("pipelineSlots", pipelineSlots);
         requirePositive("maxSlotsPerAccept", maxSlotsPerAccept);
         requirePositive("driverQueueCapacity", driverQueueCapacity);
@@ -178,7 +212,7 @@ public final class CoreConfig
             throw new IllegalStateException("decidedCapacity " + decidedCapacity + " must be at least twice " +
                 "pipelineSlots " + pipelineSlots + " so floors stay readable in the decided log");
         }
-        layout = new RegionLayout(graph.maxDegree() + 1, recordMaxEntries, maxBatch, decidedCapacity);
+        layout = new RegionLayout(graph.maxDegree() + 1, recordMaxEntries, valueWords(), decidedCapacity);
         concluded = true;
         return this;
     }
@@ -243,6 +277,18 @@ public final class CoreConfig
     public int maxBatch()
     {
         return maxBatch;
+    }
+
+    /** Words per proposal. */
+    public int proposalWords()
+    {
+        return proposalWords;
+    }
+
+    /** Largest slot value in words: {@code maxBatch * proposalWords}. */
+    public int valueWords()
+    {
+        return maxBatch * proposalWords;
     }
 
     public int pipelineSlots()

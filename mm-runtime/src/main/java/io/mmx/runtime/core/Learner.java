@@ -88,7 +88,7 @@ final class Learner
         {
             final long slot = data[w] - 1;
             final long len = data[w + 1];
-            if (slot < 0 || data[w + entryWords - 1] != data[w] || len < 0 || len > layout.maxBatch() ||
+            if (slot < 0 || data[w + entryWords - 1] != data[w] || len < 0 || len > layout.maxValueWords() ||
                 slot > appliedThrough || slot <= appliedThrough - ringSlot.length)
             {
                 continue;
@@ -324,7 +324,7 @@ final class Learner
         {
             final long slot = catchupFrom + k;
             final long len = data[w + 1];
-            if (data[w] != slot + 1 || data[w + entryWords - 1] != slot + 1 || len < 0 || len > layout.maxBatch())
+            if (data[w] != slot + 1 || data[w + entryWords - 1] != slot + 1 || len < 0 || len > layout.maxValueWords())
             {
                 break; // not (yet, or no longer) this slot's entry: the ring holds another slot there
             }

@@ -40,6 +40,7 @@ public final class MmPaxosCore implements AcceptorReplies
     private long random;
     private boolean catchupToggle;
     private Status lastStatus;
+    private final long[] single = new long[1];
 
     public MmPaxosCore(final int self, final CoreConfig config, final Effects effects, final long seed)
     {
@@ -378,7 +379,27 @@ public final class MmPaxosCore implements AcceptorReplies
      */
     public boolean propose(final long proposalId)
     {
-        return ready && proposer.propose(proposalId);
+        if (config.proposalWords() != 1)
+        {
+            throw new IllegalStateException("this core takes proposals of " + config.proposalWords() +
+                " words: call propose(long[], int)");
+        }
+        single[0] = proposalId;
+        return ready && proposer.propose(single, 0);
+    }
+
+    /**
+     * Queues a proposal of {@link CoreConfig#proposalWords()} words read from {@code words[offset..]};
+     * decided values are concatenations of whole proposals. Same contract as {@link #propose(long)}.
+     */
+    public boolean propose(final long[] words, final int offset)
+    {
+        if (offset < 0 || offset + config.proposalWords() > words.length)
+        {
+            throw new IndexOutOfBoundsException("a proposal is " + config.proposalWords() + " words; " +
+                words.length + " from offset " + offset + " is too short");
+        }
+        return ready && proposer.propose(words, offset);
     }
 
     /** Forms slots and groups from queued proposals now (call after a burst of {@link #propose}). */

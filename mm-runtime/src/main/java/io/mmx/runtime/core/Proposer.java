@@ -95,7 +95,7 @@ final class Proposer
         this.learner = learner;
         this.quorum = config.quorumSize();
         this.promiseBits = new long[(n + 63) >>> 6];
-        this.queue = new long[config.proposalQueueCapacity()];
+        this.queue = new long[config.proposalQueueCapacity() * config.proposalWords()];
         // A margin above the quorum absorbs a few slow or lost executors before a retransmission.
         this.thriftyTarget = Math.min(n, quorum + Math.max(1, n / 32));
         this.decidedRing = new long[4 * config.recordMaxEntries()];
@@ -186,13 +186,21 @@ final class Proposer
         }
     }
 
-    boolean propose(final long proposalId)
+    /** Queues one proposal of {@code proposalWords} words from {@code words[offset..]}. */
+    boolean propose(final long[] words, final int offset)
     {
-        if (!leaderByOracle || queueSize == queue.length)
+        final int w = config.proposalWords();
+        if (!leaderByOracle || queueSize * w == queue.length)
         {
             return false;
         }
-        queue[(queueHead + queueSize) % queue.length] = proposalId;
+        // The queue holds whole proposals, so a proposal's words are contiguous modulo the length.
+        int at = (queueHead + queueSize * w) % queue.length;
+        for (int i = 0; i < w; i++)
+        {
+            queue[at] = words[offset + i];
+            at = at + 1 == queue.length ? 0 : at + 1;
+        }
         queueSize++;
         return true;
     }
@@ -413,11 +421,11 @@ final class Proposer
             for (int k = 0; k < slots; k++)
             {
                 final int take = Math.min(maxBatch, queueSize);
-                final long[] v = new long[take];
-                for (int j = 0; j < take; j++)
+                final long[] v = new long[take * config.proposalWords()];
+                for (int j = 0; j < v.length; j++)
                 {
                     v[j] = queue[queueHead];
-                    queueHead = (queueHead + 1) % queue.length;
+                    queueHead = queueHead + 1 == queue.length ? 0 : queueHead + 1;
                 }
                 queueSize -= take;
                 values[k] = v;

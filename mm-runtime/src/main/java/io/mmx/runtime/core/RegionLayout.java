@@ -45,12 +45,12 @@ public final class RegionLayout
     /** Largest head sequence: 2^43 - 1 transitions per acceptor before the head word overflows. */
     public static final long MAX_HEAD_SEQ = (1L << (63 - HEAD_SEQ_SHIFT)) - 1;
 
-    /** Decided entry words: slot + 1, value length, values[maxBatch], slot + 1 echo (0 = never written). */
+    /** Decided entry words: slot + 1, value length, value[maxValueWords], slot + 1 echo (0 = never written). */
     public static final int DECIDED_ENTRY_FIXED_WORDS = 3;
 
     private final int laneCount;
     private final int recordMaxEntries;
-    private final int maxBatch;
+    private final int maxValueWords;
     private final int recordCapacityWords;
     private final int decidedCapacity;
     private final int decidedEntryWords;
@@ -61,26 +61,26 @@ public final class RegionLayout
     /**
      * @param laneCount        1 + the largest degree in the plan.
      * @param recordMaxEntries accepted entries one acceptor record can hold (the acceptor window).
-     * @param maxBatch         proposals per slot value.
+     * @param maxValueWords         words in one slot value (maxBatch x proposalWords).
      * @param decidedCapacity  entries in the decided-log ring.
      */
-    public RegionLayout(final int laneCount, final int recordMaxEntries, final int maxBatch, final int decidedCapacity)
+    public RegionLayout(final int laneCount, final int recordMaxEntries, final int maxValueWords, final int decidedCapacity)
     {
         if (laneCount < 1 || laneCount >= (1 << HEAD_LANE_BITS))
         {
             throw new IllegalArgumentException("lane count " + laneCount + " outside 1.." + ((1 << HEAD_LANE_BITS) - 1) +
                 ": the plan's maximum degree is too large for the head word");
         }
-        if (recordMaxEntries < 1 || maxBatch < 1 || decidedCapacity < 1)
+        if (recordMaxEntries < 1 || maxValueWords < 1 || decidedCapacity < 1)
         {
             throw new IllegalArgumentException("record entries, batch and decided capacity must be >= 1");
         }
         this.laneCount = laneCount;
         this.recordMaxEntries = recordMaxEntries;
-        this.maxBatch = maxBatch;
-        this.recordCapacityWords = AcceptorRecord.capacityWords(recordMaxEntries, maxBatch);
+        this.maxValueWords = maxValueWords;
+        this.recordCapacityWords = AcceptorRecord.capacityWords(recordMaxEntries, maxValueWords);
         this.decidedCapacity = decidedCapacity;
-        this.decidedEntryWords = DECIDED_ENTRY_FIXED_WORDS + maxBatch;
+        this.decidedEntryWords = DECIDED_ENTRY_FIXED_WORDS + maxValueWords;
         this.lanesOffsetWords = HEADER_WORDS;
         final long decidedOffset = (long)lanesOffsetWords + (long)laneCount * RECORDS_PER_LANE * recordCapacityWords;
         final long total = decidedOffset + (long)decidedCapacity * decidedEntryWords;
@@ -103,9 +103,9 @@ public final class RegionLayout
         return recordMaxEntries;
     }
 
-    public int maxBatch()
+    public int maxValueWords()
     {
-        return maxBatch;
+        return maxValueWords;
     }
 
     public int recordCapacityWords()

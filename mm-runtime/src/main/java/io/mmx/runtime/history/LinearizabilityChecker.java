@@ -16,7 +16,8 @@ public final class LinearizabilityChecker
     {
     }
 
-    private record Memo(BitSet done, Object state)
+    /** A linearized set as its full prefix [0, base) plus the bits beyond it, and the model state. */
+    private record Memo(int base, BitSet beyond, Object state)
     {
     }
 
@@ -76,13 +77,98 @@ public final class LinearizabilityChecker
             this.known = (int)sorted.stream().filter(o -> !o.unknown()).count();
         }
 
-        boolean dfs(final BitSet done, final S state, final int knownDone)
+        /** One level of the search: a prefix linearized so far and the next candidate to try after it. */
+        private final class Frame
+        {
+            final S state;
+            final int knownDone;
+            final long minRet;
+            int next;
+            int chosen = -1;
+
+            Frame(final S state, final int knownDone, final BitSet done)
+            {
+                this.state = state;
+                this.knownDone = knownDone;
+                // Minimal ops: invoked before the earliest return among ops still pending.
+                long m = Long.MAX_VALUE;
+                for (int i = done.nextClearBit(0); i < ops.size(); i = done.nextClearBit(i + 1))
+                {
+                    if (ops.get(i).invokeNs() > m)
+                    {
+                        break; // invoked after the earliest return, so it returns later still
+                    }
+                    m = Math.min(m, ops.get(i).completeNs());
+                }
+                this.minRet = m;
+            }
+        }
+
+        /**
+         * Depth-first search for a linearization, with an explicit stack: a partition may hold many
+         * thousands of operations, far deeper than a thread's stack would allow recursion.
+         */
+        boolean dfs(final BitSet done, final S initial, final int initialKnown)
+        {
+            if (!enter(done, initial, initialKnown))
+            {
+                return initialKnown == known;
+            }
+            final java.util.ArrayDeque<Frame> stack = new java.util.ArrayDeque<>();
+            stack.push(new Frame(initial, initialKnown, done));
+            while (!stack.isEmpty())
+            {
+                final Frame top = stack.peek();
+                if (top.chosen >= 0)
+                {
+                    done.clear(top.chosen);
+                    top.chosen = -1;
+                }
+                boolean descended = false;
+                for (int i = done.nextClearBit(top.next); i < ops.size(); i = done.nextClearBit(i + 1))
+                {
+                    final Operation op = ops.get(i);
+                    if (op.invokeNs() > top.minRet)
+                    {
+                        break; // sorted by invoke, so no later op can be minimal either
+                    }
+                    final Model.Step<S> step = model.step(top.state, op);
+                    if (!step.legal())
+                    {
+                        continue;
+                    }
+                    done.set(i);
+                    top.chosen = i;
+                    top.next = i + 1;
+                    final int childKnown = top.knownDone + (op.unknown() ? 0 : 1);
+                    if (childKnown == known)
+                    {
+                        return true;
+                    }
+                    if (enter(done, step.next(), childKnown))
+                    {
+                        stack.push(new Frame(step.next(), childKnown, done));
+                    }
+                    descended = true;
+                    break;
+                }
+                if (!descended)
+                {
+                    stack.pop();
+                }
+            }
+            return false;
+        }
+
+        /** False if this (prefix, state) was explored before; counts it against the budget otherwise. */
+        private boolean enter(final BitSet done, final S state, final int knownDone)
         {
             if (knownDone == known)
             {
-                return true;
+                return false;
             }
-            if (!memo.add(new Memo((BitSet)done.clone(), state)))
+            final int base = done.nextClearBit(0);
+            if (!memo.add(new Memo(base, done.get(base, Math.max(base, done.length())), state)))
             {
                 return false;
             }
@@ -90,34 +176,8 @@ public final class LinearizabilityChecker
             {
                 throw new Budget();
             }
-            longest = Math.max(longest, done.cardinality());
-            // Minimal ops: invoked before the earliest return among ops still pending.
-            long minRet = Long.MAX_VALUE;
-            for (int i = done.nextClearBit(0); i < ops.size(); i = done.nextClearBit(i + 1))
-            {
-                minRet = Math.min(minRet, ops.get(i).completeNs());
-            }
-            for (int i = done.nextClearBit(0); i < ops.size(); i = done.nextClearBit(i + 1))
-            {
-                final Operation op = ops.get(i);
-                if (op.invokeNs() > minRet)
-                {
-                    break; // sorted by invoke, so no later op can be minimal either
-                }
-                final Model.Step<S> step = model.step(state, op);
-                if (!step.legal())
-                {
-                    continue;
-                }
-                done.set(i);
-                final boolean ok = dfs(done, step.next(), knownDone + (op.unknown() ? 0 : 1));
-                done.clear(i);
-                if (ok)
-                {
-                    return true;
-                }
-            }
-            return false;
+            longest = Math.max(longest, base + (done.length() > base ? done.get(base, done.length()).cardinality() : 0));
+            return true;
         }
     }
 }

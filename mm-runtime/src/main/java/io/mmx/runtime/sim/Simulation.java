@@ -497,7 +497,7 @@ public final class Simulation
     public io.mmx.runtime.core.AcceptorRecord peekAcceptor(final int q)
     {
         final io.mmx.runtime.core.AcceptorRecord record =
-            new io.mmx.runtime.core.AcceptorRecord(config.recordMaxEntries(), config.maxBatch());
+            new io.mmx.runtime.core.AcceptorRecord(config.recordMaxEntries(), config.valueWords());
         final long head = regions[q].get(RegionLayout.HEAD_WORD);
         if (head != 0)
         {

@@ -35,6 +35,20 @@ class LinearizabilityCheckerTest
     }
 
     @Test
+    void fiftyThousandOpsOnOneKeyNeedNoDeepStack()
+    {
+        // Two clients overlapping pairwise: the search depth equals the history's length.
+        for (int i = 0; i < 25_000; i++)
+        {
+            put(1, "v" + i, 10L * i, 10L * i + 6);
+            get(2, "v" + i, 10L * i + 7, 10L * i + 9);
+        }
+        assertEquals(Verdict.OK, verdict());
+        get(2, "v0", 10L * 25_000, 10L * 25_000 + 1);
+        assertEquals(Verdict.NOT_LINEARIZABLE, verdict());
+    }
+
+    @Test
     void sequentialOk()
     {
         put(1, "a", 0, 1);

@@ -1,0 +1,72 @@
+package io.mmx.runtime.cli;
+
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanFile;
+import io.mmx.runtime.local.LocalCluster;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code mmx local}: a cluster on this machine, one child JVM per group of processes, running until
+ * interrupted; {@code mmx status --cluster DIR} shows it.
+ */
+@Command(name = "local", mixinStandardHelpOptions = true,
+    description = {"Starts a cluster on this machine: plans it (or takes --plan), writes a cluster key,",
+        "and runs one JVM per --procs-per-jvm processes on loopback with shm regions. Ctrl-C stops it."})
+final class LocalCommand implements Callable<Integer>
+{
+    @Option(names = "--n", defaultValue = "32", description = "processes (default ${DEFAULT-VALUE})")
+    int n;
+
+    @Option(names = "--degree", defaultValue = "4", description = "plan degree (default ${DEFAULT-VALUE})")
+    int degree;
+
+    @Option(names = "--procs-per-jvm", defaultValue = "4", description = "processes per JVM (default ${DEFAULT-VALUE})")
+    int procsPerJvm;
+
+    @Option(names = "--plan", description = "use this plan instead of planning one")
+    Path plan;
+
+    @Option(names = "--seed", defaultValue = "1", description = "planner seed (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--dir", defaultValue = "mmx-local", description = "cluster directory (default ${DEFAULT-VALUE})")
+    Path dir;
+
+    @Option(names = "--jvm-heap", defaultValue = "256m", description = "heap of each child JVM (default ${DEFAULT-VALUE})")
+    String heap;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final Plan p = plan != null ? PlanFile.read(plan) : DemoCommand.planCluster(n, degree, seed, System.out);
+        try (LocalCluster cluster = LocalCluster.create(dir, p, procsPerJvm, List.of("-Xmx" + heap, "-XX:+UseSerialGC")))
+        {
+            System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), procsPerJvm, dir);
+            for (int j = 0; j < cluster.layout().jvms(); j++)
+            {
+                cluster.start(j);
+            }
+            for (int j = 0; j < cluster.layout().jvms(); j++)
+            {
+                cluster.awaitReady(j, Duration.ofSeconds(60));
+            }
+            System.out.printf("cluster up: 'bin/mmx status --cluster %s' shows it; logs in %s/logs; Ctrl-C stops it%n",
+                dir, dir);
+            final CountDownLatch forever = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() ->
+            {
+                cluster.close();
+                forever.countDown();
+            }));
+            forever.await();
+        }
+        return MmxCommand.OK;
+    }
+}

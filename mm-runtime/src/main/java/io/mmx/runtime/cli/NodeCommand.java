@@ -1,0 +1,178 @@
+package io.mmx.runtime.cli;
+
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanFile;
+import io.mmx.runtime.example.kv.AppliedLog;
+import io.mmx.runtime.example.kv.KeyValueStore;
+import io.mmx.runtime.node.MmxNode;
+import io.mmx.runtime.node.NodeContext;
+import io.mmx.runtime.node.NodeListener;
+import io.mmx.runtime.node.StatusServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code mmx node}: one JVM hosting one or more processes of a plan, each a replica of the
+ * key-value store, until SIGTERM (or, with --exit-with-stdin, until its stdin closes).
+ */
+@Command(name = "node", mixinStandardHelpOptions = true,
+    description = {"Runs the processes of a plan that this JVM hosts, each a key-value store replica.",
+        "Prints 'READY <ids> status http://HOST:PORT/status' once serving; exits 0 on SIGTERM."})
+final class NodeCommand implements Callable<Integer>
+{
+    @Option(names = "--plan", required = true, description = "the plan file (topo plan)")
+    Path plan;
+
+    @Option(names = "--id", description = "the one process this JVM hosts")
+    Integer id;
+
+    @Option(names = "--ids", description = "the processes this JVM hosts: 0-3 or 0-3,8")
+    String ids;
+
+    @Option(names = "--directory", required = true,
+        description = "message endpoints of every process: '0-3@10.0.0.1:40100;4-7@10.0.0.2:40100'")
+    String directory;
+
+    @Option(names = "--memory", defaultValue = "shm", description = "shm (files, one host) or memd (daemons); default ${DEFAULT-VALUE}")
+    String memory;
+
+    @Option(names = "--shm-dir", description = "region files' directory for shm (default /dev/shm/mmx)")
+    Path shmDir;
+
+    @Option(names = "--memd", description = "memory daemons by process for memd: '0-3@10.0.0.1:7400;4-7@10.0.0.2:7400'")
+    String memd;
+
+    @Option(names = "--cluster-key-file", required = true, description = "the cluster key, raw bytes (>= 16)")
+    Path keyFile;
+
+    @Option(names = "--status-listen", defaultValue = "127.0.0.1:0",
+        description = "HTTP status endpoint HOST:PORT (default ${DEFAULT-VALUE}: loopback, any port)")
+    String statusListen;
+
+    @Option(names = "--applied-log-dir", description = "append each replica's applied commands to DIR/process-<id>.log")
+    Path appliedLogDir;
+
+    @Option(names = "--aeron-dir", description = "the embedded media driver's directory")
+    String aeronDir;
+
+    @Option(names = "--idle", defaultValue = "backoff", description = "idle strategy: backoff, sleeping, yielding, busy")
+    String idle;
+
+    @Option(names = "--tick-ms", defaultValue = "2", description = "protocol tick in ms (default ${DEFAULT-VALUE})")
+    double tickMs;
+
+    @Option(names = "--exit-with-stdin", description = "exit when stdin closes (for a supervising parent)")
+    boolean exitWithStdin;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final int[] hosted = hostedIds();
+        final NodeContext ctx = context(hosted);
+        final List<AppliedLog> logs = new ArrayList<>();
+        final MmxNode node = MmxNode.launch(ctx, p ->
+        {
+            if (appliedLogDir == null)
+            {
+                return new KeyValueStore();
+            }
+            final AppliedLog log = new AppliedLog(appliedLogDir.resolve("process-" + p + ".log"));
+            logs.add(log);
+            return new KeyValueStore(log);
+        }, NodeListener.NO_OP);
+        final StatusServer status = StatusServer.start(parseAddress(statusListen), node);
+        final CountDownLatch stop = new CountDownLatch(1);
+        final Thread hook = new Thread(() ->
+        {
+            status.close();
+            node.close();
+            logs.forEach(AppliedLog::close);
+            stop.countDown();
+        }, "mmx-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        System.out.println("READY " + (ids != null ? ids : id) + " status http://" +
+            status.address().getHostString() + ":" + status.address().getPort() + "/status");
+        System.out.flush();
+        if (exitWithStdin)
+        {
+            while (System.in.read() >= 0)
+            {
+                // Drain: the parent writes nothing; EOF means it is gone.
+            }
+            System.exit(0);
+        }
+        stop.await();
+        return MmxCommand.OK;
+    }
+
+    private int[] hostedIds()
+    {
+        if ((id == null) == (ids == null))
+        {
+            throw new IllegalArgumentException("pass exactly one of --id I or --ids A-B");
+        }
+        return id != null ? new int[]{id} : IdRange.parse(ids);
+    }
+
+    private NodeContext context(final int[] hosted) throws IOException
+    {
+        final Plan p = PlanFile.read(plan);
+        if (!Files.isReadable(keyFile))
+        {
+            throw new IllegalArgumentException("cluster key file " + keyFile + " is not readable: write one with " +
+                "'head -c 32 /dev/urandom > " + keyFile + "' and give every node the same file");
+        }
+        final NodeContext ctx = new NodeContext().plan(p).hosted(hosted).directory(directory)
+            .clusterKey(Files.readAllBytes(keyFile)).idleStrategy(idle).tickNs((long)(tickMs * 1_000_000));
+        switch (memory)
+        {
+            case "shm":
+                ctx.memory(NodeContext.Memory.SHM);
+                break;
+            case "memd":
+                ctx.memory(NodeContext.Memory.MEMD).memd(memd);
+                break;
+            default:
+                throw new IllegalArgumentException("--memory " + memory + " is unknown: use shm or memd " +
+                    "(verbs is not selectable until its connection setup is proven on hardware)");
+        }
+        if (shmDir != null)
+        {
+            ctx.shmDirectory(shmDir);
+        }
+        if (aeronDir != null)
+        {
+            ctx.aeronDirectory(aeronDir);
+        }
+        try
+        {
+            return ctx.conclude();
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new IllegalArgumentException(ex.getMessage(), ex);
+        }
+    }
+
+    static InetSocketAddress parseAddress(final String hostPort)
+    {
+        final int colon = hostPort.lastIndexOf(':');
+        try
+        {
+            return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new IllegalArgumentException("address '" + hostPort + "' is not HOST:PORT");
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package io.mmx.runtime.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mmx.runtime.local.ClusterLayout;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code mmx status}: asks every node of a running cluster for its status and shows who leads,
+ * how many acceptors the leader reaches, the commit index and the QPs of each process.
+ */
+@Command(name = "status", mixinStandardHelpOptions = true,
+    description = {"Shows a running cluster: leader, reachable acceptors, commit index, QPs.",
+        "Exit code 0 when every node answers, a leader is known and nothing is blocked; 1 otherwise."})
+final class StatusCommand implements Callable<Integer>
+{
+    @Option(names = "--cluster", defaultValue = "mmx-local",
+        description = "a cluster directory written by 'mmx local' (default ${DEFAULT-VALUE})")
+    Path cluster;
+
+    @Option(names = "--endpoints", split = ",", description = "status endpoints HOST:PORT,... instead of --cluster")
+    List<String> endpoints;
+
+    @Option(names = "--json", description = "print the nodes' JSON documents as one array")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException
+    {
+        final List<String> targets = endpoints != null ? endpoints : fromCluster();
+        final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        final ObjectMapper mapper = new ObjectMapper();
+        final List<JsonNode> docs = new ArrayList<>();
+        for (final String target : targets)
+        {
+            docs.add(fetch(http, mapper, target));
+        }
+        if (json)
+        {
+            System.out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(docs));
+        }
+        return print(targets, docs, System.out) ? MmxCommand.OK : MmxCommand.UNHEALTHY;
+    }
+
+    private List<String> fromCluster() throws IOException
+    {
+        final ClusterLayout layout = ClusterLayout.read(cluster);
+        final List<String> list = new ArrayList<>();
+        for (int j = 0; j < layout.jvms(); j++)
+        {
+            list.add(layout.statusEndpoint(j));
+        }
+        return list;
+    }
+
+    private static JsonNode fetch(final HttpClient http, final ObjectMapper mapper, final String target)
+    {
+        try
+        {
+            final HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + target + "/status"))
+                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? mapper.readTree(r.body()) : null;
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** Prints the table; returns true if the cluster is healthy. */
+    static boolean print(final List<String> targets, final List<JsonNode> docs, final PrintStream out)
+    {
+        int answering = 0;
+        int blocked = 0;
+        int processes = 0;
+        long commit = -1;
+        final java.util.Set<Integer> leaders = new java.util.TreeSet<>();
+        out.printf("%-22s %-8s %-7s %-12s %-8s %-10s %s%n", "node", "pid", "ids", "roles", "commit", "acceptors", "QPs");
+        for (int i = 0; i < targets.size(); i++)
+        {
+            final JsonNode doc = docs.get(i);
+            if (doc == null)
+            {
+                out.printf("%-22s %s%n", targets.get(i), "UNREACHABLE");
+                continue;
+            }
+            answering++;
+            final StringBuilder roles = new StringBuilder();
+            final StringBuilder qps = new StringBuilder();
+            int first = Integer.MAX_VALUE;
+            int last = -1;
+            long nodeCommit = -1;
+            String acceptors = "-";
+            for (final JsonNode p : doc.get("processes"))
+            {
+                processes++;
+                final String role = p.get("role").asText();
+                roles.append(roles.length() == 0 ? "" : ",").append(role.charAt(0));
+                qps.append(qps.length() == 0 ? "" : ",").append(p.get("qps").asInt());
+                first = Math.min(first, p.get("id").asInt());
+                last = Math.max(last, p.get("id").asInt());
+                nodeCommit = Math.max(nodeCommit, p.get("commitIndex").asLong());
+                if (p.get("leader").asInt() >= 0)
+                {
+                    leaders.add(p.get("leader").asInt());
+                }
+                if (role.equals("LEADER") || role.equals("BLOCKED") || role.equals("CANDIDATE"))
+                {
+                    acceptors = p.get("reachableAcceptors").asInt() + "/" + p.get("neededAcceptors").asInt();
+                }
+                blocked += p.get("blocked").asBoolean() ? 1 : 0;
+            }
+            commit = Math.max(commit, nodeCommit);
+            out.printf("%-22s %-8d %-7s %-12s %-8d %-10s %s%n", targets.get(i), doc.get("pid").asLong(),
+                first == last ? Integer.toString(first) : first + "-" + last, roles, nodeCommit, acceptors, qps);
+        }
+        out.println("roles: L leader, C candidate, F follower, B blocked, R recovering; acceptors: reached/needed");
+        out.printf("%d of %d nodes answer, %d processes; leader %s; highest commit index %d; %d blocked%n",
+            answering, targets.size(), processes, leaders.isEmpty() ? "unknown" : leaders.toString(), commit, blocked);
+        return answering == targets.size() && blocked == 0 && leaders.size() == 1;
+    }
+}

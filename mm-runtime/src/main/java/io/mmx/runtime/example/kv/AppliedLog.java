@@ -1,0 +1,97 @@
+package io.mmx.runtime.example.kv;
+
+import org.agrona.DirectBuffer;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A replica's applied commands as text, one line each ({@code logIndex origin hex-bytes}), flushed
+ * per line so that what a SIGKILLed replica applied is on disk: tests check that every replica's
+ * log is a prefix of one log. A gap is a line {@code gap from to}.
+ */
+public final class AppliedLog implements AutoCloseable
+{
+    private final BufferedWriter out;
+
+    /** Appends to {@code file} (created if missing). */
+    public AppliedLog(final Path file)
+    {
+        try
+        {
+            out = Files.newBufferedWriter(file, StandardCharsets.US_ASCII, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot open applied log " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    void append(final long logIndex, final int origin, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final StringBuilder sb = new StringBuilder(32 + 2 * length).append(logIndex).append(' ').append(origin)
+            .append(' ');
+        for (int i = 0; i < length; i++)
+        {
+            final int b = buffer.getByte(offset + i) & 0xFF;
+            sb.append(Character.forDigit(b >>> 4, 16)).append(Character.forDigit(b & 15, 16));
+        }
+        line(sb.toString());
+    }
+
+    void gap(final long from, final long to)
+    {
+        line("gap " + from + " " + to);
+    }
+
+    private void line(final String s)
+    {
+        try
+        {
+            out.write(s);
+            out.write('\n');
+            out.flush();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** The entries of a log file (gap lines dropped), for comparison; a torn last line is dropped. */
+    public static List<String> entries(final Path file) throws IOException
+    {
+        final List<String> entries = new ArrayList<>();
+        final String text = Files.readString(file, StandardCharsets.US_ASCII);
+        final String[] lines = text.split("\n", -1);
+        // The last element is "" for a complete file, or a torn line cut by SIGKILL mid-write.
+        for (int i = 0; i < lines.length - 1; i++)
+        {
+            if (!lines[i].startsWith("gap "))
+            {
+                entries.add(lines[i]);
+            }
+        }
+        return entries;
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            out.close();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}

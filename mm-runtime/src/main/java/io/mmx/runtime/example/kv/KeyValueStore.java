@@ -1,0 +1,107 @@
+package io.mmx.runtime.example.kv;
+
+import io.mmx.runtime.node.StateMachine;
+import org.agrona.DirectBuffer;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A replicated key-value store of 64-bit values: the example service on the embedding API. Each
+ * replica applies PUT, GET, CAS and DELETE in log order; a GET goes through the log too, so its
+ * reply is linearizable. Malformed commands are applied as no-ops with reply {@link KeyValueCommand#ABSENT}
+ * on every replica alike.
+ */
+public final class KeyValueStore implements StateMachine
+{
+    private final Map<String, Long> values = new HashMap<>();
+    private final AppliedLog log;
+    private long applied;
+    private long malformed;
+
+    /** A store that keeps no record of what it applied. */
+    public KeyValueStore()
+    {
+        this(null);
+    }
+
+    /** A store that appends every applied command to {@code log} (tests compare replicas' logs). */
+    public KeyValueStore(final AppliedLog log)
+    {
+        this.log = log;
+    }
+
+    @Override
+    public long apply(final long logIndex, final int origin, final DirectBuffer buffer, final int offset,
+        final int length)
+    {
+        applied++;
+        if (log != null)
+        {
+            log.append(logIndex, origin, buffer, offset, length);
+        }
+        final String key = length >= 18 ? KeyValueCommand.key(buffer, offset, length) : null;
+        if (key == null)
+        {
+            malformed++;
+            return KeyValueCommand.ABSENT;
+        }
+        switch (KeyValueCommand.op(buffer, offset))
+        {
+            case KeyValueCommand.PUT:
+                return orAbsent(values.put(key, KeyValueCommand.value(buffer, offset)));
+            case KeyValueCommand.GET:
+                return orAbsent(values.get(key));
+            case KeyValueCommand.CAS:
+            {
+                final long expected = KeyValueCommand.expected(buffer, offset);
+                final Long current = values.get(key);
+                final boolean matches = expected == KeyValueCommand.ABSENT ? current == null :
+                    current != null && current == expected;
+                if (matches)
+                {
+                    values.put(key, KeyValueCommand.value(buffer, offset));
+                    return KeyValueCommand.CAS_OK;
+                }
+                return KeyValueCommand.CAS_FAILED;
+            }
+            case KeyValueCommand.DELETE:
+                return orAbsent(values.remove(key));
+            default:
+                malformed++;
+                return KeyValueCommand.ABSENT;
+        }
+    }
+
+    @Override
+    public void onGap(final long fromLogIndex, final long toLogIndex)
+    {
+        if (log != null)
+        {
+            log.gap(fromLogIndex, toLogIndex);
+        }
+    }
+
+    private static long orAbsent(final Long v)
+    {
+        return v == null ? KeyValueCommand.ABSENT : v;
+    }
+
+    /** Commands applied so far. */
+    public long applied()
+    {
+        return applied;
+    }
+
+    /** Malformed commands seen. */
+    public long malformed()
+    {
+        return malformed;
+    }
+
+    /** Value of {@code key} at this replica now, or null (for tests on the agent thread or after close). */
+    public Long valueOf(final String key)
+    {
+        return values.get(key);
+    }
+}

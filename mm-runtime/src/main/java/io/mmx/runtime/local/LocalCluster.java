@@ -1,0 +1,316 @@
+package io.mmx.runtime.local;
+
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanFile;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A cluster on this machine: a directory with the plan, a fresh cluster key and the layout, and
+ * one child JVM per group of processes running {@code mmx node} on loopback with shm regions.
+ * Children are started with their stdin tied to this JVM, so they exit when it does, and are
+ * killed with SIGKILL on request. Region files and Aeron directories live under /dev/shm (or the
+ * temp directory) in a folder removed at {@link #close()}.
+ */
+public final class LocalCluster implements AutoCloseable
+{
+    /** Main class of child JVMs. */
+    public static final String NODE_MAIN = "io.mmx.runtime.cli.MmxCommand";
+
+    private final Path dir;
+    private final Plan plan;
+    private final ClusterLayout layout;
+    private final Path memoryDir;
+    private final Process[] children;
+    private final List<String> childJvmArgs;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+    private LocalCluster(final Path dir, final Plan plan, final ClusterLayout layout, final Path memoryDir,
+        final List<String> childJvmArgs)
+    {
+        this.dir = dir;
+        this.plan = plan;
+        this.layout = layout;
+        this.memoryDir = memoryDir;
+        this.children = new Process[layout.jvms()];
+        this.childJvmArgs = childJvmArgs;
+    }
+
+    /**
+     * Writes the cluster directory: plan.json, cluster.key, cluster.properties (ports picked free now).
+     *
+     * @param dir          the cluster directory (created).
+     * @param plan         the plan.
+     * @param procsPerJvm  processes per JVM.
+     * @param childJvmArgs extra JVM options for children (heap, GC), may be empty.
+     */
+    public static LocalCluster create(final Path dir, final Plan plan, final int procsPerJvm,
+        final List<String> childJvmArgs) throws IOException
+    {
+        if (procsPerJvm < 1 || procsPerJvm > plan.n())
+        {
+            throw new IllegalArgumentException("--procs-per-jvm " + procsPerJvm + " must be 1.." + plan.n());
+        }
+        Files.createDirectories(dir.resolve("logs"));
+        Files.createDirectories(dir.resolve("applied"));
+        PlanFile.write(plan, dir.resolve("plan.json"));
+        final byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        Files.write(dir.resolve("cluster.key"), key);
+        final int jvms = (plan.n() + procsPerJvm - 1) / procsPerJvm;
+        final ClusterLayout layout = new ClusterLayout(plan.n(), procsPerJvm, freeUdpPorts(jvms), freeTcpPorts(jvms));
+        layout.write(dir);
+        final File shm = new File("/dev/shm");
+        final Path base = shm.isDirectory() && shm.canWrite() ? shm.toPath() : Path.of(System.getProperty("java.io.tmpdir"));
+        final Path memoryDir = Files.createTempDirectory(base, "mmx-local-");
+        return new LocalCluster(dir, plan, layout, memoryDir, childJvmArgs);
+    }
+
+    public Path dir()
+    {
+        return dir;
+    }
+
+    public Plan plan()
+    {
+        return plan;
+    }
+
+    public ClusterLayout layout()
+    {
+        return layout;
+    }
+
+    /** Directory of the region files. */
+    public Path regionDir()
+    {
+        return memoryDir.resolve("regions");
+    }
+
+    /** Aeron directory of JVM {@code j}. */
+    public Path aeronDir(final int j)
+    {
+        return memoryDir.resolve("aeron-" + j);
+    }
+
+    /** The cluster key file. */
+    public Path keyFile()
+    {
+        return dir.resolve("cluster.key");
+    }
+
+    /** The applied-commands log of process {@code p} (children write one per hosted process). */
+    public Path appliedLog(final int p)
+    {
+        return dir.resolve("applied").resolve("process-" + p + ".log");
+    }
+
+    /** The {@code mmx node} arguments of JVM {@code j}. */
+    public List<String> nodeArgs(final int j)
+    {
+        return List.of("node", "--plan", dir.resolve("plan.json").toString(), "--ids", layout.idsSpec(j),
+            "--directory", layout.directorySpec(), "--cluster-key-file", keyFile().toString(),
+            "--shm-dir", regionDir().toString(), "--aeron-dir", aeronDir(j).toString(),
+            "--status-listen", layout.statusEndpoint(j), "--applied-log-dir", dir.resolve("applied").toString(),
+            "--exit-with-stdin");
+    }
+
+    /**
+     * The node configuration of JVM {@code j}, for hosting its processes in this JVM (a demo's or
+     * test's client node) instead of a child.
+     */
+    public io.mmx.runtime.node.NodeContext contextFor(final int j) throws IOException
+    {
+        final int[] ids = new int[layout.lastId(j) - layout.firstId(j) + 1];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = layout.firstId(j) + i;
+        }
+        return new io.mmx.runtime.node.NodeContext().plan(plan).hosted(ids).directory(layout.directorySpec())
+            .clusterKey(Files.readAllBytes(keyFile())).shmDirectory(regionDir()).aeronDirectory(aeronDir(j).toString());
+    }
+
+    /** Starts JVM {@code j} as a child process; returns at once (see {@link #awaitReady}). */
+    public void start(final int j) throws IOException
+    {
+        if (children[j] != null && children[j].isAlive())
+        {
+            throw new IllegalStateException("JVM " + j + " is already running");
+        }
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(childJvmArgs);
+        command.add("--add-exports");
+        command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(NODE_MAIN);
+        command.addAll(nodeArgs(j));
+        final File log = dir.resolve("logs").resolve("jvm-" + j + ".log").toFile();
+        children[j] = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
+    }
+
+    /** Waits until JVM {@code j} serves its status, or fails naming its log. */
+    public void awaitReady(final int j, final Duration timeout) throws IOException, InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline)
+        {
+            if (children[j] != null && !children[j].isAlive())
+            {
+                throw new IOException("JVM " + j + " exited with " + children[j].exitValue() + " during start-up; see " +
+                    dir.resolve("logs").resolve("jvm-" + j + ".log"));
+            }
+            if (status(j) != null)
+            {
+                return;
+            }
+            Thread.sleep(50); // polling a child's HTTP endpoint; the deadline bounds it
+        }
+        throw new IOException("JVM " + j + " did not serve its status within " + timeout.toSeconds() + " s; see " +
+            dir.resolve("logs").resolve("jvm-" + j + ".log"));
+    }
+
+    /** The JSON status of JVM {@code j}, or null if it does not answer. */
+    public String status(final int j)
+    {
+        try
+        {
+            final HttpResponse<String> r = http.send(HttpRequest.newBuilder(
+                URI.create("http://" + layout.statusEndpoint(j) + "/status")).timeout(Duration.ofMillis(1000)).build(),
+                HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : null;
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** True if child JVM {@code j} runs. */
+    public boolean alive(final int j)
+    {
+        return children[j] != null && children[j].isAlive();
+    }
+
+    /** SIGKILLs child JVM {@code j} and waits until it is gone. */
+    public void kill(final int j) throws InterruptedException
+    {
+        final Process p = children[j];
+        if (p != null)
+        {
+            p.destroyForcibly();
+            p.waitFor();
+        }
+    }
+
+    /** Kills every child, removes the memory directory (regions, Aeron directories). */
+    @Override
+    public void close()
+    {
+        for (final Process p : children)
+        {
+            if (p != null)
+            {
+                p.destroyForcibly();
+            }
+        }
+        for (final Process p : children)
+        {
+            if (p != null)
+            {
+                try
+                {
+                    p.waitFor();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        deleteTree(memoryDir);
+    }
+
+    static void deleteTree(final Path root)
+    {
+        if (!Files.exists(root))
+        {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root))
+        {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot remove " + root + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static List<Integer> freeUdpPorts(final int count) throws IOException
+    {
+        final List<DatagramSocket> held = new ArrayList<>();
+        final List<Integer> ports = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < count; i++)
+            {
+                final DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress());
+                held.add(s);
+                ports.add(s.getLocalPort());
+            }
+        }
+        finally
+        {
+            held.forEach(DatagramSocket::close);
+        }
+        return ports;
+    }
+
+    private static List<Integer> freeTcpPorts(final int count) throws IOException
+    {
+        final List<ServerSocket> held = new ArrayList<>();
+        final List<Integer> ports = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < count; i++)
+            {
+                final ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                held.add(s);
+                ports.add(s.getLocalPort());
+            }
+        }
+        finally
+        {
+            for (final ServerSocket s : held)
+            {
+                s.close();
+            }
+        }
+        return ports;
+    }
+}

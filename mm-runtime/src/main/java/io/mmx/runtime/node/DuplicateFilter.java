@@ -1,0 +1,97 @@
+package io.mmx.runtime.node;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Decides, from the log alone, whether a command is the first copy of its id: a submitter retries
+ * after a leader change, so a command can be decided twice. Every replica runs the same filter over
+ * the same log and so applies the same commands.
+ *
+ * <p>Per (origin, incarnation) it keeps the highest counter seen and a bitmap of the
+ * {@link #WINDOW} counters below it. A counter older than the window counts as a duplicate: a
+ * node never lets that many commands of one origin overtake one still pending (its submission
+ * bound is smaller), so a first copy that old does not occur; if it did, it would be dropped on
+ * every replica alike and its submitter's future would time out. At most {@code maxRuns} runs are
+ * remembered, evicted oldest first.
+ */
+final class DuplicateFilter
+{
+    /** Counters remembered below the highest of a run. */
+    static final int WINDOW = 1 << 16;
+
+    private final int maxRuns;
+    private final Map<Long, Run> runs;
+
+    DuplicateFilter(final int maxRuns)
+    {
+        this.maxRuns = maxRuns;
+        this.runs = new LinkedHashMap<>(16, 0.75f, false)
+        {
+            @Override
+            protected boolean removeEldestEntry(final Map.Entry<Long, Run> eldest)
+            {
+                return size() > DuplicateFilter.this.maxRuns;
+            }
+        };
+    }
+
+    /** True if this is the first copy of the command: apply it. */
+    boolean firstCopy(final int origin, final int incarnation, final long counter)
+    {
+        final Long key = ((long)origin << 32) | (incarnation & 0xFFFF_FFFFL);
+        Run run = runs.get(key);
+        if (run == null)
+        {
+            run = new Run();
+            runs.put(key, run);
+        }
+        return run.mark(counter);
+    }
+
+    private static final class Run
+    {
+        private final long[] bits = new long[WINDOW / 64];
+        private long highest;
+
+        boolean mark(final long counter)
+        {
+            if (counter > highest)
+            {
+                // Clear the bits of counters that the window now passes over.
+                final long clearFrom = Math.max(highest + 1, counter - WINDOW + 1);
+                for (long c = clearFrom; c < counter && c - clearFrom < WINDOW; c++)
+                {
+                    clear(c);
+                }
+                highest = counter;
+                set(counter);
+                return true;
+            }
+            if (counter <= highest - WINDOW || get(counter))
+            {
+                return false;
+            }
+            set(counter);
+            return true;
+        }
+
+        private boolean get(final long c)
+        {
+            final int i = (int)(c & (WINDOW - 1));
+            return (bits[i >>> 6] & (1L << i)) != 0;
+        }
+
+        private void set(final long c)
+        {
+            final int i = (int)(c & (WINDOW - 1));
+            bits[i >>> 6] |= 1L << i;
+        }
+
+        private void clear(final long c)
+        {
+            final int i = (int)(c & (WINDOW - 1));
+            bits[i >>> 6] &= ~(1L << i);
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package io.mmx.runtime.node;
+
+import io.mmx.membership.neighbour.FabricHeartbeats;
+import io.mmx.rdma.fabric.CompletionHandler;
+import io.mmx.rdma.fabric.MemoryFabric;
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.fabric.OpType;
+import io.mmx.runtime.core.MemoryOpKind;
+import io.mmx.runtime.core.MemoryStatus;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.ArrayDeque;
+
+/**
+ * Carries the core's memory effects onto one process's {@link MemoryFabric}: word ops one to one,
+ * bulk ops split into fabric-sized pieces and joined again, fabric statuses mapped onto the core's
+ * four, and exactly one completion per core operation (a refused submission completes as TIMEOUT
+ * on the next poll, never inside the call that made it).
+ *
+ * <p>The fabric is shared with the process's memory heartbeats: completions the heartbeats own go
+ * to them. Completions are collected first and handed to the core after the fabric's poll returns,
+ * so the core may submit new operations from its handlers.
+ */
+final class FabricMemory implements CompletionHandler
+{
+    /** Receives core completions. */
+    interface Sink
+    {
+        void onMemoryCompletion(long opId, MemoryStatus status, long value, long[] data);
+    }
+
+    private static final int POLL_LIMIT = 256;
+
+    private final MemoryFabric fabric;
+    private final FabricHeartbeats heartbeats;
+    private final long timeoutNs;
+    private final Long2ObjectHashMap<Op> byCorrelation = new Long2ObjectHashMap<>();
+    private final ArrayDeque<Op> done = new ArrayDeque<>();
+
+    /** One core operation; a bulk one spans several fabric operations. */
+    private static final class Op
+    {
+        final long opId;
+        final UnsafeBuffer bulk;
+        int piecesLeft;
+        MemoryStatus status = MemoryStatus.OK;
+        long value;
+
+        Op(final long opId, final UnsafeBuffer bulk)
+        {
+            this.opId = opId;
+            this.bulk = bulk;
+        }
+    }
+
+    FabricMemory(final MemoryFabric fabric, final FabricHeartbeats heartbeats, final long timeoutNs)
+    {
+        this.fabric = fabric;
+        this.heartbeats = heartbeats;
+        this.timeoutNs = timeoutNs;
+    }
+
+    MemoryFabric fabric()
+    {
+        return fabric;
+    }
+
+    void submit(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
+        final int lengthWords, final long expected, final long value, final long[] payload)
+    {
+        final long offset = 8L * offsetWords;
+        switch (kind)
+        {
+            case READ:
+                single(opId, fabric.read(region, offset, timeoutNs));
+                break;
+            case WRITE:
+                single(opId, fabric.write(region, offset, value, timeoutNs));
+                break;
+            case CAS:
+                single(opId, fabric.compareAndSwap(region, offset, expected, value, timeoutNs));
+                break;
+            case FETCH_ADD:
+                single(opId, fabric.fetchAndAdd(region, offset, value, timeoutNs));
+                break;
+            case READ_BULK:
+            case WRITE_BULK:
+                bulk(opId, kind, region, offset, lengthWords, payload);
+                break;
+            default:
+                throw new IllegalStateException("unknown memory op " + kind);
+        }
+    }
+
+    private void single(final long opId, final long correlation)
+    {
+        final Op op = new Op(opId, null);
+        op.piecesLeft = 1;
+        track(op, correlation);
+    }
+
+    private void bulk(final long opId, final MemoryOpKind kind, final int region, final long offset,
+        final int lengthWords, final long[] payload)
+    {
+        final int bytes = 8 * lengthWords;
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[bytes]);
+        if (kind == MemoryOpKind.WRITE_BULK)
+        {
+            for (int i = 0; i < lengthWords; i++)
+            {
+                buffer.putLong(8 * i, payload[i]);
+            }
+        }
+        final Op op = new Op(opId, kind == MemoryOpKind.READ_BULK ? buffer : null);
+        final int pieces = (bytes + MemoryFabric.MAX_BULK_BYTES - 1) / MemoryFabric.MAX_BULK_BYTES;
+        op.piecesLeft = pieces;
+        for (int k = 0; k < pieces; k++)
+        {
+            final int at = k * MemoryFabric.MAX_BULK_BYTES;
+            final int length = Math.min(MemoryFabric.MAX_BULK_BYTES, bytes - at);
+            final long correlation = kind == MemoryOpKind.READ_BULK ?
+                fabric.readBulk(region, offset + at, buffer, at, length, timeoutNs) :
+                fabric.writeBulk(region, offset + at, buffer, at, length, timeoutNs);
+            track(op, correlation);
+        }
+    }
+
+    private void track(final Op op, final long correlation)
+    {
+        if (correlation > 0)
+        {
+            byCorrelation.put(correlation, op);
+        }
+        else
+        {
+            // Back pressure or a closed fabric: nothing happened; the core hears TIMEOUT (unknown is a superset).
+            pieceDone(op, MemoryStatus.TIMEOUT, 0);
+        }
+    }
+
+    /** Polls the fabric and hands finished core operations to {@code sink}; returns the work done. */
+    int poll(final Sink sink)
+    {
+        int work = fabric.poll(this, POLL_LIMIT);
+        Op op;
+        while ((op = done.poll()) != null)
+        {
+            long[] data = null;
+            if (op.bulk != null && op.status == MemoryStatus.OK)
+            {
+                data = new long[op.bulk.capacity() / 8];
+                for (int i = 0; i < data.length; i++)
+                {
+                    data[i] = op.bulk.getLong(8 * i);
+                }
+            }
+            sink.onMemoryCompletion(op.opId, op.status, op.value, data);
+            work++;
+        }
+        return work;
+    }
+
+    @Override
+    public void onCompletion(final long correlationId, final OpType type, final int owner, final OpStatus status,
+        final long value)
+    {
+        if (heartbeats != null && heartbeats.owns(correlationId))
+        {
+            heartbeats.onCompletion(correlationId, type, owner, status, value);
+            return;
+        }
+        final Op op = byCorrelation.remove(correlationId);
+        if (op != null)
+        {
+            pieceDone(op, map(status), value);
+        }
+    }
+
+    private void pieceDone(final Op op, final MemoryStatus status, final long value)
+    {
+        if (status != MemoryStatus.OK && op.status == MemoryStatus.OK)
+        {
+            op.status = status;
+        }
+        op.value = value;
+        if (--op.piecesLeft == 0)
+        {
+            done.add(op);
+        }
+    }
+
+    /** Fabric outcomes in the core's terms: refusals and bounds are certain; anything else is unknown. */
+    static MemoryStatus map(final OpStatus status)
+    {
+        switch (status)
+        {
+            case OK:
+                return MemoryStatus.OK;
+            case REFUSED_NOT_NEIGHBOUR:
+            case BAD_CLUSTER_KEY:
+            case REGION_MISMATCH:
+                return MemoryStatus.REFUSED;
+            case OUT_OF_BOUNDS:
+            case MISALIGNED:
+            case BAD_LENGTH:
+                return MemoryStatus.OUT_OF_BOUNDS;
+            default:
+                return MemoryStatus.TIMEOUT;
+        }
+    }
+}

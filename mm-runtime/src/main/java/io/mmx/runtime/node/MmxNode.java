@@ -1,0 +1,278 @@
+package io.mmx.runtime.node;
+
+import io.mmx.aeron.transport.AeronTransport;
+import io.mmx.aeron.transport.TransportContext;
+import io.mmx.membership.MembershipListener;
+import io.mmx.membership.neighbour.FabricHeartbeats;
+import io.mmx.membership.node.MembershipAgent;
+import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.fabric.ConnectionManager;
+import io.mmx.rdma.fabric.PlanMemoryFabric;
+import io.mmx.rdma.fabric.RegionLinkFactory;
+import io.mmx.rdma.memd.MemdLinkFactory;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.shm.ShmRegionStore;
+import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.core.RegionLayout;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+/**
+ * An mmx node: the processes one JVM hosts, each a replica of the application's
+ * {@link StateMachine}, running m&amp;m Paxos over Aeron messages and memory regions along the plan.
+ *
+ * <pre>{@code
+ * NodeContext ctx = new NodeContext().plan(PlanFile.read(path)).hosted(3)
+ *     .directory("0-7@10.0.0.1:40100;8-15@10.0.0.2:40100").clusterKey(key);
+ * try (MmxNode node = MmxNode.launch(ctx, id -> new KeyValueStore(), NodeListener.NO_OP))
+ * {
+ *     long reply = node.submit(command).get();   // committed and applied at this node's replica
+ * }
+ * }</pre>
+ *
+ * <p><b>Threading.</b> One agent thread ({@code mmx-node}) does all protocol work and calls the
+ * state machines and listeners. {@link #submit} and {@link #status} are thread-safe.
+ *
+ * <p><b>Ordering.</b> Every replica applies the same commands in the same order, each once.
+ * Submissions of one node are proposed in submission order, but a leader change may reorder
+ * commands that were in flight together.
+ *
+ * <p><b>Back-pressure.</b> At most {@code maxPending} submissions may be queued or awaiting commit;
+ * beyond that {@link #submit} returns a future already failed with {@link SubmitRefusedException}.
+ * A future that is not completed within the submit timeout fails with {@link SubmitTimeoutException}
+ * (outcome unknown). Futures complete on the agent thread: chain with {@code *Async} methods for
+ * anything slow.
+ */
+public final class MmxNode implements AutoCloseable
+{
+    private final NodeContext ctx;
+    private final AeronTransport transport;
+    private final List<AutoCloseable> resources;
+    private final ProcessReplica[] replicas;
+    private final NodeAgent agent;
+    private final AgentRunner runner;
+    private final AtomicInteger pendingCount = new AtomicInteger();
+    private final int maxCommandBytes;
+    private final int maxPending;
+
+    private MmxNode(final NodeContext ctx, final IntFunction<StateMachine> stateMachines,
+        final NodeListener listener)
+    {
+        this.ctx = ctx;
+        this.maxCommandBytes = ctx.maxCommandBytes();
+        this.maxPending = ctx.maxPending();
+        final CoreConfig config = ctx.core();
+        final Graph graph = config.graph();
+        final RegionLayout layout = config.layout();
+        final int[] hosted = ctx.hosted();
+        final ClusterKey memoryKey = ClusterKey.of(ctx.clusterKeyBytes());
+        final PlanDigest digest = PlanDigest.of(graph);
+        final SystemNanoClock clock = new SystemNanoClock();
+        resources = new ArrayList<>();
+        AeronTransport launched = null;
+        try
+        {
+            launched = AeronTransport.launch(ctx.transport());
+            final RegionLinkFactory links = linkFactory(ctx, hosted, layout, digest, memoryKey);
+            replicas = new ProcessReplica[hosted.length];
+            final ProcessReplica[] byId = new ProcessReplica[graph.n()];
+            final FabricHeartbeats[] heartbeats = new FabricHeartbeats[hosted.length];
+            final int[][] neighboursOf = new int[hosted.length][];
+            final SecureRandom random = new SecureRandom();
+            agentRef = new NodeAgent[1];
+            for (int i = 0; i < hosted.length; i++)
+            {
+                final int id = hosted[i];
+                final ConnectionManager connections = ConnectionManager.open(graph, id, links);
+                resources.add(connections);
+                final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, clock);
+                resources.add(fabric);
+                RegionSetup.formatIfNew(fabric, id, config.planHash());
+                neighboursOf[i] = graph.neighbours(id);
+                heartbeats[i] = new FabricHeartbeats(fabric, neighboursOf[i], 8L * RegionLayout.HEARTBEAT_WORD,
+                    ctx.memoryOpTimeoutNs()).polledByHost();
+                final FabricMemory memory = new FabricMemory(fabric, heartbeats[i], ctx.memoryOpTimeoutNs());
+                final int index = i;
+                replicas[i] = new ProcessReplica(id, config, memory, launched, stateMachines.apply(id),
+                    new ProcessReplica.Completions()
+                    {
+                        public void onApplied(final int origin, final int inc, final long counter, final long reply)
+                        {
+                            agentRef[0].onApplied(origin, inc, counter, reply);
+                        }
+
+                        public void onGap(final int process, final long from, final long to)
+                        {
+                            agentRef[0].onGap(process, from, to);
+                        }
+                    }, listener, random.nextLong(), connections.connectionCount());
+                byId[id] = replicas[index];
+            }
+            final MembershipAgent membership = new MembershipAgent(launched, ctx.membership(), hosted,
+                ctx.planHashBytes(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), MembershipListener.NO_OP,
+                (header, buffer, offset, length, tick) -> agentRef[0].onApplicationFrame(header, buffer, offset,
+                length, tick), heartbeats);
+            agent = new NodeAgent(membership, byId, replicas, config, random.nextInt(), ctx.tickNs(),
+                ctx.submitTimeoutNs(), maxPending, pendingCount);
+            agentRef[0] = agent;
+            for (int i = 0; i < hosted.length; i++)
+            {
+                replicas[i].start(membership.node(hosted[i]), 0);
+            }
+            transport = launched;
+            runner = new AgentRunner(TransportContext.idleStrategy(ctx.idleStrategyName()), this::onAgentError,
+                null, agent);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeResources();
+            CloseHelper.quietClose(launched);
+            throw ex;
+        }
+    }
+
+    private final NodeAgent[] agentRef;
+
+    /**
+     * Starts a node: concludes the context, launches the transport, creates or reopens the hosted
+     * processes' regions, and starts the agent thread.
+     *
+     * @param ctx           the configuration.
+     * @param stateMachines one state machine per hosted process id.
+     * @param listener      role changes.
+     * @throws IllegalStateException naming what is wrong with the configuration or the environment.
+     */
+    public static MmxNode launch(final NodeContext ctx, final IntFunction<StateMachine> stateMachines,
+        final NodeListener listener)
+    {
+        ctx.conclude();
+        final MmxNode node = new MmxNode(ctx, stateMachines, listener);
+        AgentRunner.startOnThread(node.runner);
+        return node;
+    }
+
+    private RegionLinkFactory linkFactory(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
+        final PlanDigest digest, final ClusterKey key)
+    {
+        if (ctx.memoryKind() == NodeContext.Memory.SHM)
+        {
+            final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
+                ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
+            for (final int id : hosted)
+            {
+                resources.add(RegionSetup.createShm(store, id, layout, digest, key));
+            }
+            return store.linkFactory(digest, key);
+        }
+        final IntFunction<InetSocketAddress> daemonOf = (owner) ->
+        {
+            final String endpoint = ctx.memdDirectory().endpoint(ctx.memdDirectory().endpointIndexOf(owner));
+            final int colon = endpoint.lastIndexOf(':');
+            return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
+        };
+        for (final int id : hosted)
+        {
+            RegionSetup.createMemd(daemonOf.apply(id), id, layout, digest, key);
+        }
+        return new MemdLinkFactory(daemonOf, key, digest, 2000);
+    }
+
+    private void onAgentError(final Throwable t)
+    {
+        System.err.println("mmx-node: " + t);
+        t.printStackTrace();
+    }
+
+    /**
+     * Submits a command (at most {@code maxCommandBytes}) through this node.
+     *
+     * @return a future completed with the state machine's reply at this node's first replica once the
+     *         command is committed and applied there.
+     */
+    public CompletableFuture<Long> submit(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length < 0 || length > maxCommandBytes)
+        {
+            return CompletableFuture.failedFuture(new SubmitRefusedException("command of " + length +
+                " bytes exceeds maxCommandBytes " + maxCommandBytes + ": raise it on every node or split the command"));
+        }
+        if (agent.closed())
+        {
+            return CompletableFuture.failedFuture(new SubmitRefusedException("node is closed"));
+        }
+        if (pendingCount.incrementAndGet() > maxPending)
+        {
+            pendingCount.decrementAndGet();
+            return CompletableFuture.failedFuture(new SubmitRefusedException(maxPending + " submissions are " +
+                "pending: wait for commits, or raise maxPending"));
+        }
+        final byte[] copy = new byte[length];
+        buffer.getBytes(offset, copy);
+        final NodeAgent.Submission s = new NodeAgent.Submission(copy);
+        if (!agent.enqueue(s))
+        {
+            pendingCount.decrementAndGet();
+            return CompletableFuture.failedFuture(new SubmitRefusedException("submission queue full"));
+        }
+        return s.future;
+    }
+
+    /** {@link #submit(DirectBuffer, int, int)} of a whole array. */
+    public CompletableFuture<Long> submit(final byte[] command)
+    {
+        return submit(new org.agrona.concurrent.UnsafeBuffer(command), 0, command.length);
+    }
+
+    /** The hosted processes' latest status, refreshed on the agent thread. */
+    public List<ProcessStatus> status()
+    {
+        final List<ProcessStatus> list = new ArrayList<>(replicas.length);
+        for (final ProcessReplica r : replicas)
+        {
+            list.add(r.status());
+        }
+        return list;
+    }
+
+    /** The plan's content hash, {@code sha256:...}. */
+    public String planHash()
+    {
+        return ctx.plan().contentHash();
+    }
+
+    /** Submissions queued or awaiting commit. */
+    public int pending()
+    {
+        return pendingCount.get();
+    }
+
+    /** Stops the agent, fails what is pending, and releases transport, fabrics and mappings. */
+    @Override
+    public void close()
+    {
+        CloseHelper.quietClose(runner);
+        agent.failAll("node closed");
+        closeResources();
+        CloseHelper.quietClose(transport);
+    }
+
+    private void closeResources()
+    {
+        for (int i = resources.size() - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(resources.get(i));
+        }
+        resources.clear();
+    }
+}

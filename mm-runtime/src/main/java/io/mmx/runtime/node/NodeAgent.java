@@ -1,0 +1,282 @@
+package io.mmx.runtime.node;
+
+import io.mmx.aeron.frame.FrameHeader;
+import io.mmx.aeron.transport.AeronTransport;
+import io.mmx.membership.node.MembershipAgent;
+import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.core.Message;
+import io.mmx.runtime.node.wire.CoreMessageCodec;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The node's single agent: polls frames (through membership, which hands over the frames that are
+ * not its own), polls each hosted process's memory fabric, advances ticks, and moves submissions
+ * from client threads to the leader. Everything a node does happens on this agent's thread.
+ */
+final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, ProcessReplica.Completions
+{
+    /** A client's command on its way. */
+    static final class Submission
+    {
+        final CompletableFuture<Long> future = new CompletableFuture<>();
+        final byte[] payload;
+        long counter;
+        long[] words;
+        long deadlineTick;
+        long routedTick = Long.MIN_VALUE;
+        int routedTo = -1;
+
+        Submission(final byte[] payload)
+        {
+            this.payload = payload;
+        }
+    }
+
+    private static final int DRAIN_LIMIT = 256;
+
+    private final MembershipAgent membership;
+    private final ProcessReplica[] replicaById;
+    private final ProcessReplica[] replicas;
+    private final CoreMessageCodec codec;
+    private final int proposalWords;
+    private final int origin;
+    private final int incarnation;
+    private final long submitTimeoutTicks;
+    private final long resubmitTicks;
+    private final ManyToOneConcurrentArrayQueue<Submission> submissions;
+    private final AtomicInteger pendingCount;
+    private final Long2ObjectHashMap<Submission> pending = new Long2ObjectHashMap<>();
+    private final List<Submission> expired = new ArrayList<>();
+    private final long[] forwarded;
+    private long counter;
+    private long lastTick = -1;
+    private long droppedFrames;
+    private long gaps;
+    private volatile boolean closed;
+
+    NodeAgent(final MembershipAgent membership, final ProcessReplica[] replicaById, final ProcessReplica[] replicas,
+        final CoreConfig config, final int incarnation, final long tickNs, final long submitTimeoutNs,
+        final int maxPending, final AtomicInteger pendingCount)
+    {
+        this.membership = membership;
+        this.replicaById = replicaById;
+        this.replicas = replicas;
+        this.codec = new CoreMessageCodec(config);
+        this.proposalWords = config.proposalWords();
+        this.origin = replicas[0].id();
+        this.incarnation = incarnation;
+        this.submitTimeoutTicks = Math.max(1, submitTimeoutNs / tickNs);
+        this.resubmitTicks = Math.max(1, 500_000_000L / tickNs);
+        this.submissions = new ManyToOneConcurrentArrayQueue<>(maxPending);
+        this.pendingCount = pendingCount;
+        this.forwarded = new long[proposalWords];
+    }
+
+    boolean enqueue(final Submission s)
+    {
+        return submissions.offer(s);
+    }
+
+    @Override
+    public int doWork()
+    {
+        int work = membership.doWork();
+        for (final ProcessReplica r : replicas)
+        {
+            work += r.pollMemory();
+        }
+        final long tick = membership.nowTick();
+        if (tick > lastTick)
+        {
+            lastTick = tick;
+            for (final ProcessReplica r : replicas)
+            {
+                r.onTick(tick);
+            }
+            retryAndExpire(tick);
+            work++;
+        }
+        work += drainSubmissions(tick);
+        for (final ProcessReplica r : replicas)
+        {
+            r.core().flushProposals();
+        }
+        return work;
+    }
+
+    private int drainSubmissions(final long tick)
+    {
+        int drained = 0;
+        Submission s;
+        while (drained < DRAIN_LIMIT && (s = submissions.poll()) != null)
+        {
+            drained++;
+            s.counter = ++counter;
+            s.words = new long[proposalWords];
+            Commands.encode(s.words, 0, proposalWords, origin, incarnation, s.counter,
+                new org.agrona.concurrent.UnsafeBuffer(s.payload), 0, s.payload.length);
+            s.deadlineTick = tick + submitTimeoutTicks;
+            pending.put(s.counter, s);
+            route(s, tick);
+        }
+        return drained;
+    }
+
+    /** Proposes at a hosted leader, or forwards to the remote one; nothing while no leader is known. */
+    private void route(final Submission s, final long tick)
+    {
+        final int leader = replicaById[origin].leader();
+        s.routedTick = tick;
+        s.routedTo = leader;
+        if (leader < 0)
+        {
+            return;
+        }
+        final ProcessReplica local = replicaById[leader];
+        if (local != null)
+        {
+            local.core().propose(s.words, 0);
+        }
+        else
+        {
+            replicaById[origin].forward(leader, s.words, 0);
+        }
+    }
+
+    private void retryAndExpire(final long tick)
+    {
+        if (pending.isEmpty())
+        {
+            return;
+        }
+        final int leader = replicaById[origin].leader();
+        for (final Submission s : pending.values())
+        {
+            if (tick >= s.deadlineTick)
+            {
+                expired.add(s);
+            }
+            else if (s.routedTo != leader || tick - s.routedTick >= resubmitTicks)
+            {
+                route(s, tick);
+            }
+        }
+        for (final Submission s : expired)
+        {
+            pending.remove(s.counter);
+            pendingCount.decrementAndGet();
+            s.future.completeExceptionally(new SubmitTimeoutException("command " + origin + "/" + s.counter +
+                " not seen committed within the submit timeout; it may still commit"));
+        }
+        expired.clear();
+    }
+
+    @Override
+    public void onApplicationFrame(final FrameHeader header, final DirectBuffer buffer, final int offset,
+        final int length, final long nowTick)
+    {
+        final int type = header.type();
+        final int dst = header.dstProcessId();
+        if (CoreMessageCodec.isCoreType(type))
+        {
+            final Message m = codec.decode(type, header.srcProcessId(), buffer, offset, length);
+            if (m == null)
+            {
+                droppedFrames++;
+                return;
+            }
+            if (dst == FrameHeader.ALL_LOCAL)
+            {
+                for (final ProcessReplica r : replicas)
+                {
+                    r.onMessage(m, nowTick);
+                }
+            }
+            else if (dst >= 0 && dst < replicaById.length && replicaById[dst] != null)
+            {
+                replicaById[dst].onMessage(m, nowTick);
+            }
+        }
+        else if (type == NodeFrames.FORWARD && dst >= 0 && dst < replicaById.length && replicaById[dst] != null &&
+            length == 8 * proposalWords)
+        {
+            for (int w = 0; w < proposalWords; w++)
+            {
+                forwarded[w] = buffer.getLong(offset + 8 * w, ByteOrder.LITTLE_ENDIAN);
+            }
+            // Not leading (any more): drop; the origin re-routes when it learns the new leader.
+            replicaById[dst].core().propose(forwarded, 0);
+        }
+        else
+        {
+            droppedFrames++;
+        }
+    }
+
+    @Override
+    public void onApplied(final int origin, final int incarnation, final long counter, final long reply)
+    {
+        if (origin != this.origin || incarnation != this.incarnation)
+        {
+            return;
+        }
+        final Submission s = pending.remove(counter);
+        if (s != null)
+        {
+            pendingCount.decrementAndGet();
+            s.future.complete(reply);
+        }
+    }
+
+    @Override
+    public void onGap(final int process, final long fromLogIndex, final long toLogIndex)
+    {
+        gaps++;
+    }
+
+    /** Fails everything still queued or pending: the node is closing. */
+    void failAll(final String why)
+    {
+        closed = true;
+        Submission s;
+        while ((s = submissions.poll()) != null)
+        {
+            s.future.completeExceptionally(new SubmitRefusedException(why));
+        }
+        for (final Submission p : pending.values())
+        {
+            p.future.completeExceptionally(new SubmitTimeoutException(why + "; the command's outcome is unknown"));
+        }
+        pending.clear();
+    }
+
+    boolean closed()
+    {
+        return closed;
+    }
+
+    long droppedFrames()
+    {
+        return droppedFrames;
+    }
+
+    long gaps()
+    {
+        return gaps;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "mmx-node";
+    }
+}

@@ -1,0 +1,454 @@
+package io.mmx.runtime.node;
+
+import io.mmx.aeron.transport.ProcessDirectory;
+import io.mmx.aeron.transport.TransportContext;
+import io.mmx.membership.MembershipConfig;
+import io.mmx.planner.plan.Plan;
+import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.node.wire.CoreMessageCodec;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * Everything a node needs, validated at once by {@link #conclude()}: which plan, which processes
+ * this JVM hosts, where every process receives messages, where regions live, the cluster key, the
+ * command size and the timing. Defaults suit a cluster on one machine or a rack; the javadoc of
+ * each setter names its default.
+ */
+public final class NodeContext
+{
+    /** Where the memory regions live. */
+    public enum Memory
+    {
+        /** Files under a directory (default /dev/shm/mmx): processes on one host. */
+        SHM,
+        /** A memory daemon per host ({@code mmx memd}), reached over TCP. */
+        MEMD
+    }
+
+    /** Default largest command payload in bytes. */
+    public static final int DEFAULT_MAX_COMMAND_BYTES = 32;
+    /** Default tick: the unit of every protocol and membership timer. */
+    public static final long DEFAULT_TICK_NS = 2_000_000L;
+    /** Default time after which an uncommitted submission fails with its outcome unknown. */
+    public static final long DEFAULT_SUBMIT_TIMEOUT_NS = 10_000_000_000L;
+    /** Default bound on submissions queued or in flight per JVM. */
+    public static final int DEFAULT_MAX_PENDING = 4096;
+
+    private Plan plan;
+    private int[] hosted;
+    private String directorySpec;
+    private Memory memory = Memory.SHM;
+    private Path shmDirectory;
+    private String memdSpec;
+    private byte[] clusterKey;
+    private int maxCommandBytes = DEFAULT_MAX_COMMAND_BYTES;
+    private long tickNs = DEFAULT_TICK_NS;
+    private long submitTimeoutNs = DEFAULT_SUBMIT_TIMEOUT_NS;
+    private int maxPending = DEFAULT_MAX_PENDING;
+    private String idleStrategy = "backoff";
+    private String aeronDirectory;
+    private long memoryOpTimeoutNs = 200_000_000L;
+    private final CoreConfig core = new CoreConfig()
+        .maxBatch(8).pipelineSlots(32).maxSlotsPerAccept(16).recordMaxEntries(64).decidedCapacity(256)
+        .retransmitTicks(25).prepareRetryTicks(25).heartbeatTicks(10).catchupTicks(25);
+    private final MembershipConfig membership = new MembershipConfig()
+        .protocolPeriodTicks(50).probeTimeoutTicks(25).suspicionTimeoutTicks(250).leaderLeaseTicks(1000)
+        .candidateStaggerTicks(25).neighbourStaleTicks(100);
+    private TransportContext transport;
+    private ProcessDirectory directory;
+    private ProcessDirectory memdDirectory;
+    private String localEndpoint;
+    private boolean concluded;
+
+    /** The plan every process of the cluster runs (required). */
+    public NodeContext plan(final Plan plan)
+    {
+        checkMutable();
+        this.plan = plan;
+        return this;
+    }
+
+    /** The processes this JVM hosts (required; all must share one endpoint of the directory). */
+    public NodeContext hosted(final int... ids)
+    {
+        checkMutable();
+        this.hosted = ids.clone();
+        return this;
+    }
+
+    /** Message endpoints: {@code 0-3@127.0.0.1:40100;4-7@127.0.0.1:40101} (required). */
+    public NodeContext directory(final String spec)
+    {
+        checkMutable();
+        this.directorySpec = spec;
+        return this;
+    }
+
+    /** Where regions live (default SHM). */
+    public NodeContext memory(final Memory memory)
+    {
+        checkMutable();
+        this.memory = memory;
+        return this;
+    }
+
+    /** Region files' directory for SHM (default /dev/shm/mmx). */
+    public NodeContext shmDirectory(final Path dir)
+    {
+        checkMutable();
+        this.shmDirectory = dir;
+        return this;
+    }
+
+    /** Memory daemons for MEMD, in the directory's syntax: {@code 0-3@10.0.0.1:7400;4-7@10.0.0.2:7400}. */
+    public NodeContext memd(final String spec)
+    {
+        checkMutable();
+        this.memdSpec = spec;
+        return this;
+    }
+
+    /** The cluster key, raw bytes, at least 16 (required): authenticates frames and memory requests. */
+    public NodeContext clusterKey(final byte[] key)
+    {
+        checkMutable();
+        this.clusterKey = key.clone();
+        return this;
+    }
+
+    /** Largest command payload (default 32 bytes, at most 1024): commands travel inline in acceptor records. */
+    public NodeContext maxCommandBytes(final int bytes)
+    {
+        checkMutable();
+        this.maxCommandBytes = bytes;
+        return this;
+    }
+
+    /** The tick (default 2 ms). */
+    public NodeContext tickNs(final long tickNs)
+    {
+        checkMutable();
+        this.tickNs = tickNs;
+        return this;
+    }
+
+    /** Time after which a submission's future fails with {@link SubmitTimeoutException} (default 10 s). */
+    public NodeContext submitTimeoutNs(final long ns)
+    {
+        checkMutable();
+        this.submitTimeoutNs = ns;
+        return this;
+    }
+
+    /** Bound on submissions queued or awaiting commit in this JVM (default 4096); beyond it submit refuses. */
+    public NodeContext maxPending(final int maxPending)
+    {
+        checkMutable();
+        this.maxPending = maxPending;
+        return this;
+    }
+
+    /** Idle strategy of the node's agent and the embedded media driver: backoff (default), sleeping, yielding, busy. */
+    public NodeContext idleStrategy(final String name)
+    {
+        checkMutable();
+        this.idleStrategy = name;
+        return this;
+    }
+
+    /** The embedded media driver's directory (default: a directory per endpoint under /dev/shm). */
+    public NodeContext aeronDirectory(final String dir)
+    {
+        checkMutable();
+        this.aeronDirectory = dir;
+        return this;
+    }
+
+    /** Deadline of each memory operation (default 200 ms); an expired one counts as unknown outcome. */
+    public NodeContext memoryOpTimeoutNs(final long ns)
+    {
+        checkMutable();
+        this.memoryOpTimeoutNs = ns;
+        return this;
+    }
+
+    /** The protocol core's tunables, for tests and experts; fixed at {@link #conclude()}. */
+    public CoreConfig core()
+    {
+        return core;
+    }
+
+    /** The membership tunables (in ticks), fixed at {@link #conclude()}. */
+    public MembershipConfig membership()
+    {
+        return membership;
+    }
+
+    /**
+     * Validates everything and derives the transport configuration.
+     *
+     * @throws IllegalStateException naming every problem found, each with its fix.
+     */
+    public NodeContext conclude()
+    {
+        if (concluded)
+        {
+            return this;
+        }
+        final List<String> errors = new ArrayList<>();
+        if (plan == null)
+        {
+            errors.add("a plan is required: write one with 'topo plan' and pass --plan");
+        }
+        if (hosted == null || hosted.length == 0)
+        {
+            errors.add("no hosted process: pass --id I or --ids A-B");
+        }
+        if (clusterKey == null || clusterKey.length < 16)
+        {
+            errors.add("a cluster key of at least 16 bytes is required: write one with " +
+                "'head -c 32 /dev/urandom > cluster.key' and pass --cluster-key-file");
+        }
+        if (maxCommandBytes < 1 || maxCommandBytes > 1024)
+        {
+            errors.add("maxCommandBytes must be 1..1024, got " + maxCommandBytes);
+        }
+        if (tickNs < 100_000 || tickNs > 1_000_000_000L)
+        {
+            errors.add("tick must be 100 µs..1 s, got " + tickNs + " ns");
+        }
+        if (submitTimeoutNs < tickNs)
+        {
+            errors.add("submit timeout " + submitTimeoutNs + " ns is shorter than one tick");
+        }
+        if (maxPending < 1 || maxPending > 1 << 20)
+        {
+            errors.add("maxPending must be 1..1048576, got " + maxPending);
+        }
+        if (plan != null && hosted != null)
+        {
+            for (final int id : hosted)
+            {
+                if (id < 0 || id >= plan.n())
+                {
+                    errors.add("process " + id + " is not in the plan (ids 0.." + (plan.n() - 1) + ")");
+                }
+            }
+            if (Arrays.stream(hosted).distinct().count() != hosted.length)
+            {
+                errors.add("hosted ids " + Arrays.toString(hosted) + " repeat a process");
+            }
+        }
+        parseDirectories(errors);
+        if (memory == Memory.MEMD && memdSpec == null)
+        {
+            errors.add("the memd backend needs --memd: which daemon holds each process's region");
+        }
+        if (errors.isEmpty())
+        {
+            try
+            {
+                core.graph(plan.graph()).planHash(planHash64()).proposalWords(Commands.proposalWords(maxCommandBytes));
+                core.conclude();
+                membership.conclude(plan.n());
+                transport = buildTransport();
+                transport.conclude();
+            }
+            catch (final IllegalStateException | IllegalArgumentException ex)
+            {
+                errors.add(ex.getMessage());
+            }
+        }
+        if (!errors.isEmpty())
+        {
+            throw new IllegalStateException("invalid node configuration: " + String.join("; ", errors));
+        }
+        concluded = true;
+        return this;
+    }
+
+    private void parseDirectories(final List<String> errors)
+    {
+        if (directorySpec == null)
+        {
+            errors.add("a message directory is required: --directory '0-3@127.0.0.1:40100;4-7@127.0.0.1:40101'");
+            return;
+        }
+        try
+        {
+            directory = ProcessDirectory.parse(directorySpec);
+            if (plan != null && directory.processCount() != plan.n())
+            {
+                errors.add("the directory names " + directory.processCount() + " processes but the plan has " +
+                    plan.n() + ": list every process exactly once");
+            }
+            if (hosted != null && hosted.length > 0 && errors.isEmpty())
+            {
+                final int endpoint = directory.endpointIndexOf(hosted[0]);
+                for (final int id : hosted)
+                {
+                    if (directory.endpointIndexOf(id) != endpoint)
+                    {
+                        errors.add("hosted processes " + hosted[0] + " and " + id + " have different endpoints in " +
+                            "the directory: one JVM receives on one endpoint");
+                    }
+                }
+                localEndpoint = directory.endpoint(endpoint);
+            }
+            if (memdSpec != null)
+            {
+                memdDirectory = ProcessDirectory.parse(memdSpec);
+                if (plan != null && memdDirectory.processCount() != plan.n())
+                {
+                    errors.add("--memd names " + memdDirectory.processCount() + " processes but the plan has " +
+                        plan.n());
+                }
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            errors.add(ex.getMessage());
+        }
+    }
+
+    private TransportContext buildTransport()
+    {
+        // Frames must hold the largest core message; Aeron needs a term of 8x the largest message.
+        final int frame = CoreMessageCodec.maxEncodedLength(core) + io.mmx.aeron.frame.FrameHeader.OVERHEAD_LENGTH;
+        if (frame > io.mmx.aeron.frame.FrameHeader.MAX_PAYLOAD_LENGTH)
+        {
+            throw new IllegalStateException("the largest protocol message would be " + frame + " bytes, above " +
+                "the 64 KiB frame limit: lower maxCommandBytes, the batch or recordMaxEntries");
+        }
+        final int term = Math.max(64 * 1024, Integer.highestOneBit(frame * 8 - 1) << 1);
+        final TransportContext ctx = new TransportContext()
+            .clusterKey(io.mmx.aeron.frame.ClusterKey.of(planHash64(), transportKey()))
+            .directory(directory).localEndpoint(localEndpoint)
+            .termLengthBytes(term).ipcTermLengthBytes(term).maxFrameLengthBytes(frame)
+            .driverIdleStrategy(idleStrategy);
+        if (aeronDirectory != null)
+        {
+            ctx.aeronDirectoryName(aeronDirectory);
+        }
+        return ctx;
+    }
+
+    /** The transport key: derived from the cluster key so one secret serves both uses without reuse. */
+    private byte[] transportKey()
+    {
+        try
+        {
+            final javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(clusterKey, "HmacSHA256"));
+            return Arrays.copyOf(mac.doFinal("mmx transport key v1".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                io.mmx.aeron.frame.ClusterKey.KEY_LENGTH);
+        }
+        catch (final java.security.GeneralSecurityException ex)
+        {
+            throw new IllegalStateException("HmacSHA256 is required by every Java 17 runtime", ex);
+        }
+    }
+
+    /** The plan's content hash as 32 bytes. */
+    public byte[] planHashBytes()
+    {
+        final String hash = plan.contentHash();
+        final String hex = hash.startsWith("sha256:") ? hash.substring(7) : hash;
+        if (hex.length() != 64)
+        {
+            throw new IllegalStateException("plan content hash '" + hash + "' is not sha256:<64 hex digits>: " +
+                "re-write the plan with 'topo plan' or 'topo verify'");
+        }
+        return HexFormat.of().parseHex(hex);
+    }
+
+    /** The first 8 bytes of the plan's content hash: what region headers and frames carry. */
+    public long planHash64()
+    {
+        final byte[] h = planHashBytes();
+        long v = 0;
+        for (int i = 0; i < 8; i++)
+        {
+            v = (v << 8) | (h[i] & 0xFF);
+        }
+        return v;
+    }
+
+    private void checkMutable()
+    {
+        if (concluded)
+        {
+            throw new IllegalStateException("node context is concluded and read-only");
+        }
+    }
+
+    Plan plan()
+    {
+        return plan;
+    }
+
+    int[] hosted()
+    {
+        return hosted.clone();
+    }
+
+    Memory memoryKind()
+    {
+        return memory;
+    }
+
+    Path shmDirectoryPath()
+    {
+        return shmDirectory;
+    }
+
+    ProcessDirectory memdDirectory()
+    {
+        return memdDirectory;
+    }
+
+    byte[] clusterKeyBytes()
+    {
+        return clusterKey.clone();
+    }
+
+    int maxCommandBytes()
+    {
+        return maxCommandBytes;
+    }
+
+    long tickNs()
+    {
+        return tickNs;
+    }
+
+    long submitTimeoutNs()
+    {
+        return submitTimeoutNs;
+    }
+
+    int maxPending()
+    {
+        return maxPending;
+    }
+
+    String idleStrategyName()
+    {
+        return idleStrategy;
+    }
+
+    long memoryOpTimeoutNs()
+    {
+        return memoryOpTimeoutNs;
+    }
+
+    TransportContext transport()
+    {
+        return transport;
+    }
+}

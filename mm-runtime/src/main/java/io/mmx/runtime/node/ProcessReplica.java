@@ -1,0 +1,286 @@
+package io.mmx.runtime.node;
+
+import io.mmx.aeron.transport.AeronTransport;
+import io.mmx.membership.MembershipNode;
+import io.mmx.membership.swim.MemberStatus;
+import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.core.Effects;
+import io.mmx.runtime.core.MemoryOpKind;
+import io.mmx.runtime.core.MemoryStatus;
+import io.mmx.runtime.core.Message;
+import io.mmx.runtime.core.MmPaxosCore;
+import io.mmx.runtime.core.Status;
+import io.mmx.runtime.node.wire.CoreMessageCodec;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * One hosted process: its protocol core, the memory and message effects that core asks for, its
+ * replica of the state machine, and the inputs membership gives it (leader, suspected neighbours),
+ * which are read every tick and turned into core events when they change.
+ */
+final class ProcessReplica implements Effects, FabricMemory.Sink
+{
+    /** Told when a command of a local submitter is applied at its origin's replica. */
+    interface Completions
+    {
+        void onApplied(int origin, int incarnation, long counter, long reply);
+
+        void onGap(int process, long fromLogIndex, long toLogIndex);
+    }
+
+    private final int id;
+    private final int n;
+    private final int proposalWords;
+    private final int maxBatch;
+    private final MmPaxosCore core;
+    private final FabricMemory memory;
+    private final AeronTransport transport;
+    private final CoreMessageCodec codec;
+    private final UnsafeBuffer sendBuffer;
+    private final StateMachine stateMachine;
+    private final DuplicateFilter duplicates;
+    private final Completions completions;
+    private final NodeListener listener;
+    private final int[] neighbours;
+    private final boolean[] suspected;
+    private final UnsafeBuffer commandBuffer;
+    private final int qps;
+    private MembershipNode membership;
+    private int leader = -1;
+    private long nowTick;
+    private volatile ProcessStatus published;
+    private String lastRole = "";
+    private long sendFailures;
+
+    ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory, final AeronTransport transport,
+        final StateMachine stateMachine, final Completions completions, final NodeListener listener, final long seed,
+        final int qps)
+    {
+        this.id = id;
+        this.n = config.n();
+        this.proposalWords = config.proposalWords();
+        this.maxBatch = config.maxBatch();
+        this.memory = memory;
+        this.transport = transport;
+        this.codec = new CoreMessageCodec(config);
+        this.sendBuffer = new UnsafeBuffer(new byte[transport.context().maxFrameLengthBytes()]);
+        this.stateMachine = stateMachine;
+        this.duplicates = new DuplicateFilter(4 * n + 64);
+        this.completions = completions;
+        this.listener = listener;
+        this.neighbours = config.graph().neighbours(id);
+        this.suspected = new boolean[neighbours.length];
+        this.commandBuffer = new UnsafeBuffer(new byte[8 * proposalWords]);
+        this.qps = qps;
+        this.core = new MmPaxosCore(id, config, this, seed);
+        this.published = new ProcessStatus(id, "RECOVERING", -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0);
+    }
+
+    int id()
+    {
+        return id;
+    }
+
+    MmPaxosCore core()
+    {
+        return core;
+    }
+
+    FabricMemory memory()
+    {
+        return memory;
+    }
+
+    int leader()
+    {
+        return leader;
+    }
+
+    ProcessStatus status()
+    {
+        return published;
+    }
+
+    long sendFailures()
+    {
+        return sendFailures;
+    }
+
+    void start(final MembershipNode membership, final long nowTick)
+    {
+        this.membership = membership;
+        this.nowTick = nowTick;
+        core.start(nowTick);
+    }
+
+    /** One tick: membership's view into core events, then the core's timers. */
+    void onTick(final long tick)
+    {
+        nowTick = tick;
+        for (int i = 0; i < neighbours.length; i++)
+        {
+            final boolean s = membership.isNeighbourSuspected(neighbours[i]);
+            if (s != suspected[i])
+            {
+                suspected[i] = s;
+                core.onSuspicion(neighbours[i], s, tick);
+            }
+        }
+        final int l = membership.leaderId();
+        if (l != leader)
+        {
+            leader = l;
+            core.onLeaderChange(l, tick);
+        }
+        core.onTick(tick);
+    }
+
+    void onMessage(final Message m, final long tick)
+    {
+        nowTick = tick;
+        core.onMessage(m, tick);
+    }
+
+    /** Polls this process's fabric; completions go to the core. */
+    int pollMemory()
+    {
+        return memory.poll(this);
+    }
+
+    @Override
+    public void onMemoryCompletion(final long opId, final MemoryStatus status, final long value, final long[] data)
+    {
+        core.onMemoryCompletion(opId, status, value, data, nowTick);
+    }
+
+    @Override
+    public void send(final int to, final Message message)
+    {
+        final int length = codec.encode(message, sendBuffer, 0, sendBuffer.capacity());
+        if (length < 0 || !transport.send(id, to, CoreMessageCodec.frameType(message), sendBuffer, 0, length))
+        {
+            sendFailures++;
+        }
+    }
+
+    @Override
+    public void broadcast(final Message message)
+    {
+        final int length = codec.encode(message, sendBuffer, 0, sendBuffer.capacity());
+        if (length < 0 || transport.broadcast(id, CoreMessageCodec.frameType(message), sendBuffer, 0, length) == 0)
+        {
+            sendFailures++;
+        }
+    }
+
+    @Override
+    public void memory(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
+        final int lengthWords, final long expected, final long value, final long[] payload)
+    {
+        memory.submit(opId, kind, region, offsetWords, lengthWords, expected, value, payload);
+    }
+
+    @Override
+    public void decided(final long slot, final long[] value)
+    {
+        for (int at = 0, i = 0; at + proposalWords <= value.length; at += proposalWords, i++)
+        {
+            final int length = Commands.length(value, at, proposalWords);
+            if (length < 0)
+            {
+                continue;
+            }
+            final int origin = Commands.origin(value, at);
+            final int incarnation = Commands.incarnation(value, at);
+            final long counter = Commands.counter(value, at);
+            if (!duplicates.firstCopy(origin, incarnation, counter))
+            {
+                continue;
+            }
+            Commands.payload(value, at, proposalWords, commandBuffer);
+            final long reply = stateMachine.apply(slot * maxBatch + i, origin, commandBuffer, 0, length);
+            if (origin == id)
+            {
+                completions.onApplied(origin, incarnation, counter, reply);
+            }
+        }
+    }
+
+    @Override
+    public void skipped(final long fromSlot, final long toSlot)
+    {
+        stateMachine.onGap(fromSlot * maxBatch, toSlot * maxBatch + maxBatch - 1);
+        completions.onGap(id, fromSlot, toSlot);
+    }
+
+    @Override
+    public void status(final Status status)
+    {
+        publish(status);
+    }
+
+    /** Refreshes the published status (also between core status changes: membership moves too). */
+    void publish(final Status s)
+    {
+        final String role;
+        if (!core.ready())
+        {
+            role = "RECOVERING";
+        }
+        else if (s.blocked())
+        {
+            role = "BLOCKED";
+        }
+        else if (s.role == Status.Role.LEADING)
+        {
+            role = "LEADER";
+        }
+        else if (s.role == Status.Role.PREPARING)
+        {
+            role = "CANDIDATE";
+        }
+        else
+        {
+            role = "FOLLOWER";
+        }
+        int suspects = 0;
+        for (final boolean b : suspected)
+        {
+            suspects += b ? 1 : 0;
+        }
+        final ProcessStatus ps = new ProcessStatus(id, role, leader, s.ballot, s.reachableAcceptors,
+            s.neededAcceptors, s.appliedThrough, s.knownDecidedThrough, qps, suspects, deadMembers());
+        published = ps;
+        if (!role.equals(lastRole))
+        {
+            lastRole = role;
+            listener.onRoleChange(ps);
+        }
+    }
+
+    private int deadMembers()
+    {
+        return membership == null ? 0 : membership.deadCount();
+    }
+
+    /** True if membership thinks {@code process} is alive. */
+    boolean believesAlive(final int process)
+    {
+        return membership != null && membership.status(process) != MemberStatus.DEAD;
+    }
+
+    /** The process's frame buffer for commands forwarded to the leader. */
+    boolean forward(final int leaderId, final long[] words, final int offset)
+    {
+        for (int w = 0; w < proposalWords; w++)
+        {
+            sendBuffer.putLong(8 * w, words[offset + w], java.nio.ByteOrder.LITTLE_ENDIAN);
+        }
+        return transport.send(id, leaderId, NodeFrames.FORWARD, sendBuffer, 0, 8 * proposalWords);
+    }
+
+    int n()
+    {
+        return n;
+    }
+}

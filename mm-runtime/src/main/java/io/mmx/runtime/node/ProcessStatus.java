@@ -1,0 +1,47 @@
+package io.mmx.runtime.node;
+
+/**
+ * A hosted process's progress, as {@code mmx status} shows it.
+ *
+ * @param id                  the process.
+ * @param role                LEADER, CANDIDATE (running phase 1), FOLLOWER, BLOCKED (leads or tries to, but
+ *                            reaches fewer acceptors than a quorum) or RECOVERING (reading its region after start).
+ * @param leader              the leader it follows, -1 while none is known.
+ * @param ballot              its proposer ballot.
+ * @param reachableAcceptors  acceptors it can currently reach (meaningful while leading or trying).
+ * @param neededAcceptors     a quorum: more than n/2.
+ * @param commitIndex         highest slot applied to its state machine.
+ * @param knownDecided        highest slot it knows to be decided.
+ * @param qps                 memory connections it holds (queue pairs on verbs): degree + 1.
+ * @param suspectedNeighbours plan neighbours whose memory heartbeat stopped (it executes their acceptors).
+ * @param deadMembers         processes membership considers dead.
+ */
+public record ProcessStatus(
+    int id,
+    String role,
+    int leader,
+    long ballot,
+    int reachableAcceptors,
+    int neededAcceptors,
+    long commitIndex,
+    long knownDecided,
+    int qps,
+    int suspectedNeighbours,
+    int deadMembers)
+{
+    /** True when the role is BLOCKED. */
+    public boolean blocked()
+    {
+        return "BLOCKED".equals(role);
+    }
+
+    /** One JSON object, the element of {@code /status}'s {@code processes} array. */
+    public String toJson()
+    {
+        return "{\"id\":" + id + ",\"role\":\"" + role + "\",\"leader\":" + leader + ",\"ballot\":" + ballot +
+            ",\"reachableAcceptors\":" + reachableAcceptors + ",\"neededAcceptors\":" + neededAcceptors +
+            ",\"commitIndex\":" + commitIndex + ",\"knownDecided\":" + knownDecided + ",\"blocked\":" + blocked() +
+            ",\"qps\":" + qps + ",\"suspectedNeighbours\":" + suspectedNeighbours + ",\"deadMembers\":" + deadMembers +
+            "}";
+    }
+}

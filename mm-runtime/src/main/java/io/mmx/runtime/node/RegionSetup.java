@@ -1,0 +1,97 @@
+package io.mmx.runtime.node;
+
+import io.mmx.rdma.fabric.MemoryFabric;
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.memd.MemdRegionLink;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.shm.ShmRegionStore;
+import io.mmx.runtime.core.RegionLayout;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Start-up only, blocking: makes sure a hosted process's region exists (creating it on first
+ * start, finding it again after a crash) and carries the protocol header. A new region is
+ * formatted through the fabric, like every other write to it.
+ */
+final class RegionSetup
+{
+    private static final long STARTUP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+
+    private RegionSetup()
+    {
+    }
+
+    /** Creates or opens {@code owner}'s region file; the caller closes the mapping at shutdown. */
+    static ShmRegionStore.MappedRegion createShm(final ShmRegionStore store, final int owner, final RegionLayout layout,
+        final PlanDigest plan, final ClusterKey key)
+    {
+        return store.createOrOpen(owner, 8L * layout.regionWords(), plan, key);
+    }
+
+    /** Asks {@code owner}'s memory daemon to create (or confirm) its region. */
+    static void createMemd(final InetSocketAddress daemon, final int owner, final RegionLayout layout,
+        final PlanDigest plan, final ClusterKey key)
+    {
+        final OpStatus status = MemdRegionLink.createRegion(daemon, key, owner, 8L * layout.regionWords(), plan,
+            STARTUP_TIMEOUT_NS);
+        if (status != OpStatus.OK)
+        {
+            throw new IllegalStateException("memory daemon " + daemon + " did not create the region of process " +
+                owner + ": " + status + (status == OpStatus.NOT_CONNECTED || status == OpStatus.TIMEOUT ?
+                "; start 'mmx memd' on that host first" : "; check the daemon's plan and cluster key"));
+        }
+    }
+
+    /** Writes the protocol header into a region whose magic word is still zero. */
+    static void formatIfNew(final MemoryFabric fabric, final int owner, final long planHash)
+    {
+        final long magic = await(fabric, fabric.read(owner, 8L * RegionLayout.MAGIC_WORD, STARTUP_TIMEOUT_NS),
+            "read the header of region " + owner);
+        if (magic != 0)
+        {
+            return;
+        }
+        final long[] header = new long[RegionLayout.HEADER_WORDS];
+        RegionLayout.initHeader(header, owner, planHash);
+        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[8 * header.length]);
+        for (int i = 0; i < header.length; i++)
+        {
+            bytes.putLong(8 * i, header[i]);
+        }
+        await(fabric, fabric.writeBulk(owner, 0, bytes, 0, bytes.capacity(), STARTUP_TIMEOUT_NS),
+            "format region " + owner);
+    }
+
+    private static long await(final MemoryFabric fabric, final long correlation, final String what)
+    {
+        if (correlation < 0)
+        {
+            throw new IllegalStateException("could not " + what + ": " + MemoryFabric.rejection(correlation));
+        }
+        final long[] result = new long[1];
+        final OpStatus[] status = new OpStatus[1];
+        final long deadline = System.nanoTime() + STARTUP_TIMEOUT_NS + TimeUnit.SECONDS.toNanos(1);
+        while (status[0] == null && System.nanoTime() < deadline)
+        {
+            fabric.poll((id, type, owner, s, value) ->
+            {
+                if (id == correlation)
+                {
+                    status[0] = s;
+                    result[0] = value;
+                }
+            }, 16);
+            Thread.onSpinWait();
+        }
+        if (status[0] != OpStatus.OK)
+        {
+            throw new IllegalStateException("could not " + what + ": " + (status[0] == null ? "no completion" :
+                status[0]) + "; check the region directory or memory daemon and the cluster key");
+        }
+        return result[0];
+    }
+}

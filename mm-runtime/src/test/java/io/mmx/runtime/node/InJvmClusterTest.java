@@ -1,0 +1,101 @@
+package io.mmx.runtime.node;
+
+import io.mmx.planner.plan.Plan;
+import io.mmx.runtime.example.kv.KeyValueClient;
+import io.mmx.runtime.example.kv.KeyValueCommand;
+import io.mmx.runtime.example.kv.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two real nodes in one JVM (n = 5: processes 0-2 and 3-4), Aeron UDP on loopback and shm
+ * regions: commands commit, every replica applies the same ones, replies come back.
+ */
+class InJvmClusterTest
+{
+    @TempDir
+    Path dir;
+
+    private final List<MmxNode> nodes = new ArrayList<>();
+
+    @AfterEach
+    void close()
+    {
+        nodes.forEach(MmxNode::close);
+    }
+
+    @Test
+    void commitsThroughEitherNodeAndEveryReplicaAgrees() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final List<Integer> ports = NodeTestSupport.freePorts(2);
+        final String directory = "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
+        final KeyValueStore[] stores = new KeyValueStore[5];
+        nodes.add(MmxNode.launch(context(plan, directory, 0, 1, 2), id -> stores[id] = new KeyValueStore(),
+            NodeListener.NO_OP));
+        nodes.add(MmxNode.launch(context(plan, directory, 3, 4), id -> stores[id] = new KeyValueStore(),
+            NodeListener.NO_OP));
+        NodeTestSupport.await(() -> nodes.stream().flatMap(n -> n.status().stream())
+            .anyMatch(s -> s.role().equals("LEADER")), 20_000, "a leader");
+
+        final KeyValueClient a = new KeyValueClient(nodes.get(0));
+        final KeyValueClient b = new KeyValueClient(nodes.get(1));
+        assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
+        assertEquals(1L, b.put("x", 2).get(20, TimeUnit.SECONDS));
+        assertEquals(2L, a.get("x").get(20, TimeUnit.SECONDS));
+        assertEquals(KeyValueCommand.CAS_OK, b.compareAndSet("x", 2, 3).get(20, TimeUnit.SECONDS));
+        assertEquals(KeyValueCommand.CAS_FAILED, a.compareAndSet("x", 2, 4).get(20, TimeUnit.SECONDS));
+
+        final List<CompletableFuture<Long>> burst = new ArrayList<>();
+        for (int i = 0; i < 500; i++)
+        {
+            burst.add((i % 2 == 0 ? a : b).put("k" + (i % 10), i));
+        }
+        CompletableFuture.allOf(burst.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+        final long total = 5 + 500;
+        NodeTestSupport.await(() ->
+        {
+            for (final KeyValueStore s : stores)
+            {
+                if (s.applied() != total)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }, 20_000, "every replica to apply " + total + " commands");
+        for (int k = 0; k < 10; k++)
+        {
+            final Long v0 = stores[0].valueOf("k" + k);
+            for (final KeyValueStore s : stores)
+            {
+                assertEquals(v0, s.valueOf("k" + k), "replicas disagree on k" + k);
+            }
+        }
+        assertEquals(3L, stores[4].valueOf("x"));
+        for (final MmxNode node : nodes)
+        {
+            for (final ProcessStatus s : node.status())
+            {
+                assertEquals(plan.graph().degree(s.id()) + 1, s.qps(), "QPs of " + s.id());
+                assertTrue(s.commitIndex() >= 0);
+            }
+        }
+    }
+
+    private NodeContext context(final Plan plan, final String directory, final int... ids)
+    {
+        return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(NodeTestSupport.KEY)
+            .shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron-" + ids[0]).toString());
+    }
+}

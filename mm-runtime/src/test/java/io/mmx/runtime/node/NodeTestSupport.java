@@ -1,0 +1,65 @@
+package io.mmx.runtime.node;
+
+import io.mmx.planner.analysis.AnalysisOptions;
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanRequest;
+import io.mmx.planner.plan.Planner;
+import io.mmx.planner.plan.ProgressListener;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/** Plans, ports and deadlines for node tests. */
+final class NodeTestSupport
+{
+    static final byte[] KEY = "node-test-cluster-key-0123456789".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    private NodeTestSupport()
+    {
+    }
+
+    static Plan plan(final int n, final int degree, final long seed)
+    {
+        return Planner.plan(new PlanRequest(n, degree, seed, "random", null, null,
+            AnalysisOptions.defaults().withAttackBudgetMillis(200)), ProgressListener.NONE);
+    }
+
+    /** {@code count} UDP ports free right now on loopback. */
+    static List<Integer> freePorts(final int count) throws IOException
+    {
+        final List<DatagramSocket> sockets = new ArrayList<>();
+        final List<Integer> ports = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < count; i++)
+            {
+                final DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress());
+                sockets.add(s);
+                ports.add(s.getLocalPort());
+            }
+        }
+        finally
+        {
+            sockets.forEach(DatagramSocket::close);
+        }
+        return ports;
+    }
+
+    static void await(final BooleanSupplier condition, final long timeoutMs, final String what)
+    {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+}
