@@ -326,13 +326,17 @@ services_default() {
   fi
 }
 
+# dry_run HOSTDIR ACTION: in a dry run, prints the action and succeeds; otherwise fails, so
+# callers write 'dry_run HOSTDIR "what" && return 0' before doing it.
+dry_run() {
+  [ "$DRY_RUN" = 1 ] || return 1
+  echo "[dry-run] $(host_label "$1"): $2"
+}
+
 # host_run HOSTDIR SCRIPT: runs a bash script on the host (in its namespace when local).
 host_run() {
   local hostdir="$1" script="$2"
-  if [ "$DRY_RUN" = 1 ]; then
-    echo "[dry-run] $(host_label "$hostdir"): $script"
-    return 0
-  fi
+  dry_run "$hostdir" "$script" && return 0
   if [ "$TRANSPORT" = ssh ]; then
     # shellcheck disable=SC2086  # SSH_OPTS is a list of options
     ssh $SSH_OPTS "$(env_get "$hostdir" MMX_SSH)" bash -c "$(printf '%q' "$script")"
@@ -350,10 +354,7 @@ host_run() {
 # host_copy HOSTDIR DEST: copies the bundle directory's files to DEST on the host.
 host_copy() {
   local hostdir="$1" dest="$2"
-  if [ "$DRY_RUN" = 1 ]; then
-    echo "[dry-run] $(host_label "$hostdir"): copy $hostdir/ to $dest/"
-    return 0
-  fi
+  dry_run "$hostdir" "copy $hostdir/ to $dest/" && return 0
   if [ "$TRANSPORT" = ssh ]; then
     local target
     target="$(env_get "$hostdir" MMX_SSH)"
@@ -367,10 +368,7 @@ host_copy() {
 # host_copy_file HOSTDIR SRC DEST MODE: installs one file on the host (temp name, then rename).
 host_copy_file() {
   local hostdir="$1" src="$2" dest="$3" mode="$4"
-  if [ "$DRY_RUN" = 1 ]; then
-    echo "[dry-run] $(host_label "$hostdir"): install $src as $dest (mode $mode)"
-    return 0
-  fi
+  dry_run "$hostdir" "install $src as $dest (mode $mode)" && return 0
   if [ "$TRANSPORT" = ssh ]; then
     local target quoted
     target="$(env_get "$hostdir" MMX_SSH)"
@@ -389,9 +387,7 @@ host_service() {
   root="$(env_get "$hostdir" MMX_ROOT)"
   if [ "$SERVICES" = systemd ]; then
     host_run "$hostdir" "systemctl $action $unit.service"
-  elif [ "$DRY_RUN" = 1 ]; then
-    echo "[dry-run] $(host_label "$hostdir"): ops/unit-run $action $root/current/$unit.service"
-  else
+  elif ! dry_run "$hostdir" "ops/unit-run $action $root/current/$unit.service"; then
     local netns
     netns="$(env_get "$hostdir" MMX_NETNS)"
     "$OPS_DIR/unit-run" "$action" "$root/current/$unit.service" --state-dir "$root/run" ${netns:+--netns "$netns"}
@@ -420,7 +416,7 @@ http_get() {
 
 # Results of probe_host, by host index.
 declare -gA PROBE_MEMD=() PROBE_NODE=() PROBE_PLAN=() PROBE_LIVE=() PROBE_ROLES=() PROBE_LEADER=() \
-  PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()
+  PROBE_UNKNOWN=() PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()
 
 # probe_host HOSTDIR TIMEOUT: memd reachable? node status? Parses the status JSON of the node
 # contract: {"plan":"sha256:...","processes":[{"id":0,"role":"LEADER","leader":0,...},...]}.
@@ -433,36 +429,42 @@ probe_host() {
   tcp_open "$address" "${listen##*:}" "$timeout" && PROBE_MEMD[$host]=up
   listen="$(env_get "$hostdir" MMX_STATUS_LISTEN)"
   PROBE_NODE[$host]=down PROBE_PLAN[$host]="" PROBE_LIVE[$host]="" PROBE_ROLES[$host]="" PROBE_LEADER[$host]=""
-  PROBE_REACH[$host]="" PROBE_COMMIT[$host]="" PROBE_SETTLED[$host]=0
+  PROBE_REACH[$host]="" PROBE_COMMIT[$host]="" PROBE_SETTLED[$host]=0 PROBE_UNKNOWN[$host]=0
   status="$(http_get "$address" "${listen##*:}" /status "$timeout")" || return 0
   PROBE_NODE[$host]=up
   local compact="${status//[[:space:]]/}"
   [[ "$compact" =~ \"plan\":\"([^\"]*)\" ]] && PROBE_PLAN[$host]="${BASH_REMATCH[1]}"
-  local body="${compact#*\"processes\":[}" object live="" roles="" settled=1
+  local body="${compact#*\"processes\":[}" object live="" roles="" settled=1 leaders="" unknown=0 reach=-1 need="" commit=""
   local -A role_count=()
   body="${body%%]*}"
   while [[ "$body" =~ \{([^{}]*)\} ]]; do
     object="${BASH_REMATCH[1]}"
     body="${body#*"${BASH_REMATCH[0]}"}"
-    local id="" role="" leader="" reach="" need="" commit=""
+    local id="" role="" leader=-1
     [[ "$object" =~ \"id\":([0-9]+) ]] && id="${BASH_REMATCH[1]}"
     [[ "$object" =~ \"role\":\"([A-Z]+)\" ]] && role="${BASH_REMATCH[1]}"
     [[ "$object" =~ \"leader\":(-?[0-9]+) ]] && leader="${BASH_REMATCH[1]}"
-    [[ "$object" =~ \"reachableAcceptors\":([0-9]+) ]] && reach="${BASH_REMATCH[1]}"
-    [[ "$object" =~ \"neededAcceptors\":([0-9]+) ]] && need="${BASH_REMATCH[1]}"
-    [[ "$object" =~ \"commitIndex\":(-?[0-9]+) ]] && commit="${BASH_REMATCH[1]}"
     [[ "$object" =~ \"blocked\":true ]] && role=BLOCKED
+    if [[ "$object" =~ \"reachableAcceptors\":([0-9]+) ]] && ((BASH_REMATCH[1] > reach)); then reach="${BASH_REMATCH[1]}"; fi
+    [[ "$object" =~ \"neededAcceptors\":([0-9]+) ]] && need="${BASH_REMATCH[1]}"
+    if [[ "$object" =~ \"commitIndex\":(-?[0-9]+) ]] && [[ -z "$commit" || "${BASH_REMATCH[1]}" -gt "$commit" ]]; then commit="${BASH_REMATCH[1]}"; fi
     live+="${live:+ }$id"
     role_count[$role]=$((${role_count[$role]:-0} + 1))
     case "$role" in LEADER | FOLLOWER) ;; *) settled=0 ;; esac
-    PROBE_LEADER[$host]="$leader"
-    PROBE_REACH[$host]="$reach/$need"
-    PROBE_COMMIT[$host]="$commit"
+    if ((leader < 0)); then
+      unknown=$((unknown + 1)) settled=0
+    elif [[ ",$leaders," != *",$leader,"* ]]; then
+      leaders+="${leaders:+,}$leader"
+    fi
   done
   for role in "${!role_count[@]}"; do roles+="${roles:+ }$role:${role_count[$role]}"; done
   PROBE_LIVE[$host]="$live"
   PROBE_ROLES[$host]="$roles"
-  # Settled: every process of the host reports, each as LEADER or FOLLOWER.
+  PROBE_LEADER[$host]="$leaders"        # distinct leaders its processes follow, comma separated
+  PROBE_UNKNOWN[$host]="$unknown"       # processes that know no leader
+  ((reach < 0)) || PROBE_REACH[$host]="$reach/$need"   # the best view among its processes
+  PROBE_COMMIT[$host]="$commit"
+  # Settled: every process of the host reports, each as LEADER or FOLLOWER of a known leader.
   [ "$live" = "$(ids_list "$(env_get "$hostdir" MMX_IDS)")" ] || settled=0
   PROBE_SETTLED[$host]="$settled"
 }
@@ -531,13 +533,16 @@ probe_cluster() {
       CLUSTER_PROBLEMS+=("$label: BLOCKED, reaches ${PROBE_REACH[$host]} acceptors (reachable/needed)")
       CLUSTER_VERDICT=RED
     elif [ "${PROBE_SETTLED[$host]}" != 1 ] && [ "$live" = "$expected" ]; then
-      CLUSTER_PROBLEMS+=("$label: settling (${PROBE_ROLES[$host]})")
+      CLUSTER_PROBLEMS+=("$label: settling (${PROBE_ROLES[$host]}; ${PROBE_UNKNOWN[$host]} processes know no leader)")
       [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
     fi
-    [[ " $leaders " == *" ${PROBE_LEADER[$host]} "* ]] || leaders+="${leaders:+ }${PROBE_LEADER[$host]}"
+    local leader
+    for leader in ${PROBE_LEADER[$host]//,/ }; do
+      [[ " $leaders " == *" $leader "* ]] || leaders+="${leaders:+ }$leader"
+    done
   done
   if [[ "$leaders" == *" "* ]]; then
-    CLUSTER_PROBLEMS+=("nodes disagree on the leader: $leaders")
+    CLUSTER_PROBLEMS+=("processes disagree on the leader: $leaders")
     [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
   fi
   CLUSTER_LEADER="$leaders"
