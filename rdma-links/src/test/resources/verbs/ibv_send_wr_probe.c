@@ -71,6 +71,7 @@ int main(void)
     printf("IBV_WR_RDMA_READ %d\n", (int)IBV_WR_RDMA_READ);
     printf("IBV_WR_ATOMIC_CMP_AND_SWP %d\n", (int)IBV_WR_ATOMIC_CMP_AND_SWP);
     printf("IBV_WR_ATOMIC_FETCH_AND_ADD %d\n", (int)IBV_WR_ATOMIC_FETCH_AND_ADD);
+    printf("IBV_QPT_RC %d\n", (int)IBV_QPT_RC);
     printf("IBV_SEND_SIGNALED %d\n", (int)IBV_SEND_SIGNALED);
     printf("IBV_ACCESS_LOCAL_WRITE %d\n", (int)IBV_ACCESS_LOCAL_WRITE);
     printf("IBV_ACCESS_REMOTE_WRITE %d\n", (int)IBV_ACCESS_REMOTE_WRITE);

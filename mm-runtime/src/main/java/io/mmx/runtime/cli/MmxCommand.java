@@ -65,7 +65,8 @@ public final class MmxCommand implements Runnable
             {
                 return BAD_INPUT;
             }
-            if (!(cause instanceof IOException || cause instanceof IllegalStateException))
+            if (!(cause instanceof IOException || cause instanceof IllegalStateException ||
+                cause instanceof io.mmx.rdma.verbs.VerbsUnavailableException))
             {
                 cause.printStackTrace(cmd.getErr());
             }

@@ -42,7 +42,7 @@ final class NodeCommand implements Callable<Integer>
         description = "message endpoints of every process: '0-3@10.0.0.1:40100;4-7@10.0.0.2:40100'")
     String directory;
 
-    @Option(names = "--memory", defaultValue = "shm", description = "shm (files, one host) or memd (daemons); default ${DEFAULT-VALUE}")
+    @Option(names = "--memory", defaultValue = "shm", description = "shm (files, one host), memd (daemons) or verbs (RDMA); default ${DEFAULT-VALUE}")
     String memory;
 
     @Option(names = "--shm-dir", description = "region files' directory for shm (default /dev/shm/mmx)")
@@ -50,6 +50,9 @@ final class NodeCommand implements Callable<Integer>
 
     @Option(names = "--memd", description = "memory daemons by process for memd: '0-3@10.0.0.1:7400;4-7@10.0.0.2:7400'")
     String memd;
+
+    @Option(names = "--verbs", description = "verbs region hosts by process: '0-3@10.0.0.1:7471;...' (cm port; handshake on port + 1)")
+    String verbs;
 
     @Option(names = "--cluster-key-file", required = true, description = "the cluster key, raw bytes (>= 16)")
     Path keyFile;
@@ -141,9 +144,11 @@ final class NodeCommand implements Callable<Integer>
             case "memd":
                 ctx.memory(NodeContext.Memory.MEMD).memd(memd);
                 break;
+            case "verbs":
+                ctx.memory(NodeContext.Memory.VERBS).verbs(verbs);
+                break;
             default:
-                throw new IllegalArgumentException("--memory " + memory + " is unknown: use shm or memd " +
-                    "(verbs is not selectable until its connection setup is proven on hardware)");
+                throw new IllegalArgumentException("--memory " + memory + " is unknown: use shm, memd or verbs");
         }
         if (shmDir != null)
         {

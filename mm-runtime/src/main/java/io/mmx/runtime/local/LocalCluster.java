@@ -40,6 +40,7 @@ public final class LocalCluster implements AutoCloseable
     private final Path memoryDir;
     private final Process[] children;
     private final List<String> childJvmArgs;
+    private List<String> nodeOptions = List.of();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
     private LocalCluster(final Path dir, final Plan plan, final ClusterLayout layout, final Path memoryDir,
@@ -122,14 +123,22 @@ public final class LocalCluster implements AutoCloseable
         return dir.resolve("applied").resolve("process-" + p + ".log");
     }
 
+    /** Extra {@code mmx node} options for every child started from now on (e.g. {@code --idle busy}). */
+    public void nodeOptions(final List<String> options)
+    {
+        this.nodeOptions = List.copyOf(options);
+    }
+
     /** The {@code mmx node} arguments of JVM {@code j}. */
     public List<String> nodeArgs(final int j)
     {
-        return List.of("node", "--plan", dir.resolve("plan.json").toString(), "--ids", layout.idsSpec(j),
+        final List<String> args = new ArrayList<>(List.of("node", "--plan", dir.resolve("plan.json").toString(), "--ids", layout.idsSpec(j),
             "--directory", layout.directorySpec(), "--cluster-key-file", keyFile().toString(),
             "--shm-dir", regionDir().toString(), "--aeron-dir", aeronDir(j).toString(),
             "--status-listen", layout.statusEndpoint(j), "--applied-log-dir", dir.resolve("applied").toString(),
-            "--exit-with-stdin");
+            "--exit-with-stdin"));
+        args.addAll(nodeOptions);
+        return args;
     }
 
     /**

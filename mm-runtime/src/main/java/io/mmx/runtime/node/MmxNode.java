@@ -165,6 +165,10 @@ public final class MmxNode implements AutoCloseable
     private RegionLinkFactory linkFactory(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
         final PlanDigest digest, final ClusterKey key)
     {
+        if (ctx.memoryKind() == NodeContext.Memory.VERBS)
+        {
+            return verbsLinks(ctx, hosted, layout, digest, key);
+        }
         if (ctx.memoryKind() == NodeContext.Memory.SHM)
         {
             final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
@@ -175,17 +179,43 @@ public final class MmxNode implements AutoCloseable
             }
             return store.linkFactory(digest, key);
         }
-        final IntFunction<InetSocketAddress> daemonOf = (owner) ->
-        {
-            final String endpoint = ctx.memdDirectory().endpoint(ctx.memdDirectory().endpointIndexOf(owner));
-            final int colon = endpoint.lastIndexOf(':');
-            return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
-        };
+        final IntFunction<InetSocketAddress> daemonOf = (owner) -> address(ctx.memdDirectory(), owner);
         for (final int id : hosted)
         {
             RegionSetup.createMemd(daemonOf.apply(id), id, layout, digest, key);
         }
         return new MemdLinkFactory(daemonOf, key, digest, 2000);
+    }
+
+    /** Regions in shm files here, served over RDMA by a region host in this JVM; links by rdma_cm. */
+    private RegionLinkFactory verbsLinks(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
+        final PlanDigest digest, final ClusterKey key)
+    {
+        // Fail before creating anything: one message naming libdisni, libibverbs or the device.
+        io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
+        final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
+            ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
+        for (final int id : hosted)
+        {
+            resources.add(RegionSetup.createShm(store, id, layout, digest, key));
+        }
+        final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
+        {
+            final InetSocketAddress cm = address(ctx.verbsDirectory(), owner);
+            return new io.mmx.rdma.verbs.VerbsHostAddress(cm,
+                new InetSocketAddress(cm.getHostString(), cm.getPort() + 1));
+        };
+        final io.mmx.rdma.verbs.VerbsHostAddress self = hostOf.apply(hosted[0]);
+        resources.add(io.mmx.rdma.verbs.DisniRegionHost.start(self.cm(), self.handshake(), ctx.core().graph(),
+            digest, key, store.resolver(digest, key)));
+        return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, key, digest, 5000);
+    }
+
+    private static InetSocketAddress address(final io.mmx.aeron.transport.ProcessDirectory directory, final int id)
+    {
+        final String endpoint = directory.endpoint(directory.endpointIndexOf(id));
+        final int colon = endpoint.lastIndexOf(':');
+        return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
     }
 
     private void onAgentError(final Throwable t)

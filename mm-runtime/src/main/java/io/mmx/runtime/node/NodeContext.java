@@ -27,7 +27,13 @@ public final class NodeContext
         /** Files under a directory (default /dev/shm/mmx): processes on one host. */
         SHM,
         /** A memory daemon per host ({@code mmx memd}), reached over TCP. */
-        MEMD
+        MEMD,
+        /**
+         * RDMA verbs (DiSNI): regions are shm files of this host, served to plan neighbours by a
+         * verbs region host in this JVM; needs libdisni, libibverbs and an RDMA device, and refuses
+         * to start without them. Not yet run on RDMA hardware.
+         */
+        VERBS
     }
 
     /** Default largest command payload in bytes. */
@@ -45,6 +51,7 @@ public final class NodeContext
     private Memory memory = Memory.SHM;
     private Path shmDirectory;
     private String memdSpec;
+    private String verbsSpec;
     private byte[] clusterKey;
     private int maxCommandBytes = DEFAULT_MAX_COMMAND_BYTES;
     private long tickNs = DEFAULT_TICK_NS;
@@ -62,6 +69,7 @@ public final class NodeContext
     private TransportContext transport;
     private ProcessDirectory directory;
     private ProcessDirectory memdDirectory;
+    private ProcessDirectory verbsDirectory;
     private String localEndpoint;
     private boolean concluded;
 
@@ -110,6 +118,17 @@ public final class NodeContext
     {
         checkMutable();
         this.memdSpec = spec;
+        return this;
+    }
+
+    /**
+     * Verbs region hosts for VERBS, in the directory's syntax: {@code 0-3@10.0.0.1:7471;4-7@10.0.0.2:7471};
+     * each host takes rdma_cm connections on that port and the edge handshake on the next one.
+     */
+    public NodeContext verbs(final String spec)
+    {
+        checkMutable();
+        this.verbsSpec = spec;
         return this;
     }
 
@@ -249,6 +268,10 @@ public final class NodeContext
         {
             errors.add("the memd backend needs --memd: which daemon holds each process's region");
         }
+        if (memory == Memory.VERBS && verbsSpec == null)
+        {
+            errors.add("the verbs backend needs --verbs: which host serves each process's region over RDMA");
+        }
         if (errors.isEmpty())
         {
             try
@@ -299,6 +322,15 @@ public final class NodeContext
                     }
                 }
                 localEndpoint = directory.endpoint(endpoint);
+            }
+            if (verbsSpec != null)
+            {
+                verbsDirectory = ProcessDirectory.parse(verbsSpec);
+                if (plan != null && verbsDirectory.processCount() != plan.n())
+                {
+                    errors.add("--verbs names " + verbsDirectory.processCount() + " processes but the plan has " +
+                        plan.n());
+                }
             }
             if (memdSpec != null)
             {
@@ -410,6 +442,11 @@ public final class NodeContext
     ProcessDirectory memdDirectory()
     {
         return memdDirectory;
+    }
+
+    ProcessDirectory verbsDirectory()
+    {
+        return verbsDirectory;
     }
 
     byte[] clusterKeyBytes()

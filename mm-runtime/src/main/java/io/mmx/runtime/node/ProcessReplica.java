@@ -51,6 +51,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private volatile ProcessStatus published;
     private String lastRole = "";
     private long sendFailures;
+    private boolean recoveryReported;
 
     ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory, final AeronTransport transport,
         final StateMachine stateMachine, final Completions completions, final NodeListener listener, final long seed,
@@ -117,6 +118,17 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void onTick(final long tick)
     {
         nowTick = tick;
+        if (!recoveryReported && core.ready())
+        {
+            // A restart: the core resumes after the region's decided prefix, which this fresh
+            // state machine never saw. Say so, rather than let it think it holds the whole log.
+            recoveryReported = true;
+            final long recovered = core.appliedThrough();
+            if (recovered >= 0)
+            {
+                stateMachine.onGap(0, recovered * maxBatch + maxBatch - 1);
+            }
+        }
         for (int i = 0; i < neighbours.length; i++)
         {
             final boolean s = membership.isNeighbourSuspected(neighbours[i]);

@@ -7,7 +7,6 @@ import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.runtime.core.RegionLayout;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +45,12 @@ final class RegionSetup
         }
     }
 
-    /** Writes the protocol header into a region whose magic word is still zero. */
+    /**
+     * Writes the protocol header into a region whose magic word is still zero. Word by word, and
+     * never the head or heartbeat words: a neighbour that already suspects this process may be
+     * executing its acceptor (CAS on the head) on the fresh, zero-filled region, and a bulk write
+     * of the header would move the head back to zero under it. The magic goes last, by CAS.
+     */
     static void formatIfNew(final MemoryFabric fabric, final int owner, final long planHash)
     {
         final long magic = await(fabric, fabric.read(owner, 8L * RegionLayout.MAGIC_WORD, STARTUP_TIMEOUT_NS),
@@ -57,13 +61,16 @@ final class RegionSetup
         }
         final long[] header = new long[RegionLayout.HEADER_WORDS];
         RegionLayout.initHeader(header, owner, planHash);
-        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[8 * header.length]);
-        for (int i = 0; i < header.length; i++)
+        for (int w = 0; w < header.length; w++)
         {
-            bytes.putLong(8 * i, header[i]);
+            if (w == RegionLayout.MAGIC_WORD || w == RegionLayout.HEAD_WORD || w == RegionLayout.HEARTBEAT_WORD)
+            {
+                continue;
+            }
+            await(fabric, fabric.write(owner, 8L * w, header[w], STARTUP_TIMEOUT_NS), "format region " + owner);
         }
-        await(fabric, fabric.writeBulk(owner, 0, bytes, 0, bytes.capacity(), STARTUP_TIMEOUT_NS),
-            "format region " + owner);
+        await(fabric, fabric.compareAndSwap(owner, 8L * RegionLayout.MAGIC_WORD, 0, RegionLayout.MAGIC,
+            STARTUP_TIMEOUT_NS), "format region " + owner);
     }
 
     private static long await(final MemoryFabric fabric, final long correlation, final String what)

@@ -28,6 +28,42 @@ final class NodeTestSupport
             AnalysisOptions.defaults().withAttackBudgetMillis(200)), ProgressListener.NONE);
     }
 
+    /** The same graph with the processes of {@code first} renamed 0..|first|-1, the others after them. */
+    static Plan relabel(final Plan plan, final int[] first)
+    {
+        final int n = plan.n();
+        final int[] newId = new int[n];
+        java.util.Arrays.fill(newId, -1);
+        int next = 0;
+        for (final int v : first)
+        {
+            newId[v] = next++;
+        }
+        for (int v = 0; v < n; v++)
+        {
+            if (newId[v] < 0)
+            {
+                newId[v] = next++;
+            }
+        }
+        final io.mmx.planner.graph.Graph g = plan.graph();
+        final List<int[]> edges = new ArrayList<>();
+        for (int v = 0; v < n; v++)
+        {
+            for (final int w : g.neighbours(v))
+            {
+                if (v < w)
+                {
+                    edges.add(new int[]{newId[v], newId[w]});
+                }
+            }
+        }
+        final int[] us = edges.stream().mapToInt(e -> e[0]).toArray();
+        final int[] vs = edges.stream().mapToInt(e -> e[1]).toArray();
+        return Planner.analyzeAsPlan(io.mmx.planner.graph.Graph.fromEdges(n, us, vs), null,
+            AnalysisOptions.defaults().withAttackBudgetMillis(200), ProgressListener.NONE);
+    }
+
     /** {@code count} UDP ports free right now on loopback. */
     static List<Integer> freePorts(final int count) throws IOException
     {
@@ -58,8 +94,8 @@ final class NodeTestSupport
             {
                 throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
             }
-            Thread.onSpinWait();
-            Thread.yield();
+            // Poll, do not spin: the cluster under test shares two cores with this thread.
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
         }
     }
 }

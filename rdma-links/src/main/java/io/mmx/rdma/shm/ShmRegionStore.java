@@ -110,6 +110,21 @@ public final class ShmRegionStore
         }
     }
 
+    /**
+     * A resolver that maps region files of this directory on demand, validated against {@code plan} and
+     * {@code key}, for a server that exposes this host's regions (the verbs region host). Mappings stay
+     * open for the life of the JVM: a served region must not move.
+     */
+    public RegionResolver resolver(final PlanDigest plan, final ClusterKey key)
+    {
+        return (owner) ->
+        {
+            final Mapping mapping = map(owner, regionFile(owner), plan, key);
+            return mapping.region == null ? RegionResolver.Resolution.failed(mapping.status, mapping.message) :
+                RegionResolver.Resolution.found(mapping.region.memory());
+        };
+    }
+
     /** A link factory whose links map neighbours' files, validated against {@code plan} and {@code key}. */
     public RegionLinkFactory linkFactory(final PlanDigest plan, final ClusterKey key)
     {

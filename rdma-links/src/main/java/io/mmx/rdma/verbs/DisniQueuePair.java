@@ -12,8 +12,8 @@ import java.io.IOException;
  * {@link DisniPostSend} (mmx's own work-request bytes) and polls with DiSNI's stateful
  * {@code ibv_poll_cq} call, which is allocation-free once built.
  *
- * <p>Compiled against DiSNI 2.1 but not yet run on RDMA hardware; the connection set-up that
- * would create it is not written yet (docs/memory-fabric.md, "verbs").
+ * <p>Compiled against DiSNI 2.1 but not yet run on RDMA hardware; {@link DisniVerbsConnector}
+ * creates it once an edge is connected (docs/memory-fabric.md, "verbs").
  */
 public final class DisniQueuePair implements VerbsQueuePair
 {

@@ -60,6 +60,9 @@ public final class VerbsAbi
     /** IBV_WR_ATOMIC_FETCH_AND_ADD. */
     public static final int IBV_WR_ATOMIC_FETCH_AND_ADD = 6;
 
+    /** IBV_QPT_RC: the reliable-connected queue pair type, the only one with RDMA atomics. */
+    public static final int IBV_QPT_RC = 2;
+
     /** IBV_SEND_SIGNALED. */
     public static final int IBV_SEND_SIGNALED = 1 << 1;
 

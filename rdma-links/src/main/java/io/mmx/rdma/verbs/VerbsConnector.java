@@ -5,8 +5,9 @@ import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Establishes the queue pair of one plan edge and learns where the owner's region is: the
- * handshake (rdma_cm private data, authenticated by the cluster key and checked against the
+ * handshake ({@link VerbsHandshake}, authenticated by the cluster key and checked against the
  * plan by the region's host) happens here, so that an rkey never reaches a non-neighbour.
+ * {@link DisniVerbsConnector} is the implementation over rdma_cm.
  */
 @FunctionalInterface
 public interface VerbsConnector

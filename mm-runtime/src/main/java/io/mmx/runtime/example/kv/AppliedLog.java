@@ -82,6 +82,28 @@ public final class AppliedLog implements AutoCloseable
         return entries;
     }
 
+    /**
+     * The entries of a log file by log index ({@code logIndex -> "origin bytes"}), across restarts
+     * of the replica that wrote it.
+     *
+     * @throws IllegalStateException if one index holds two different commands in this one file.
+     */
+    public static java.util.SortedMap<Long, String> byIndex(final Path file) throws IOException
+    {
+        final java.util.SortedMap<Long, String> map = new java.util.TreeMap<>();
+        for (final String e : entries(file))
+        {
+            final int space = e.indexOf(' ');
+            final long index = Long.parseLong(e.substring(0, space));
+            final String previous = map.put(index, e.substring(space + 1));
+            if (previous != null && !previous.equals(e.substring(space + 1)))
+            {
+                throw new IllegalStateException(file + " applied two commands at log index " + index);
+            }
+        }
+        return map;
+    }
+
     @Override
     public void close()
     {

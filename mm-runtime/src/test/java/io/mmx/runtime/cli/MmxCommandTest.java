@@ -1,0 +1,138 @@
+package io.mmx.runtime.cli;
+
+import io.mmx.planner.analysis.AnalysisOptions;
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanFile;
+import io.mmx.planner.plan.PlanRequest;
+import io.mmx.planner.plan.Planner;
+import io.mmx.planner.plan.ProgressListener;
+import io.mmx.runtime.example.kv.KeyValueStore;
+import io.mmx.runtime.node.MmxNode;
+import io.mmx.runtime.node.NodeContext;
+import io.mmx.runtime.node.NodeListener;
+import io.mmx.runtime.node.StatusServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Exit codes and one-sentence errors of {@code mmx}; {@code mmx status} against a live node. */
+class MmxCommandTest
+{
+    @TempDir
+    Path dir;
+
+    private final StringWriter err = new StringWriter();
+
+    private int run(final String... args)
+    {
+        final CommandLine line = MmxCommand.commandLine();
+        line.setErr(new PrintWriter(err, true));
+        line.setOut(new PrintWriter(new StringWriter(), true));
+        return line.execute(args);
+    }
+
+    private Path plan() throws Exception
+    {
+        final Plan plan = Planner.plan(new PlanRequest(3, 2, 1, "random", null, null,
+            AnalysisOptions.defaults().withAttackBudgetMillis(100)), ProgressListener.NONE);
+        final Path file = dir.resolve("plan.json");
+        PlanFile.write(plan, file);
+        return file;
+    }
+
+    @Test
+    void nodeWithoutKeyFileNamesTheFix() throws Exception
+    {
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--directory",
+            "0-2@127.0.0.1:40999", "--cluster-key-file", dir.resolve("missing.key").toString()));
+        assertTrue(err.toString().contains("head -c 32 /dev/urandom"), err.toString());
+    }
+
+    @Test
+    void nodeOutsideThePlanAndBadDirectoryAreBadInput() throws Exception
+    {
+        final Path key = dir.resolve("k");
+        Files.write(key, new byte[32]);
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "7", "--directory",
+            "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("process 7 is not in the plan"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--directory",
+            "0-1@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--ids", "2-1", "--directory",
+            "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--memory", "rdma",
+            "--directory", "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("use shm, memd or verbs"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--memory", "verbs",
+            "--directory", "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("the verbs backend needs --verbs"), err.toString());
+    }
+
+    @Test
+    void verbsOnAMachineWithoutRdmaRefusesWithThePreflightMessage() throws Exception
+    {
+        final io.mmx.rdma.verbs.VerbsPreflight.Result preflight = io.mmx.rdma.verbs.VerbsPreflight.check();
+        org.junit.jupiter.api.Assumptions.assumeFalse(preflight.ok(), "this machine has RDMA verbs: " +
+            "the refusal cannot be shown here");
+        final Path key = dir.resolve("k");
+        Files.write(key, new byte[32]);
+        assertEquals(MmxCommand.IO_ERROR, run("node", "--plan", plan().toString(), "--id", "0", "--memory", "verbs",
+            "--verbs", "0-2@127.0.0.1:47471", "--directory", "0-2@127.0.0.1:40999", "--cluster-key-file",
+            key.toString(), "--shm-dir", dir.resolve("regions").toString()));
+        assertTrue(err.toString().contains(preflight.message()), err.toString());
+        assertTrue(!Files.exists(dir.resolve("regions")), "a refused start created regions");
+    }
+
+    @Test
+    void statusOfAnUnreachableNodeIsUnhealthy()
+    {
+        assertEquals(MmxCommand.UNHEALTHY, run("status", "--endpoints", "127.0.0.1:9"));
+        assertEquals(MmxCommand.IO_ERROR, run("status", "--cluster", dir.resolve("none").toString()));
+        assertTrue(err.toString().contains("start a cluster there with 'mmx local"), err.toString());
+    }
+
+    @Test
+    void statusOfALiveClusterShowsItsLeader() throws Exception
+    {
+        final Plan plan = PlanFile.read(plan());
+        final int port;
+        try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
+        {
+            port = s.getLocalPort();
+        }
+        final NodeContext ctx = new NodeContext().plan(plan).hosted(0, 1, 2).directory("0-2@127.0.0.1:" + port)
+            .clusterKey(new byte[32]).shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron").toString());
+        try (MmxNode node = MmxNode.launch(ctx, p -> new KeyValueStore(), NodeListener.NO_OP);
+            StatusServer status = StatusServer.start(new InetSocketAddress("127.0.0.1", 0), node))
+        {
+            node.submit(new byte[18 + 1]).get(20, java.util.concurrent.TimeUnit.SECONDS);
+            final PrintStream original = System.out;
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            System.setOut(new PrintStream(out, true));
+            final int code;
+            try
+            {
+                code = run("status", "--endpoints", "127.0.0.1:" + status.address().getPort());
+            }
+            finally
+            {
+                System.setOut(original);
+            }
+            assertEquals(MmxCommand.OK, code, out.toString());
+            assertTrue(out.toString().contains("1 of 1 nodes answer, 3 processes; leader ["), out.toString());
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.mmx.runtime.example.kv;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class KeyValueStoreTest
+{
+    private final KeyValueStore store = new KeyValueStore();
+    private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[KeyValueCommand.MAX_LENGTH]);
+    private long index;
+
+    private long apply(final byte op, final String key, final long value, final long expected)
+    {
+        final int length = KeyValueCommand.encode(buffer, op, key, value, expected);
+        return store.apply(index++, 0, buffer, 0, length);
+    }
+
+    @Test
+    void putGetCasDelete()
+    {
+        assertEquals(KeyValueCommand.ABSENT, apply(KeyValueCommand.GET, "k", 0, 0));
+        assertEquals(KeyValueCommand.ABSENT, apply(KeyValueCommand.PUT, "k", 5, 0));
+        assertEquals(5L, apply(KeyValueCommand.PUT, "k", 6, 0));
+        assertEquals(KeyValueCommand.CAS_FAILED, apply(KeyValueCommand.CAS, "k", 7, 5));
+        assertEquals(KeyValueCommand.CAS_OK, apply(KeyValueCommand.CAS, "k", 7, 6));
+        assertEquals(7L, apply(KeyValueCommand.GET, "k", 0, 0));
+        assertEquals(KeyValueCommand.CAS_OK, apply(KeyValueCommand.CAS, "new", 1, KeyValueCommand.ABSENT));
+        assertEquals(7L, apply(KeyValueCommand.DELETE, "k", 0, 0));
+        assertNull(store.valueOf("k"));
+        assertEquals(8, store.applied());
+    }
+
+    @Test
+    void malformedCommandsAreNoOpsOnEveryReplica()
+    {
+        final int length = KeyValueCommand.encode(buffer, KeyValueCommand.PUT, "k", 1, 0);
+        assertEquals(KeyValueCommand.ABSENT, store.apply(0, 0, buffer, 0, length - 1));
+        buffer.putByte(0, (byte)99);
+        assertEquals(KeyValueCommand.ABSENT, store.apply(1, 0, buffer, 0, length));
+        assertEquals(2, store.malformed());
+        assertNull(store.valueOf("k"));
+        assertThrows(IllegalArgumentException.class, () -> KeyValueCommand.encode(buffer, KeyValueCommand.PUT,
+            "a-key-longer-than-14", 1, 0));
+    }
+
+    @Test
+    void appliedLogKeepsEveryEntryAndDropsATornLine(@TempDir final Path dir) throws Exception
+    {
+        final Path file = dir.resolve("p.log");
+        try (AppliedLog log = new AppliedLog(file))
+        {
+            final KeyValueStore logged = new KeyValueStore(log);
+            final int length = KeyValueCommand.encode(buffer, KeyValueCommand.PUT, "k", 1, 0);
+            logged.apply(4, 2, buffer, 0, length);
+            logged.onGap(5, 7);
+            logged.apply(8, 2, buffer, 0, length);
+        }
+        java.nio.file.Files.writeString(file, "9 2 0102", java.nio.file.StandardOpenOption.APPEND);
+        assertEquals(2, AppliedLog.entries(file).size());
+        assertEquals(java.util.Set.of(4L, 8L), AppliedLog.byIndex(file).keySet());
+    }
+}

@@ -1,0 +1,56 @@
+package io.mmx.runtime.node;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CommandsTest
+{
+    @Test
+    void commandRoundTripsThroughWords()
+    {
+        final int w = Commands.proposalWords(32);
+        assertEquals(6, w);
+        final byte[] payload = "thirty-one bytes of a command..".getBytes();
+        final long[] words = new long[2 * w];
+        Commands.encode(words, w, w, 1_048_575, -7, Commands.MAX_COUNTER, new UnsafeBuffer(payload), 0, payload.length);
+        assertEquals(1_048_575, Commands.origin(words, w));
+        assertEquals(-7, Commands.incarnation(words, w));
+        assertEquals(Commands.MAX_COUNTER, Commands.counter(words, w));
+        final UnsafeBuffer out = new UnsafeBuffer(new byte[8 * w]);
+        assertEquals(payload.length, Commands.payload(words, w, w, out));
+        assertEquals(new String(payload), out.getStringWithoutLengthAscii(0, payload.length));
+    }
+
+    @Test
+    void oversizedCommandsAndBadCountersAreRefused()
+    {
+        final long[] words = new long[3];
+        final UnsafeBuffer b = new UnsafeBuffer(new byte[16]);
+        assertThrows(IllegalArgumentException.class, () -> Commands.encode(words, 0, 3, 0, 0, 1, b, 0, 9));
+        assertThrows(IllegalArgumentException.class, () -> Commands.encode(words, 0, 3, 0, 0, 0, b, 0, 1));
+        words[1] = 100;
+        assertEquals(-1, Commands.length(words, 0, 3));
+    }
+
+    @Test
+    void duplicateFilterPassesFirstCopiesOnly()
+    {
+        final DuplicateFilter f = new DuplicateFilter(4);
+        assertTrue(f.firstCopy(1, 9, 1));
+        assertTrue(f.firstCopy(1, 9, 3));
+        assertFalse(f.firstCopy(1, 9, 1));
+        assertTrue(f.firstCopy(1, 9, 2));
+        assertFalse(f.firstCopy(1, 9, 3));
+        assertTrue(f.firstCopy(1, 10, 1), "another incarnation is another run");
+        assertTrue(f.firstCopy(2, 9, 1), "another origin");
+        assertTrue(f.firstCopy(1, 9, 3 + DuplicateFilter.WINDOW));
+        assertFalse(f.firstCopy(1, 9, 2), "older than the window");
+        assertTrue(f.firstCopy(1, 9, DuplicateFilter.WINDOW - 2), "inside the window, never seen");
+        assertFalse(f.firstCopy(1, 9, DuplicateFilter.WINDOW - 2));
+    }
+}

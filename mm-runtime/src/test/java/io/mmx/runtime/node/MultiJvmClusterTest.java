@@ -1,0 +1,270 @@
+package io.mmx.runtime.node;
+
+import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.tolerance.AttackResult;
+import io.mmx.planner.tolerance.AttackSearch;
+import io.mmx.runtime.example.kv.AppliedLog;
+import io.mmx.runtime.example.kv.KeyValueStore;
+import io.mmx.runtime.history.CheckResult;
+import io.mmx.runtime.history.KeyValueModel;
+import io.mmx.runtime.history.LinearizabilityChecker;
+import io.mmx.runtime.local.ClusterLayout;
+import io.mmx.runtime.local.LiveNeighbourhood;
+import io.mmx.runtime.local.LocalCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Real JVMs on loopback: n = 32 in 8 JVMs of 4 processes, a key-value client in this JVM (which
+ * hosts one group of processes), SIGKILL of whole JVMs. Checks the issue's two claims: commits
+ * continue past 62.5% crashed where the plan tolerates it, and with exactly the complement of an
+ * attack witness alive the cluster blocks, says so, decides nothing wrong, and recovers on restart.
+ */
+class MultiJvmClusterTest
+{
+    private static final int N = 32;
+    private static final int DEGREE = 4;
+    private static final int PROCS_PER_JVM = 4;
+    private static final long SEED = Long.getLong("mmx.node.seed", 1);
+    private static final List<String> CHILD_JVM = List.of("-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void fiveJvmsKilledCommitsContinueLogsArePrefixesHistoryIsLinearizable() throws Exception
+    {
+        System.out.println("MultiJvmClusterTest seed " + SEED + " (replay: -Dmmx.node.seed=" + SEED + ")");
+        final Plan plan = NodeTestSupport.plan(N, DEGREE, SEED);
+        try (LocalCluster cluster = LocalCluster.create(dir, plan, PROCS_PER_JVM, CHILD_JVM))
+        {
+            final ClusterLayout layout = cluster.layout();
+            final int clientJvm = layout.jvms() - 1;
+            final List<AppliedLog> logs = new ArrayList<>();
+            for (int j = 0; j < clientJvm; j++)
+            {
+                cluster.start(j);
+            }
+            try (MmxNode node = MmxNode.launch(cluster.contextFor(clientJvm), p -> store(cluster, p, logs),
+                NodeListener.NO_OP))
+            {
+                for (int j = 0; j < clientJvm; j++)
+                {
+                    cluster.awaitReady(j, Duration.ofSeconds(120));
+                }
+                final boolean[] alive = new boolean[layout.jvms()];
+                Arrays.fill(alive, true);
+                final boolean[] killable = alive.clone();
+                killable[clientJvm] = false;
+                final io.mmx.runtime.history.HistoryRecorder recorder;
+                try (KeyValueLoad load = new KeyValueLoad(node, 4, SEED))
+                {
+                    recorder = load.history();
+                    awaitCompleted(load, 200, 60_000, "the first 200 operations");
+                    for (int kill = 0; kill < 5; kill++)
+                    {
+                        final int leader = leaderJvm(node, layout);
+                        final int victim = LiveNeighbourhood.nextSafeKill(plan.graph(), layout, alive, killable, leader);
+                        assertTrue(victim >= 0, "the plan (seed " + SEED + ") tolerates no further JVM kill after " +
+                            kill + "; pick another seed");
+                        cluster.kill(victim);
+                        alive[victim] = false;
+                        System.out.println("SIGKILL JVM " + victim + " (" + layout.idsSpec(victim) + "), live N[S] = " +
+                            LiveNeighbourhood.closedNeighbourhood(plan.graph(), layout, alive));
+                        awaitCompleted(load, load.completed() + 100, 60_000, "100 operations after kill " + (kill + 1));
+                    }
+                    assertEquals(20, N - LiveNeighbourhood.live(layout, alive), "processes killed");
+                    final long before = load.completed();
+                    awaitCompleted(load, before + 300, 60_000, "300 operations with 20 of 32 processes dead");
+                }
+                checkHistory(recorder.history(), cluster);
+            }
+            finally
+            {
+                logs.forEach(AppliedLog::close);
+            }
+            assertLogsArePrefixesOfOne(cluster, N);
+        }
+    }
+
+    @Test
+    void complementOfAttackWitnessBlocksDecidesNothingWrongAndRecoversOnRestart() throws Exception
+    {
+        System.out.println("MultiJvmClusterTest seed " + SEED + " (replay: -Dmmx.node.seed=" + SEED + ")");
+        // Relabel the plan so an attack witness S (|N[S]| <= n/2) takes the lowest ids: then whole
+        // JVMs can be S exactly, and SIGKILL of every other JVM leaves the complement dead.
+        final Plan original = NodeTestSupport.plan(N, DEGREE, SEED);
+        final AttackResult attack = new AttackSearch(SEED, 2000).search(original.graph());
+        final int alivePrefix = attack.witness().length / PROCS_PER_JVM * PROCS_PER_JVM;
+        assertTrue(alivePrefix >= PROCS_PER_JVM, "attack witness of " + attack.witness().length +
+            " processes fills no whole JVM; pick another seed");
+        final Plan plan = NodeTestSupport.relabel(original, attack.witness());
+        try (LocalCluster cluster = LocalCluster.create(dir, plan, PROCS_PER_JVM, CHILD_JVM))
+        {
+            final ClusterLayout layout = cluster.layout();
+            final List<AppliedLog> logs = new ArrayList<>();
+            for (int j = 1; j < layout.jvms(); j++)
+            {
+                cluster.start(j);
+            }
+            try (MmxNode node = MmxNode.launch(cluster.contextFor(0), p -> store(cluster, p, logs), NodeListener.NO_OP))
+            {
+                for (int j = 1; j < layout.jvms(); j++)
+                {
+                    cluster.awaitReady(j, Duration.ofSeconds(120));
+                }
+                final boolean[] alive = new boolean[layout.jvms()];
+                Arrays.fill(alive, true);
+                final io.mmx.runtime.history.HistoryRecorder recorder;
+                try (KeyValueLoad load = new KeyValueLoad(node, 4, SEED))
+                {
+                    recorder = load.history();
+                    awaitCompleted(load, 200, 60_000, "the first 200 operations");
+                    final int firstDead = alivePrefix / PROCS_PER_JVM;
+                    for (int j = firstDead; j < layout.jvms(); j++)
+                    {
+                        cluster.kill(j);
+                        alive[j] = false;
+                    }
+                    final int cover = LiveNeighbourhood.closedNeighbourhood(plan.graph(), layout, alive);
+                    System.out.println("alive: processes 0-" + (alivePrefix - 1) + " (inside the witness), |N[S]| = " +
+                        cover + ", a quorum needs " + LiveNeighbourhood.quorum(N));
+                    assertTrue(cover < LiveNeighbourhood.quorum(N));
+                    NodeTestSupport.await(() -> node.status().stream().anyMatch(ProcessStatus::blocked) ||
+                        childReportsBlocked(cluster, firstDead), 60_000, "a process to report BLOCKED");
+                    // Blocked means no progress. Decisions made before the last kill may still be learned
+                    // for a moment; after that, nothing completes over many protocol retry periods.
+                    final long settle = System.nanoTime() + 2_000_000_000L;
+                    NodeTestSupport.await(() -> System.nanoTime() > settle, 10_000, "2 s to settle");
+                    final long stalled = load.completed();
+                    final long until = System.nanoTime() + 3_000_000_000L;
+                    NodeTestSupport.await(() -> System.nanoTime() > until, 10_000, "3 s of blocked operation");
+                    assertEquals(stalled, load.completed(), "operations completed while blocked");
+                    for (int j = firstDead; j < layout.jvms(); j++)
+                    {
+                        cluster.start(j);
+                    }
+                    awaitCompleted(load, stalled + 200, 120_000, "200 operations after the restarts");
+                    assertTrue(node.status().stream().noneMatch(ProcessStatus::blocked), "still blocked: " + node.status());
+                }
+                checkHistory(recorder.history(), cluster);
+            }
+            finally
+            {
+                logs.forEach(AppliedLog::close);
+            }
+            assertLogsAgree(cluster, N);
+        }
+    }
+
+    private static KeyValueStore store(final LocalCluster cluster, final int p, final List<AppliedLog> logs)
+    {
+        final AppliedLog log = new AppliedLog(cluster.appliedLog(p));
+        logs.add(log);
+        return new KeyValueStore(log);
+    }
+
+    private static int leaderJvm(final MmxNode node, final ClusterLayout layout)
+    {
+        for (final ProcessStatus s : node.status())
+        {
+            if (s.leader() >= 0)
+            {
+                return layout.jvmOf(s.leader());
+            }
+        }
+        return -1;
+    }
+
+    private static boolean childReportsBlocked(final LocalCluster cluster, final int jvms)
+    {
+        for (int j = 1; j < jvms; j++)
+        {
+            final String s = cluster.status(j);
+            if (s != null && s.contains("\"blocked\":true"))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void awaitCompleted(final KeyValueLoad load, final long target, final long timeoutMs,
+        final String what)
+    {
+        NodeTestSupport.await(() -> load.completed() >= target, timeoutMs, what + " (completed " +
+            load.completed() + ", unknown " + load.unknown() + ")");
+    }
+
+    private static void checkHistory(final io.mmx.runtime.history.History history, final LocalCluster cluster)
+        throws Exception
+    {
+        final CheckResult result = LinearizabilityChecker.check(history, new KeyValueModel(), 50_000_000);
+        System.out.println("history: " + history.ops().size() + " operations, verdict " + result.verdict() +
+            " (" + result.statesExplored() + " states)");
+        if (result.verdict() != CheckResult.Verdict.OK)
+        {
+            io.mmx.runtime.history.HistoryFile.save(history, cluster.dir().resolve("history.txt"));
+            fail("history not linearizable (" + result.verdict() + ") at key " + result.key() + "; saved to " +
+                cluster.dir().resolve("history.txt"));
+        }
+    }
+
+    /** Every replica's log is a prefix of the longest (no replica restarted). */
+    private static void assertLogsArePrefixesOfOne(final LocalCluster cluster, final int n) throws Exception
+    {
+        final List<List<String>> logs = new ArrayList<>();
+        List<String> longest = List.of();
+        for (int p = 0; p < n; p++)
+        {
+            final List<String> log = AppliedLog.entries(cluster.appliedLog(p));
+            logs.add(log);
+            if (log.size() > longest.size())
+            {
+                longest = log;
+            }
+        }
+        assertTrue(longest.size() > 500, "longest log has only " + longest.size() + " entries");
+        for (int p = 0; p < n; p++)
+        {
+            final List<String> log = logs.get(p);
+            assertEquals(longest.subList(0, log.size()), log, "log of process " + p + " is not a prefix");
+        }
+    }
+
+    /** Where replicas restarted: every log index holds one command across all replicas. */
+    private static void assertLogsAgree(final LocalCluster cluster, final int n) throws Exception
+    {
+        final Map<Long, String> agreed = new HashMap<>();
+        for (int p = 0; p < n; p++)
+        {
+            if (!Files.exists(cluster.appliedLog(p)))
+            {
+                continue;
+            }
+            final SortedMap<Long, String> log = AppliedLog.byIndex(cluster.appliedLog(p));
+            for (final Map.Entry<Long, String> e : log.entrySet())
+            {
+                final String other = agreed.putIfAbsent(e.getKey(), e.getValue());
+                assertTrue(other == null || other.equals(e.getValue()), "process " + p + " applied a different " +
+                    "command at log index " + e.getKey());
+            }
+        }
+        assertTrue(agreed.size() > 400, "only " + agreed.size() + " log indexes applied");
+    }
+}

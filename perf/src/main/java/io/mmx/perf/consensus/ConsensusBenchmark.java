@@ -1,0 +1,213 @@
+package io.mmx.perf.consensus;
+
+import io.mmx.aeron.transport.TransportContext;
+import org.agrona.IoUtil;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Commit latency percentiles and throughput of every registered {@link ConsensusSystem} at each of its
+ * member counts, closed loop at each in-flight bound, all in one JVM and one run, reported against the
+ * Aeron Cluster baseline measured in the same run. Writes a markdown section to stdout and, with
+ * {@code --out DIR}, to {@code DIR/consensus.md}.
+ * <p>
+ * Usage: {@code ConsensusBenchmark [--duration S] [--warmup S] [--payload-bytes B] [--in-flight 1,16,256]
+ * [--idle backoff] [--out DIR]}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands, in-flight
+ * 1, 16 and 256, backoff idling; about 25 s for the Aeron Cluster baseline alone.
+ * Exit status 1 if a system failed to start or stalled (its failure is in the report), 2 on bad arguments.
+ */
+public final class ConsensusBenchmark
+{
+    /** Largest command: the mmx node carries commands of up to 56 bytes inline. */
+    public static final int MAX_PAYLOAD_BYTES = 56;
+    private static final String USAGE = "usage: consensus [--duration S] [--warmup S] [--payload-bytes 8..56] " +
+        "[--in-flight N,N,..] [--idle backoff|sleeping|yielding|busy|noop] [--out DIR]\n" +
+        "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, backoff; " +
+        "writes DIR/consensus.md too with --out";
+    private static final long START_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+    private static final long STALL_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+
+    /** Parsed command line. */
+    record Options(double durationS, double warmupS, int payloadBytes, int[] inFlight, String idle, Path out)
+    {
+        static Options parse(final String[] args)
+        {
+            double durationS = 5;
+            double warmupS = 2;
+            int payloadBytes = 32;
+            int[] inFlight = {1, 16, 256};
+            String idle = "backoff";
+            Path out = null;
+            for (int i = 0; i < args.length; i++)
+            {
+                final String option = args[i];
+                if (i + 1 >= args.length)
+                {
+                    throw new IllegalArgumentException("option " + option + " needs a value");
+                }
+                final String value = args[++i];
+                try
+                {
+                    switch (option)
+                    {
+                        case "--duration" -> durationS = Double.parseDouble(value);
+                        case "--warmup" -> warmupS = Double.parseDouble(value);
+                        case "--payload-bytes" -> payloadBytes = Integer.parseInt(value);
+                        case "--in-flight" -> inFlight = Arrays.stream(value.split(",")).map(String::trim)
+                            .mapToInt(Integer::parseInt).toArray();
+                        case "--idle" -> idle = value;
+                        case "--out" -> out = Path.of(value);
+                        default -> throw new IllegalArgumentException("unknown option '" + option + "'; use " +
+                            "--duration S, --warmup S, --payload-bytes B, --in-flight N,N,.., --idle NAME, --out DIR");
+                    }
+                }
+                catch (final NumberFormatException ex)
+                {
+                    throw new IllegalArgumentException(option + " takes a number, got '" + value + "'");
+                }
+            }
+            if (!(durationS > 0 && durationS <= 600) || !(warmupS >= 0 && warmupS <= 600))
+            {
+                throw new IllegalArgumentException("--duration must be in (0, 600] s and --warmup in [0, 600] s");
+            }
+            if (payloadBytes < Long.BYTES || payloadBytes > MAX_PAYLOAD_BYTES)
+            {
+                throw new IllegalArgumentException("--payload-bytes must be " + Long.BYTES + ".." + MAX_PAYLOAD_BYTES +
+                    " (8 carry the command id; the mmx node carries at most 56 inline), got " + payloadBytes);
+            }
+            if (inFlight.length == 0 || Arrays.stream(inFlight).anyMatch(n -> n < 1 || n > 65_536))
+            {
+                throw new IllegalArgumentException("--in-flight must list bounds in 1..65536, got " +
+                    Arrays.toString(inFlight));
+            }
+            TransportContext.idleStrategy(idle); // names the valid choices if this one is unknown
+            return new Options(durationS, warmupS, payloadBytes, inFlight, idle, out);
+        }
+    }
+
+    private ConsensusBenchmark()
+    {
+    }
+
+    /**
+     * @param args see the class comment.
+     * @throws IOException if the report cannot be written.
+     */
+    public static void main(final String[] args) throws IOException
+    {
+        if (args.length > 0 && (args[0].equals("-h") || args[0].equals("--help")))
+        {
+            System.out.println(USAGE);
+            return;
+        }
+        final Options options;
+        try
+        {
+            options = Options.parse(args);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("consensus: " + ex.getMessage() + "\n" + USAGE);
+            System.exit(2);
+            return;
+        }
+        final long startNs = System.nanoTime();
+        final List<LoadResult> results = new ArrayList<>();
+        final List<String> notes = new ArrayList<>();
+        final boolean allRan = run(ConsensusSystems.registered(), options, results, notes);
+        notes.add(String.format(Locale.ROOT, "Suite wall time %.1f s.", (System.nanoTime() - startNs) / 1e9));
+        final String markdown = ConsensusReport.markdown(header(options), results, notes);
+        System.out.print(markdown);
+        if (options.out() != null)
+        {
+            Files.createDirectories(options.out());
+            Files.writeString(options.out().resolve("consensus.md"), markdown, StandardCharsets.UTF_8);
+        }
+        System.exit(allRan ? 0 : 1);
+    }
+
+    /**
+     * Measures every system at every member count and in-flight bound, one started log per member count.
+     *
+     * @return false if any system failed; its failure is a note and the others still run.
+     */
+    static boolean run(
+        final List<ConsensusSystem> systems, final Options options, final List<LoadResult> results,
+        final List<String> notes) throws IOException
+    {
+        final LoadDriver driver = new LoadDriver(options.payloadBytes(), seconds(options.warmupS()),
+            seconds(options.durationS()), STALL_TIMEOUT_NS, options.idle());
+        boolean allRan = true;
+        for (final ConsensusSystem system : systems)
+        {
+            for (final int members : system.memberCounts())
+            {
+                final Path workDir = Files.createTempDirectory("mmx-consensus-" + system.name() + "-");
+                final long startNs = System.nanoTime();
+                String stage = "start";
+                try (ReplicatedLog log = system.create(members, new LogSettings(
+                    workDir, options.idle(), options.payloadBytes(), START_TIMEOUT_NS)))
+                {
+                    System.err.printf("consensus: starting %s, n = %d%n", system.name(), members);
+                    log.start();
+                    final double startS = (System.nanoTime() - startNs) / 1e9;
+                    for (final int inFlight : options.inFlight())
+                    {
+                        stage = "in-flight " + inFlight;
+                        System.err.printf("consensus: %s, n = %d, in-flight %d%n", system.name(), members, inFlight);
+                        final LoadResult result = driver.run(log, inFlight);
+                        results.add(result);
+                        if (result.lost() > 0 || result.unexpected() > 0)
+                        {
+                            notes.add(String.format(Locale.ROOT, "%s n = %d in-flight %d: %d commands lost, " +
+                                "%d unexpected commits.", system.name(), members, inFlight, result.lost(),
+                                result.unexpected()));
+                        }
+                    }
+                    notes.add(String.format(Locale.ROOT, "%s n = %d: started in %.1f s; %s.",
+                        system.name(), members, startS, log.diagnostics()));
+                }
+                catch (final Exception ex)
+                {
+                    allRan = false;
+                    notes.add(String.format(Locale.ROOT, "%s n = %d FAILED at %s: %s", system.name(), members, stage,
+                        ex));
+                    ex.printStackTrace();
+                }
+                finally
+                {
+                    IoUtil.delete(workDir.toFile(), true);
+                }
+            }
+        }
+        return allRan;
+    }
+
+    private static String header(final Options options)
+    {
+        return String.format(Locale.ROOT, "%s, %d cores, load average %.2f. Closed loop from one client " +
+            "thread: %d-byte commands, %s idle strategy for every thread of every system, %.1f s warm-up and " +
+            "%.1f s measured per row; latency is submit to commit learnt by the client.",
+            ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
+            Runtime.getRuntime().availableProcessors(),
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+            options.payloadBytes(), options.idle(), options.warmupS(), options.durationS());
+    }
+
+    private static long seconds(final double seconds)
+    {
+        return (long)(seconds * 1e9);
+    }
+}

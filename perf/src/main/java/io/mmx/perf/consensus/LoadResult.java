@@ -1,0 +1,34 @@
+package io.mmx.perf.consensus;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * One closed-loop run of the {@link LoadDriver} against one log at one in-flight bound.
+ *
+ * @param system         the log's name.
+ * @param members        the log's member count.
+ * @param inFlight       the bound on commands submitted and not yet committed.
+ * @param latencyNs      submit-to-commit latency of commands submitted and committed inside the measured window.
+ * @param commits        commits learnt inside the measured window.
+ * @param seconds        length of the measured window.
+ * @param maxOutstanding the most commands ever outstanding at once (never above {@code inFlight}).
+ * @param lost           commands still not committed when the drain after the window gave up.
+ * @param unexpected     commits reported for ids not outstanding (duplicates, or lost ones arriving late).
+ */
+public record LoadResult(
+    String system,
+    int members,
+    int inFlight,
+    Histogram latencyNs,
+    long commits,
+    double seconds,
+    int maxOutstanding,
+    long lost,
+    long unexpected)
+{
+    /** @return commits per second over the measured window. */
+    public double commitsPerSecond()
+    {
+        return commits / seconds;
+    }
+}

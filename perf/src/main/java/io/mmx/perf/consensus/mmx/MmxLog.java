@@ -1,0 +1,146 @@
+package io.mmx.perf.consensus.mmx;
+
+import io.mmx.perf.consensus.CommitListener;
+import io.mmx.perf.consensus.LogSettings;
+import io.mmx.perf.consensus.ReplicatedLog;
+import io.mmx.planner.analysis.AnalysisOptions;
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanRequest;
+import io.mmx.planner.plan.Planner;
+import io.mmx.planner.plan.ProgressListener;
+import io.mmx.runtime.local.LocalCluster;
+import io.mmx.runtime.node.MmxNode;
+import io.mmx.runtime.node.NodeContext;
+import io.mmx.runtime.node.NodeListener;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * n mmx processes on loopback: child JVMs running {@code mmx node} (shm regions, Aeron UDP), and this
+ * JVM hosting the last group of processes and submitting through them. A command counts as committed
+ * when it is applied at the submitting node's replica, as an Aeron Cluster client counts the egress
+ * acknowledgement of a committed command. Layout: one process per JVM at n = 5, four at n = 32 (8 JVMs
+ * on the machine's cores, with the client's).
+ */
+public final class MmxLog implements ReplicatedLog
+{
+    /** System name in reports. */
+    public static final String NAME = "mmx";
+
+    private final int n;
+    private final LogSettings settings;
+    private final ManyToOneConcurrentLinkedQueue<Long> committed = new ManyToOneConcurrentLinkedQueue<>();
+    private LocalCluster cluster;
+    private MmxNode node;
+
+    MmxLog(final int n, final LogSettings settings)
+    {
+        this.n = n;
+        this.settings = settings;
+    }
+
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    @Override
+    public int members()
+    {
+        return n;
+    }
+
+    @Override
+    public void start() throws Exception
+    {
+        final int degree = n <= 5 ? 2 : 4;
+        final Plan plan = Planner.plan(new PlanRequest(n, degree, 1, "random", null, null,
+            AnalysisOptions.defaults().withAttackBudgetMillis(200)), ProgressListener.NONE);
+        final int procsPerJvm = n <= 8 ? 1 : (n + 7) / 8;
+        cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm,
+            List.of("-Xmx192m", "-XX:+UseSerialGC"));
+        cluster.nodeOptions(List.of("--idle", settings.idleStrategy()));
+        final int client = cluster.layout().jvms() - 1;
+        for (int j = 0; j < client; j++)
+        {
+            cluster.start(j);
+        }
+        final NodeContext ctx = cluster.contextFor(client).idleStrategy(settings.idleStrategy())
+            .maxCommandBytes(Math.max(8, settings.maxPayloadBytes()));
+        node = MmxNode.launch(ctx, p -> (index, origin, buffer, offset, length) -> 0, NodeListener.NO_OP);
+        final long deadline = System.nanoTime() + settings.startTimeoutNs();
+        for (int j = 0; j < client; j++)
+        {
+            cluster.awaitReady(j, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        }
+        // Ready when a command commits: a leader is elected and phase 1 is done.
+        final byte[] probe = new byte[8];
+        while (true)
+        {
+            try
+            {
+                node.submit(probe).get(Math.max(1, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+                return;
+            }
+            catch (final java.util.concurrent.ExecutionException ex)
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw new IllegalStateException("mmx n=" + n + " committed nothing before the start timeout; logs in " +
+                        cluster.dir().resolve("logs"), ex);
+                }
+            }
+        }
+    }
+
+    @Override
+    public boolean submit(final long commandId, final DirectBuffer payload, final int offset, final int length)
+    {
+        final CompletableFuture<Long> f = node.submit(payload, offset, length);
+        if (f.isCompletedExceptionally())
+        {
+            return false; // refused before entering the cluster (pending bound): the driver offers again
+        }
+        f.thenAccept(reply -> committed.offer(commandId));
+        return true;
+    }
+
+    @Override
+    public int poll(final CommitListener listener)
+    {
+        int work = 0;
+        Long id;
+        while ((id = committed.poll()) != null)
+        {
+            listener.onCommitted(id);
+            work++;
+        }
+        return work;
+    }
+
+    @Override
+    public String diagnostics()
+    {
+        return n + " processes in " + (cluster == null ? 0 : cluster.layout().jvms()) + " JVMs (" +
+            (cluster == null ? 0 : cluster.layout().procsPerJvm()) + " per JVM), shm regions, Aeron UDP; " +
+            Runtime.getRuntime().availableProcessors() + " cores";
+    }
+
+    @Override
+    public void close()
+    {
+        if (node != null)
+        {
+            node.close();
+        }
+        if (cluster != null)
+        {
+            cluster.close();
+        }
+    }
+}

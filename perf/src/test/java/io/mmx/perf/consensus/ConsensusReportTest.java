@@ -1,0 +1,74 @@
+package io.mmx.perf.consensus;
+
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The report's ratios and the runner's option checks. */
+class ConsensusReportTest
+{
+    private static LoadResult row(final String system, final int members, final int inFlight, final long latencyNs,
+        final long commits)
+    {
+        final Histogram h = new Histogram(LoadDriver.HIGHEST_TRACKABLE_NS, 3);
+        h.recordValueWithCount(latencyNs, 100);
+        return new LoadResult(system, members, inFlight, h, commits, 1.0, inFlight, 0, 0);
+    }
+
+    @Test
+    void ratiosAreToTheBaselineRowWithTheSameInFlightBound()
+    {
+        final List<LoadResult> rows = List.of(
+            // Below 2048 ns HdrHistogram with 3 digits holds values exactly.
+            row(ConsensusSystems.BASELINE, 3, 1, 500, 10_000),
+            row(ConsensusSystems.BASELINE, 3, 16, 1_000, 40_000),
+            row("other", 5, 16, 2_000, 80_000));
+
+        final String md = ConsensusReport.markdown("header", rows, List.of("a note"));
+
+        assertTrue(md.startsWith("## Consensus"), md);
+        assertTrue(md.contains("| aeron-cluster | 3 | 1 | 0.5 | 0.5 | 0.5 | 0.5 | 0.5 | 10000 | 1.00 | 1.00 | 1.00 |"),
+            md);
+        assertTrue(md.contains("| other | 5 | 16 | 2.0 | 2.0 | 2.0 | 2.0 | 2.0 | 80000 | 2.00 | 2.00 | 2.00 |"), md);
+        assertTrue(md.contains("\n- a note"), md);
+    }
+
+    @Test
+    void withoutABaselineRowTheRatiosSayNotAvailable()
+    {
+        final String md = ConsensusReport.markdown("h", List.of(row("other", 5, 256, 1_000, 5)), List.of());
+
+        assertTrue(md.contains("| 5 | n/a | n/a | n/a |"), md);
+    }
+
+    @Test
+    void optionsDefaultToAShortRunAndRejectWhatTheMmxNodeCannotCarry()
+    {
+        final ConsensusBenchmark.Options defaults = ConsensusBenchmark.Options.parse(new String[0]);
+        assertEquals(32, defaults.payloadBytes());
+        assertEquals("backoff", defaults.idle());
+        assertArrayEquals(new int[]{1, 16, 256}, defaults.inFlight());
+
+        final ConsensusBenchmark.Options set = ConsensusBenchmark.Options.parse(new String[]{
+            "--duration", "0.5", "--payload-bytes", "56", "--in-flight", "1, 4", "--idle", "yielding", "--out", "x"});
+        assertEquals(0.5, set.durationS());
+        assertArrayEquals(new int[]{1, 4}, set.inFlight());
+
+        assertThrows(IllegalArgumentException.class,
+            () -> ConsensusBenchmark.Options.parse(new String[]{"--payload-bytes", "57"}));
+        assertThrows(IllegalArgumentException.class,
+            () -> ConsensusBenchmark.Options.parse(new String[]{"--idle", "spin"}));
+        assertThrows(IllegalArgumentException.class,
+            () -> ConsensusBenchmark.Options.parse(new String[]{"--in-flight", "0"}));
+        assertThrows(IllegalArgumentException.class,
+            () -> ConsensusBenchmark.Options.parse(new String[]{"--duration"}));
+        assertThrows(IllegalArgumentException.class,
+            () -> ConsensusBenchmark.Options.parse(new String[]{"--threads", "2"}));
+    }
+}

@@ -1,0 +1,250 @@
+package io.mmx.rdma.verbs;
+
+import com.ibm.disni.verbs.IbvCQ;
+import com.ibm.disni.verbs.IbvContext;
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.IbvQPInitAttr;
+import com.ibm.disni.verbs.RdmaCm;
+import com.ibm.disni.verbs.RdmaCmEvent;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.RdmaConnParam;
+import com.ibm.disni.verbs.RdmaEventChannel;
+import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.fabric.FabricCounters;
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.region.RegionHeader;
+import io.mmx.rdma.region.RegionResolver;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The passive side of the verbs backend on one host: registers the regions it serves (found
+ * through a {@link RegionResolver}, e.g. the host's shm regions, which outlive their owners)
+ * with remote read, write and atomic access, answers handshakes on a
+ * {@link VerbsHandshakeChannel}, and accepts an rdma_cm connection request only when a grant of
+ * its {@link VerbsEdgeAcceptor} announced it; any other request is destroyed unanswered, which
+ * the requester sees as REJECTED. The grant decides; this class only makes the native calls.
+ *
+ * <p>One PD for the host: an rkey is a capability for its region, handed only to authenticated
+ * plan neighbours. Binding an rkey to one QP would need type-2 memory windows, which DiSNI 2.1
+ * does not expose. Compiled against DiSNI 2.1, not yet run on RDMA hardware.
+ */
+public final class DisniRegionHost implements AutoCloseable
+{
+    private static final long GRANT_TTL_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final int REPLAY_WINDOW = 65536;
+    private static final int POLL_MS = 100;
+
+    private final RdmaEventChannel channel;
+    private final RdmaCmId listenId;
+    private final IbvPd pd;
+    private final IbvCQ cq;
+    private final RegionResolver resolver;
+    private final Map<Integer, IbvMr> registrations = new HashMap<>();
+    private final List<RdmaCmId> connections = new ArrayList<>();
+    private final VerbsEdgeAcceptor acceptor;
+    private final VerbsHandshakeChannel handshakes;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    private DisniRegionHost(
+        final InetSocketAddress cmListen,
+        final InetSocketAddress handshakeListen,
+        final Graph plan,
+        final PlanDigest digest,
+        final ClusterKey key,
+        final RegionResolver resolver) throws IOException
+    {
+        this.resolver = resolver;
+        this.channel = RdmaEventChannel.createEventChannel();
+        this.listenId = channel.createId(RdmaCm.RDMA_PS_TCP);
+        listenId.bindAddr(cmListen);
+        listenId.listen(1024);
+        final IbvContext context = listenId.getVerbs();
+        if (context == null)
+        {
+            throw new IOException(cmListen + " is not the address of an RDMA interface: bind the verbs host to the IP " +
+                "of its RoCE or IPoIB interface");
+        }
+        this.pd = context.allocPd();
+        // Requesters post nothing to the host's side of a QP; one CQ serves them all.
+        this.cq = context.createCQ(null, 16, 0);
+        this.acceptor = new VerbsEdgeAcceptor(plan, digest, key, this::registration, new FabricCounters(),
+            REPLAY_WINDOW, GRANT_TTL_NS);
+        this.handshakes = VerbsHandshakeChannel.serve(handshakeListen, (request, length, from) ->
+        {
+            synchronized (acceptor)
+            {
+                return acceptor.onRequest(request, length, from.getAddress(), System.nanoTime()).reply();
+            }
+        }, 1000);
+        this.thread = new Thread(this::run, "mmx-verbs-host");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * Starts serving the regions {@code resolver} finds.
+     *
+     * @throws VerbsUnavailableException if libdisni, libibverbs or an RDMA device is missing.
+     * @throws UncheckedIOException      if the addresses cannot be bound.
+     */
+    public static DisniRegionHost start(
+        final InetSocketAddress cmListen,
+        final InetSocketAddress handshakeListen,
+        final Graph plan,
+        final PlanDigest digest,
+        final ClusterKey key,
+        final RegionResolver resolver)
+    {
+        VerbsBackend.requireAvailable();
+        try
+        {
+            return new DisniRegionHost(cmListen, handshakeListen, plan, digest, key, resolver);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("the verbs host cannot listen on " + cmListen + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The handshake listener's address. */
+    public InetSocketAddress handshakeAddress()
+    {
+        return handshakes.boundAddress();
+    }
+
+    /** Refusals: by status, plus garbled handshakes, replays and unannounced connection requests. */
+    public FabricCounters counters()
+    {
+        return acceptor.counters();
+    }
+
+    // Called under the acceptor's lock; control path only.
+    private VerbsEdgeAcceptor.Registration registration(final int owner)
+    {
+        final RegionResolver.Resolution r = resolver.resolve(owner);
+        if (r.status() != OpStatus.OK)
+        {
+            return null;
+        }
+        try
+        {
+            IbvMr mr = registrations.get(owner);
+            final long dataAddress = r.memory().buffer().addressOffset() + RegionHeader.HEADER_BYTES;
+            if (mr == null || mr.getAddr() != dataAddress)
+            {
+                mr = DisniPostSend.registerRegion(pd, dataAddress, Math.toIntExact(r.memory().dataBytes()));
+                registrations.put(owner, mr);
+            }
+            return new VerbsEdgeAcceptor.Registration(dataAddress, mr.getRkey(), r.memory().dataBytes());
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
+    }
+
+    private void run()
+    {
+        while (running)
+        {
+            try
+            {
+                final RdmaCmEvent event = channel.getCmEvent(POLL_MS);
+                if (event == null)
+                {
+                    continue;
+                }
+                final CmEvent type = CmEvent.of(event.getEvent());
+                final RdmaCmId id = event.getConnIdPriv();
+                event.ackEvent();
+                if (type == CmEvent.CONNECT_REQUEST)
+                {
+                    onConnectRequest(id);
+                }
+                else if (type == CmEvent.DISCONNECTED && id != null)
+                {
+                    connections.remove(id);
+                    DisniVerbsConnector.quietly(id::destroyQP);
+                    DisniVerbsConnector.quietly(id::destroyId);
+                }
+            }
+            catch (final IOException ex)
+            {
+                if (!running)
+                {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void onConnectRequest(final RdmaCmId id) throws IOException
+    {
+        final InetSocketAddress peer = (InetSocketAddress)id.getDestination();
+        final VerbsEdgeAcceptor.Registration granted;
+        synchronized (acceptor)
+        {
+            granted = acceptor.admit(peer.getAddress(), peer.getPort(), System.nanoTime());
+        }
+        if (granted == null)
+        {
+            // No grant: nothing is created, and DiSNI 2.1 has no rdma_reject, so the request is destroyed.
+            DisniVerbsConnector.quietly(id::destroyId);
+            return;
+        }
+        final IbvQPInitAttr attr = new IbvQPInitAttr();
+        attr.setQp_type((byte)VerbsAbi.IBV_QPT_RC);
+        attr.setSend_cq(cq);
+        attr.setRecv_cq(cq);
+        attr.cap().setMax_send_wr(1);
+        attr.cap().setMax_recv_wr(1);
+        attr.cap().setMax_send_sge(1);
+        attr.cap().setMax_recv_sge(1);
+        id.createQP(pd, attr);
+        final RdmaConnParam param = new RdmaConnParam();
+        param.setRetry_count(DisniVerbsConnector.RETRY_COUNT);
+        param.setRnr_retry_count(DisniVerbsConnector.RETRY_COUNT);
+        id.accept(param);
+        connections.add(id);
+    }
+
+    @Override
+    public void close()
+    {
+        running = false;
+        handshakes.close();
+        try
+        {
+            thread.join(POLL_MS * 5L);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        for (final RdmaCmId id : connections)
+        {
+            DisniVerbsConnector.quietly(id::disconnect);
+            DisniVerbsConnector.quietly(id::destroyQP);
+            DisniVerbsConnector.quietly(id::destroyId);
+        }
+        for (final IbvMr mr : registrations.values())
+        {
+            DisniVerbsConnector.quietly(() -> mr.deregMr().execute().free());
+        }
+        DisniVerbsConnector.quietly(cq::destroyCQ);
+        DisniVerbsConnector.quietly(listenId::destroyId);
+        DisniVerbsConnector.quietly(channel::destroyEventChannel);
+    }
+}

@@ -1,0 +1,266 @@
+package io.mmx.rdma.verbs;
+
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+
+import javax.crypto.Mac;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+
+/**
+ * The two messages that set up the queue pair of one plan edge: the requester asks for the
+ * owner's region, the region's host answers with where it is and its rkey, or why not. Both are
+ * fixed-size, little-endian, and end with a 16-byte tag: HMAC-SHA256 under the cluster key over
+ * a label, the message before the tag and the sender's full 32-byte plan digest, truncated to
+ * 128 bits. The digest is authenticated but not sent (only its first 8 bytes, to tell a wrong plan
+ * from a wrong key), so that both messages fit {@link #PRIVATE_DATA_LIMIT}, the rdma_cm private
+ * data of an InfiniBand connect request.
+ *
+ * <pre>
+ * REQUEST (48 bytes)
+ *   0 u8 version=1  1 u8 kind=0x51  2 u16 cmPort (the requester's rdma_cm source port)
+ *   4 i32 requester  8 i32 owner  12 u32 reserved=0  16 u64 nonce  24 u8[8] plan digest prefix
+ *  32 u8[16] tag
+ * REPLY (56 bytes)
+ *   0 u8 version=1  1 u8 kind=0x52  2 u8 status (OpStatus ordinal)  3 u8 reserved=0
+ *   4 i32 requester  8 i32 owner  12 u32 rkey  16 u64 nonce (echoed)  24 u64 remote base
+ *  32 u64 data bytes  40 u8[16] tag
+ * </pre>
+ *
+ * A reply is bound to its request by the echoed nonce, requester and owner, so an old reply
+ * cannot be replayed to a new request. A codec, not a channel: no I/O, one instance per thread.
+ */
+public final class VerbsHandshake
+{
+    /** Private data an rdma_cm connect request carries on InfiniBand (92 bytes minus rdma_cm's 36-byte header). */
+    public static final int PRIVATE_DATA_LIMIT = 56;
+    /** Bytes of a request. */
+    public static final int REQUEST_LENGTH = 48;
+    /** Bytes of a reply. */
+    public static final int REPLY_LENGTH = 56;
+    /** Protocol version. */
+    public static final byte VERSION = 1;
+    /** Bytes of the truncated tag. */
+    public static final int TAG_LENGTH = 16;
+
+    static final byte KIND_REQUEST = 0x51;
+    static final byte KIND_REPLY = 0x52;
+    static final int PLAN_PREFIX_LENGTH = 8;
+
+    static final int REQ_CM_PORT = 2;
+    static final int REQ_REQUESTER = 4;
+    static final int REQ_OWNER = 8;
+    static final int REQ_NONCE = 16;
+    static final int REQ_PLAN_PREFIX = 24;
+    static final int REQ_TAG = 32;
+
+    static final int RSP_STATUS = 2;
+    static final int RSP_REQUESTER = 4;
+    static final int RSP_OWNER = 8;
+    static final int RSP_RKEY = 12;
+    static final int RSP_NONCE = 16;
+    static final int RSP_BASE = 24;
+    static final int RSP_DATA_BYTES = 32;
+    static final int RSP_TAG = 40;
+
+    private static final byte[] LABEL = "mmx verbs handshake v1".getBytes(StandardCharsets.US_ASCII);
+
+    private final Mac mac;
+    private final PlanDigest plan;
+    private final byte[] planBytes;
+
+    /** A codec for one process (or host) under {@code key} and {@code plan}. */
+    public VerbsHandshake(final ClusterKey key, final PlanDigest plan)
+    {
+        this.mac = key.newMac();
+        this.plan = plan;
+        this.planBytes = plan.toByteArray();
+    }
+
+    /**
+     * A decoded request.
+     *
+     * @param status    OK, or why it is refused: PROTOCOL_ERROR (garbled), REGION_MISMATCH (another plan),
+     *                  BAD_CLUSTER_KEY (tag does not verify).
+     * @param message   one sentence naming the problem and the fix when not OK.
+     * @param requester the requesting process (meaningful once the tag verified).
+     * @param owner     the process whose region is asked for.
+     * @param cmPort    the requester's rdma_cm source port.
+     * @param nonce     the requester's nonce.
+     */
+    public record Request(OpStatus status, String message, int requester, int owner, int cmPort, long nonce)
+    {
+    }
+
+    /**
+     * A decoded reply.
+     *
+     * @param status     OK, the host's refusal (REFUSED_NOT_NEIGHBOUR, REGION_LOST, REGION_MISMATCH,
+     *                   BAD_CLUSTER_KEY, PROTOCOL_ERROR) or this side's verdict on the reply itself.
+     * @param message    one sentence naming the problem and the fix when not OK.
+     * @param remoteBase virtual address of the owner's data area.
+     * @param rkey       the remote key of the owner's region.
+     * @param dataBytes  size of the data area.
+     */
+    public record Grant(OpStatus status, String message, long remoteBase, int rkey, long dataBytes)
+    {
+        static Grant refused(final OpStatus status, final String message)
+        {
+            return new Grant(status, message, 0, 0, 0);
+        }
+    }
+
+    /** Encodes a request of {@code requester} for the region of {@code owner}. */
+    public byte[] request(final int requester, final int owner, final int cmPort, final long nonce)
+    {
+        if (cmPort < 0 || cmPort > 0xFFFF)
+        {
+            throw new IllegalArgumentException("rdma_cm port " + cmPort + " is not a port number (0..65535)");
+        }
+        final byte[] bytes = new byte[REQUEST_LENGTH];
+        final ByteBuffer b = le(bytes);
+        b.put(0, VERSION).put(1, KIND_REQUEST).putShort(REQ_CM_PORT, (short)cmPort)
+            .putInt(REQ_REQUESTER, requester).putInt(REQ_OWNER, owner).putLong(REQ_NONCE, nonce)
+            .put(REQ_PLAN_PREFIX, planBytes, 0, PLAN_PREFIX_LENGTH);
+        tag(bytes, REQ_TAG, bytes, REQ_TAG);
+        return bytes;
+    }
+
+    /**
+     * Decodes and authenticates a request. Bytes after {@link #REQUEST_LENGTH} are ignored: the
+     * connection manager pads private data to its full size.
+     */
+    public Request parseRequest(final byte[] bytes, final int length)
+    {
+        if (length < REQUEST_LENGTH || bytes[0] != VERSION || bytes[1] != KIND_REQUEST)
+        {
+            return new Request(OpStatus.PROTOCOL_ERROR, "a verbs connection request of " + length +
+                " bytes is not an mmx handshake version " + VERSION + ": run the same mmx version on every process",
+                -1, -1, 0, 0);
+        }
+        final ByteBuffer b = le(bytes);
+        final int requester = b.getInt(REQ_REQUESTER);
+        final int owner = b.getInt(REQ_OWNER);
+        final int cmPort = b.getShort(REQ_CM_PORT) & 0xFFFF;
+        final long nonce = b.getLong(REQ_NONCE);
+        if (!Arrays.equals(bytes, REQ_PLAN_PREFIX, REQ_PLAN_PREFIX + PLAN_PREFIX_LENGTH,
+            planBytes, 0, PLAN_PREFIX_LENGTH))
+        {
+            return new Request(OpStatus.REGION_MISMATCH, "process " + requester + " asks for the region of process " +
+                owner + " under plan " + hex(bytes, REQ_PLAN_PREFIX) + " but this host serves plan " + plan.shortHex() +
+                ": activate the same plan on every process", requester, owner, cmPort, nonce);
+        }
+        if (!verify(bytes, REQ_TAG))
+        {
+            return new Request(OpStatus.BAD_CLUSTER_KEY, "a verbs connection request claiming to be from process " +
+                requester + " is not authenticated by this cluster's key: give every process and host the same " +
+                "cluster key file", requester, owner, cmPort, nonce);
+        }
+        return new Request(OpStatus.OK, "process " + requester + " asks for the region of process " + owner,
+            requester, owner, cmPort, nonce);
+    }
+
+    /**
+     * Encodes the answer to {@code request}: a grant when {@code status} is OK, else a refusal
+     * (address, rkey and size zero).
+     */
+    public byte[] reply(
+        final Request request, final OpStatus status, final long remoteBase, final int rkey, final long dataBytes)
+    {
+        final boolean ok = status == OpStatus.OK;
+        final byte[] bytes = new byte[REPLY_LENGTH];
+        le(bytes).put(0, VERSION).put(1, KIND_REPLY).put(RSP_STATUS, (byte)status.ordinal())
+            .putInt(RSP_REQUESTER, request.requester()).putInt(RSP_OWNER, request.owner())
+            .putInt(RSP_RKEY, ok ? rkey : 0).putLong(RSP_NONCE, request.nonce())
+            .putLong(RSP_BASE, ok ? remoteBase : 0).putLong(RSP_DATA_BYTES, ok ? dataBytes : 0);
+        tag(bytes, RSP_TAG, bytes, RSP_TAG);
+        return bytes;
+    }
+
+    /**
+     * Decodes and authenticates the reply to this side's request ({@code requester}, {@code owner},
+     * {@code nonce}); a reply to another request (replayed, or for another edge) is a PROTOCOL_ERROR.
+     */
+    public Grant parseReply(final byte[] bytes, final int length, final int requester, final int owner, final long nonce)
+    {
+        final String edge = "the host of process " + owner;
+        if (length < REPLY_LENGTH || bytes[0] != VERSION || bytes[1] != KIND_REPLY)
+        {
+            return Grant.refused(OpStatus.PROTOCOL_ERROR, edge + " answered " + length + " bytes that are not an mmx " +
+                "handshake version " + VERSION + " reply: run the same mmx version on every process");
+        }
+        if (!verify(bytes, RSP_TAG))
+        {
+            return Grant.refused(OpStatus.BAD_CLUSTER_KEY, edge + " answered with a reply not authenticated by " +
+                "this cluster's key and plan " + plan.shortHex() + ": give every process and host the same cluster " +
+                "key file and plan");
+        }
+        final ByteBuffer b = le(bytes);
+        if (b.getInt(RSP_REQUESTER) != requester || b.getInt(RSP_OWNER) != owner || b.getLong(RSP_NONCE) != nonce)
+        {
+            return Grant.refused(OpStatus.PROTOCOL_ERROR, edge + " answered a different request (process " +
+                b.getInt(RSP_REQUESTER) + " for process " + b.getInt(RSP_OWNER) + "): a replayed or misrouted reply; " +
+                "the connection is retried on the next operation");
+        }
+        final int statusOrdinal = bytes[RSP_STATUS] & 0xFF;
+        final OpStatus status = statusOrdinal < OpStatus.count() ? OpStatus.values()[statusOrdinal] :
+            OpStatus.PROTOCOL_ERROR;
+        if (status != OpStatus.OK)
+        {
+            return Grant.refused(status, refusalMessage(status, requester, owner));
+        }
+        return new Grant(OpStatus.OK, edge + " granted process " + requester + " its region",
+            b.getLong(RSP_BASE), b.getInt(RSP_RKEY), b.getLong(RSP_DATA_BYTES));
+    }
+
+    /** The sentence a requester reports for a host's refusal. */
+    static String refusalMessage(final OpStatus status, final int requester, final int owner)
+    {
+        final String who = "the host of process " + owner + " refused process " + requester + ": ";
+        switch (status)
+        {
+            case REFUSED_NOT_NEIGHBOUR:
+                return who + "it is neither the owner nor a plan neighbour of process " + owner +
+                    "; only plan edges get a queue pair";
+            case REGION_LOST:
+                return who + "the region of process " + owner + " does not exist there (yet); it is retried on the " +
+                    "next operation";
+            case REGION_MISMATCH:
+                return who + "that host serves another plan; activate the same plan on every process";
+            case BAD_CLUSTER_KEY:
+                return who + "the request is not authenticated by that host's cluster key; give every process and " +
+                    "host the same cluster key file";
+            default:
+                return who + status + "; check that every process runs the same mmx version";
+        }
+    }
+
+    private void tag(final byte[] bytes, final int signedLength, final byte[] out, final int outOffset)
+    {
+        mac.update(LABEL);
+        mac.update(bytes, 0, signedLength);
+        mac.update(planBytes);
+        System.arraycopy(mac.doFinal(), 0, out, outOffset, TAG_LENGTH);
+    }
+
+    private boolean verify(final byte[] bytes, final int tagOffset)
+    {
+        final byte[] expected = new byte[TAG_LENGTH];
+        tag(bytes, tagOffset, expected, 0);
+        return MessageDigest.isEqual(expected, Arrays.copyOfRange(bytes, tagOffset, tagOffset + TAG_LENGTH));
+    }
+
+    private static ByteBuffer le(final byte[] bytes)
+    {
+        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private static String hex(final byte[] bytes, final int offset)
+    {
+        return java.util.HexFormat.of().formatHex(bytes, offset, offset + PLAN_PREFIX_LENGTH);
+    }
+}

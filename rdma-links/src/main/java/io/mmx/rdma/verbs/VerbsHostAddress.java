@@ -1,0 +1,14 @@
+package io.mmx.rdma.verbs;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Where the host of a region listens: its rdma_cm address (an IP of its RDMA interface) and the
+ * TCP address of its handshake listener ({@link VerbsHandshakeChannel}), normally the same IP.
+ *
+ * @param cm        rdma_cm address and port.
+ * @param handshake handshake listener address and port.
+ */
+public record VerbsHostAddress(InetSocketAddress cm, InetSocketAddress handshake)
+{
+}

@@ -1,0 +1,50 @@
+package io.mmx.rdma.verbs;
+
+import io.mmx.rdma.fabric.RegionLink;
+import io.mmx.rdma.fabric.RegionLinkFactory;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+
+import java.util.function.IntFunction;
+
+/**
+ * Plugs the verbs backend into {@code ConnectionManager} and {@code PlanMemoryFabric} like the
+ * other backends: one {@link VerbsRegionLink} (one RC queue pair) per plan neighbour, plus the
+ * loopback queue pair to the owner's own region through the NIC (DESIGN §4), so a process holds
+ * degree + 1 queue pairs. Selecting it on a machine without libdisni, libibverbs or an RDMA
+ * device fails at once with {@link VerbsUnavailableException} naming what is missing.
+ */
+public final class VerbsLinkFactory implements RegionLinkFactory
+{
+    private final VerbsConnector connector;
+
+    VerbsLinkFactory(final VerbsConnector connector)
+    {
+        this.connector = connector;
+    }
+
+    /**
+     * The verbs backend for one process.
+     *
+     * @param placement        the host of each owner's region.
+     * @param key              the cluster key.
+     * @param plan             the digest of the plan this process runs.
+     * @param connectTimeoutMs bound on setting up one queue pair (rdma_cm, handshake, connect).
+     * @throws VerbsUnavailableException if libdisni, libibverbs or an RDMA device is missing.
+     */
+    public static VerbsLinkFactory open(
+        final IntFunction<VerbsHostAddress> placement,
+        final ClusterKey key,
+        final PlanDigest plan,
+        final int connectTimeoutMs)
+    {
+        VerbsBackend.requireAvailable();
+        return new VerbsLinkFactory(new DisniVerbsConnector(placement, key, plan, connectTimeoutMs));
+    }
+
+    @Override
+    public RegionLink open(final int self, final int owner)
+    {
+        return new VerbsRegionLink(self, owner, connector);
+    }
+}

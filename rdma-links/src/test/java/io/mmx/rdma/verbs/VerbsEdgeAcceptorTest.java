@@ -1,0 +1,133 @@
+package io.mmx.rdma.verbs;
+
+import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.fabric.FabricCounters;
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.mmx.rdma.verbs.VerbsHandshakeTest.KEY;
+import static io.mmx.rdma.verbs.VerbsHandshakeTest.PLAN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The host's decisions: grants only along plan edges, and every refusal (non-neighbour, wrong
+ * key, other plan, replay, garbled bytes, unannounced or late connection) is counted and
+ * leaves no grant behind.
+ */
+class VerbsEdgeAcceptorTest
+{
+    // Ring 0-1-2-3-0; regions of 0 and 1 hosted here.
+    private static final Graph RING = Graph.fromEdges(4, new int[]{0, 1, 2, 3}, new int[]{1, 2, 3, 0});
+    private static final long TTL_NS = 1_000_000_000L;
+
+    private final FabricCounters counters = new FabricCounters();
+    private final List<Integer> registrationsAskedFor = new ArrayList<>();
+    private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(RING, PLAN, KEY, (owner) ->
+    {
+        registrationsAskedFor.add(owner);
+        return owner <= 1 ? new VerbsEdgeAcceptor.Registration(0x10_0000L * (owner + 1), 0x700 + owner, 4096) : null;
+    }, counters, 4, TTL_NS);
+    private final VerbsHandshake requester = new VerbsHandshake(KEY, PLAN);
+    private final InetAddress peer = InetAddress.getLoopbackAddress();
+
+    @Test
+    void aNeighbourIsGrantedAndItsConnectionAdmittedOnce()
+    {
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(3, 0, 40000, 1), 48, peer, 0);
+        assertEquals(OpStatus.OK, d.status(), d.message());
+        final VerbsHandshake.Grant g = requester.parseReply(d.reply(), d.reply().length, 3, 0, 1);
+        assertEquals(0x700, g.rkey());
+        assertEquals(0x10_0000L, g.remoteBase());
+
+        assertNull(acceptor.admit(peer, 40001, 1), "another port: not announced");
+        assertNotNull(acceptor.admit(peer, 40000, 2));
+        assertNull(acceptor.admit(peer, 40000, 3), "a grant admits one connection");
+        assertEquals(2, counters.get(FabricCounters.Other.CONNECTION_REFUSED));
+    }
+
+    @Test
+    void theOwnerIsGrantedItsOwnRegionForTheLoopbackQueuePair()
+    {
+        assertEquals(OpStatus.OK, acceptor.onRequest(requester.request(1, 1, 40000, 1), 48, peer, 0).status());
+    }
+
+    @Test
+    void aNonNeighbourIsRefusedCountedAndGetsNothing()
+    {
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(2, 0, 40000, 1), 48, peer, 0);
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, d.status());
+        assertTrue(d.message().contains("plan neighbour"), d.message());
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, requester.parseReply(d.reply(), 56, 2, 0, 1).status());
+        assertEquals(1, counters.get(OpStatus.REFUSED_NOT_NEIGHBOUR));
+        assertTrue(registrationsAskedFor.isEmpty(), "the region is not even looked up");
+        assertNull(acceptor.admit(peer, 40000, 1));
+        assertEquals(0, acceptor.pendingGrants());
+    }
+
+    @Test
+    void idsOutsideThePlanAreNonNeighbours()
+    {
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR,
+            acceptor.onRequest(requester.request(-1, 0, 1, 1), 48, peer, 0).status());
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR,
+            acceptor.onRequest(requester.request(1, 4, 1, 2), 48, peer, 0).status());
+    }
+
+    @Test
+    void wrongKeyAndOtherPlanAreRefusedAndCounted()
+    {
+        final VerbsHandshake stranger = new VerbsHandshake(ClusterKey.ofPassphrase("not this cluster's key"), PLAN);
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, acceptor.onRequest(stranger.request(1, 0, 1, 1), 48, peer, 0).status());
+        final VerbsHandshake oldPlan = new VerbsHandshake(KEY, PlanDigest.of64(5));
+        assertEquals(OpStatus.REGION_MISMATCH, acceptor.onRequest(oldPlan.request(1, 0, 1, 2), 48, peer, 0).status());
+        assertEquals(1, counters.get(OpStatus.BAD_CLUSTER_KEY));
+        assertEquals(1, counters.get(OpStatus.REGION_MISMATCH));
+        assertEquals(0, acceptor.pendingGrants());
+        assertTrue(registrationsAskedFor.isEmpty());
+    }
+
+    @Test
+    void aReplayedRequestIsRefusedAndCounted()
+    {
+        final byte[] request = requester.request(1, 0, 40000, 77);
+        assertEquals(OpStatus.OK, acceptor.onRequest(request, 48, peer, 0).status());
+        final VerbsEdgeAcceptor.Decision replay = acceptor.onRequest(request, 48, peer, 1);
+        assertEquals(OpStatus.PROTOCOL_ERROR, replay.status());
+        assertEquals(1, counters.get(FabricCounters.Other.REPLAYED_REQUEST));
+        assertEquals(1, acceptor.pendingGrants(), "only the first request's grant");
+    }
+
+    @Test
+    void garbledBytesAreCountedAndNotAnswered()
+    {
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(new byte[48], 48, peer, 0);
+        assertEquals(OpStatus.PROTOCOL_ERROR, d.status());
+        assertNull(d.reply());
+        assertEquals(1, counters.get(FabricCounters.Other.MALFORMED_FRAME));
+    }
+
+    @Test
+    void aRegionNotHostedHereIsRegionLost()
+    {
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(2, 3, 1, 1), 48, peer, 0);
+        assertEquals(OpStatus.REGION_LOST, d.status());
+        assertEquals(0, acceptor.pendingGrants());
+    }
+
+    @Test
+    void anUnclaimedGrantExpires()
+    {
+        assertEquals(OpStatus.OK, acceptor.onRequest(requester.request(1, 0, 40000, 1), 48, peer, 0).status());
+        assertNull(acceptor.admit(peer, 40000, TTL_NS));
+        assertEquals(0, acceptor.pendingGrants());
+    }
+}

@@ -1,0 +1,168 @@
+package io.mmx.rdma.verbs;
+
+import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.fabric.FabricCounters;
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.region.ClusterKey;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+
+import static io.mmx.rdma.verbs.VerbsHandshakeTest.KEY;
+import static io.mmx.rdma.verbs.VerbsHandshakeTest.PLAN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The handshake over its TCP side channel, end to end on loopback: the state machine of the
+ * requester, the channel, and the host's acceptor, with only the rdma_cm events simulated.
+ */
+class VerbsHandshakeChannelTest
+{
+    private static final Graph PATH = Graph.fromEdges(3, new int[]{0, 1}, new int[]{1, 2});
+    private static final int CM_PORT = 40123;
+
+    private final FabricCounters counters = new FabricCounters();
+    private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(PATH, PLAN, KEY,
+        (owner) -> new VerbsEdgeAcceptor.Registration(0x4000_0000L + owner * 4096L, 0x300 + owner, 4096), counters,
+        1024, 5_000_000_000L);
+    private final VerbsHandshakeChannel host = VerbsHandshakeChannel.serve(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+        (request, length, from) ->
+        {
+            synchronized (acceptor)
+            {
+                return acceptor.onRequest(request, length, from.getAddress(), 0).reply();
+            }
+        }, 2000);
+
+    @AfterEach
+    void close()
+    {
+        host.close();
+    }
+
+    private VerbsConnectAttempt connect(final int self, final int owner, final ClusterKey key)
+    {
+        final VerbsHandshake codec = new VerbsHandshake(key, PLAN);
+        final VerbsConnectAttempt[] attempt = new VerbsConnectAttempt[1];
+        attempt[0] = new VerbsConnectAttempt(self, owner, host.boundAddress().toString(), codec, 1000L + self,
+            System.nanoTime(), 5_000_000_000L, new VerbsConnectAttempt.Actions()
+            {
+                @Override
+                public void resolveAddr()
+                {
+                }
+
+                @Override
+                public void resolveRoute()
+                {
+                }
+
+                @Override
+                public int localCmPort()
+                {
+                    return CM_PORT;
+                }
+
+                @Override
+                public void sendHandshake(final byte[] request) throws IOException
+                {
+                    final byte[] reply = VerbsHandshakeChannel.exchange(host.boundAddress(), request, 2000);
+                    attempt[0].onHandshakeReply(reply, reply.length, System.nanoTime());
+                }
+
+                @Override
+                public void connect()
+                {
+                }
+
+                @Override
+                public void abort()
+                {
+                }
+            });
+        attempt[0].start();
+        attempt[0].onCmEvent(CmEvent.ADDR_RESOLVED, System.nanoTime());
+        attempt[0].onCmEvent(CmEvent.ROUTE_RESOLVED, System.nanoTime());
+        return attempt[0];
+    }
+
+    @Test
+    void aNeighbourGetsItsGrantAndTheHostAdmitsItsConnection()
+    {
+        final VerbsConnectAttempt a = connect(1, 2, KEY);
+        assertEquals(VerbsConnectAttempt.State.CONNECTING, a.state(), a.message());
+        assertEquals(0x302, a.grant().rkey());
+        assertEquals(0x4000_0000L + 2 * 4096L, a.grant().remoteBase());
+        a.onCmEvent(CmEvent.ESTABLISHED, System.nanoTime());
+        assertEquals(OpStatus.OK, a.status());
+        synchronized (acceptor)
+        {
+            assertNotNull(acceptor.admit(InetAddress.getLoopbackAddress(), CM_PORT, 1));
+        }
+    }
+
+    @Test
+    void aNonNeighbourIsRefusedOverTheWireAndNothingIsAdmitted()
+    {
+        final VerbsConnectAttempt a = connect(0, 2, KEY);
+        assertEquals(VerbsConnectAttempt.State.REFUSED, a.state());
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, a.status());
+        assertTrue(a.message().contains("process 0") && a.message().contains("plan neighbour of process 2"),
+            a.message());
+        synchronized (acceptor)
+        {
+            assertEquals(null, acceptor.admit(InetAddress.getLoopbackAddress(), CM_PORT, 1));
+            assertEquals(1, counters.get(OpStatus.REFUSED_NOT_NEIGHBOUR));
+        }
+    }
+
+    @Test
+    void aWrongKeyIsRefusedOverTheWire()
+    {
+        final VerbsConnectAttempt a = connect(1, 2, ClusterKey.ofPassphrase("a key from another cluster"));
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, a.status(), a.message());
+        synchronized (acceptor)
+        {
+            assertEquals(1, counters.get(OpStatus.BAD_CLUSTER_KEY));
+        }
+    }
+
+    @Test
+    void garbledOrShortRequestsGetNoReply() throws Exception
+    {
+        assertThrows(IOException.class, () -> VerbsHandshakeChannel.exchange(host.boundAddress(), new byte[48], 2000));
+        try (Socket s = new Socket())
+        {
+            s.connect(host.boundAddress(), 2000);
+            s.setSoTimeout(2000);
+            s.getOutputStream().write(new VerbsHandshake(KEY, PLAN).request(1, 2, CM_PORT, 5), 0, 20);
+            s.shutdownOutput();
+            assertEquals(-1, s.getInputStream().read(), "closed without a reply");
+        }
+        synchronized (acceptor)
+        {
+            assertEquals(2, counters.get(FabricCounters.Other.MALFORMED_FRAME));
+        }
+    }
+
+    @Test
+    void anUnreachableHostFailsTheAttemptWithTheAddress() throws Exception
+    {
+        final InetSocketAddress closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            closed = (InetSocketAddress)s.getLocalSocketAddress();
+        }
+        final IOException ex = assertThrows(IOException.class,
+            () -> VerbsHandshakeChannel.exchange(closed, new byte[48], 2000));
+        assertNotNull(ex.getMessage());
+    }
+}

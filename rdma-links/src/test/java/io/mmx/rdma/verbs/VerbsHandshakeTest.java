@@ -1,0 +1,145 @@
+package io.mmx.rdma.verbs;
+
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The handshake codec: sizes, round trips, and every refusal a requester or host can meet. */
+class VerbsHandshakeTest
+{
+    static final ClusterKey KEY = ClusterKey.ofPassphrase("verbs handshake test key");
+    static final PlanDigest PLAN = PlanDigest.of64(0x1234_5678_9ABCL);
+
+    private final VerbsHandshake host = new VerbsHandshake(KEY, PLAN);
+    private final VerbsHandshake requester = new VerbsHandshake(KEY, PLAN);
+
+    @Test
+    void bothMessagesFitTheConnectRequestPrivateData()
+    {
+        assertEquals(48, requester.request(3, 7, 40000, 1).length);
+        assertEquals(56, host.reply(host.parseRequest(requester.request(3, 7, 1, 1), 48), OpStatus.OK, 1, 2, 8)
+            .length);
+        assertTrue(VerbsHandshake.REQUEST_LENGTH <= VerbsHandshake.PRIVATE_DATA_LIMIT);
+        assertTrue(VerbsHandshake.REPLY_LENGTH <= VerbsHandshake.PRIVATE_DATA_LIMIT);
+    }
+
+    @Test
+    void requestAndGrantRoundTrip()
+    {
+        final byte[] bytes = requester.request(3, 7, 40001, 0xFEEDL);
+        final VerbsHandshake.Request r = host.parseRequest(padded(bytes), VerbsHandshake.PRIVATE_DATA_LIMIT);
+        assertEquals(OpStatus.OK, r.status(), r.message());
+        assertEquals(3, r.requester());
+        assertEquals(7, r.owner());
+        assertEquals(40001, r.cmPort());
+        assertEquals(0xFEEDL, r.nonce());
+
+        final byte[] reply = host.reply(r, OpStatus.OK, 0x7F00_0000_1080L, 0xABCD, 4096);
+        final VerbsHandshake.Grant g = requester.parseReply(reply, reply.length, 3, 7, 0xFEEDL);
+        assertEquals(OpStatus.OK, g.status(), g.message());
+        assertEquals(0x7F00_0000_1080L, g.remoteBase());
+        assertEquals(0xABCD, g.rkey());
+        assertEquals(4096, g.dataBytes());
+    }
+
+    @Test
+    void wrongClusterKeyIsRefusedOnBothSides()
+    {
+        final VerbsHandshake stranger = new VerbsHandshake(ClusterKey.ofPassphrase("another cluster's key"), PLAN);
+        final VerbsHandshake.Request r = host.parseRequest(stranger.request(3, 7, 1, 9), 48);
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, r.status());
+        assertTrue(r.message().contains("cluster key"), r.message());
+
+        final byte[] reply = stranger.reply(host.parseRequest(requester.request(3, 7, 1, 9), 48), OpStatus.OK, 1, 2, 8);
+        final VerbsHandshake.Grant g = requester.parseReply(reply, reply.length, 3, 7, 9);
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, g.status());
+    }
+
+    @Test
+    void anotherPlanIsRefusedAsRegionMismatchNamingBothPlans()
+    {
+        final VerbsHandshake otherPlan = new VerbsHandshake(KEY, PlanDigest.of64(99));
+        final VerbsHandshake.Request r = host.parseRequest(otherPlan.request(3, 7, 1, 9), 48);
+        assertEquals(OpStatus.REGION_MISMATCH, r.status());
+        assertTrue(r.message().contains(PLAN.shortHex()) && r.message().contains(PlanDigest.of64(99).shortHex()),
+            r.message());
+    }
+
+    @Test
+    void aPlanThatDiffersOnlyAfterThePrefixFailsTheTag()
+    {
+        final byte[] digest = PLAN.toByteArray();
+        digest[31] ^= 1;
+        final VerbsHandshake almost = new VerbsHandshake(KEY, PlanDigest.of(digest));
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, host.parseRequest(almost.request(3, 7, 1, 9), 48).status(),
+            "the whole digest is authenticated, not only the prefix that is sent");
+    }
+
+    @Test
+    void everyFlippedBitOfARequestIsRefused()
+    {
+        final byte[] good = requester.request(3, 7, 40000, 42);
+        for (int bit = 0; bit < good.length * 8; bit++)
+        {
+            final byte[] bad = good.clone();
+            bad[bit / 8] ^= (byte)(1 << (bit % 8));
+            final VerbsHandshake.Request r = host.parseRequest(bad, bad.length);
+            assertNotEquals(OpStatus.OK, r.status(), "bit " + bit);
+        }
+    }
+
+    @Test
+    void garbledAndShortRequestsAreProtocolErrors()
+    {
+        final SplittableRandom random = new SplittableRandom(7);
+        System.out.println("VerbsHandshakeTest seed 7");
+        for (int i = 0; i < 1000; i++)
+        {
+            final byte[] noise = new byte[random.nextInt(0, 57)];
+            random.nextBytes(noise);
+            assertNotEquals(OpStatus.OK, host.parseRequest(noise, noise.length).status());
+        }
+        final byte[] good = requester.request(3, 7, 1, 1);
+        assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(good, 47).status());
+        good[0] = 2;
+        assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(good, 48).status());
+    }
+
+    @Test
+    void aReplyToAnotherRequestIsRefused()
+    {
+        final byte[] reply = host.reply(host.parseRequest(requester.request(3, 7, 1, 100), 48), OpStatus.OK, 1, 2, 8);
+        assertEquals(OpStatus.PROTOCOL_ERROR, requester.parseReply(reply, 56, 3, 7, 101).status(), "other nonce");
+        assertEquals(OpStatus.PROTOCOL_ERROR, requester.parseReply(reply, 56, 4, 7, 100).status(), "other requester");
+        assertEquals(OpStatus.PROTOCOL_ERROR, requester.parseReply(reply, 56, 3, 8, 100).status(), "other owner");
+        assertEquals(OpStatus.PROTOCOL_ERROR, requester.parseReply(reply, 55, 3, 7, 100).status(), "truncated");
+        final byte[] tampered = reply.clone();
+        tampered[VerbsHandshake.RSP_RKEY] ^= 1;
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, requester.parseReply(tampered, 56, 3, 7, 100).status(), "tampered");
+    }
+
+    @Test
+    void aRefusalCarriesTheHostsReasonAndNoAddress()
+    {
+        final VerbsHandshake.Request r = host.parseRequest(requester.request(3, 7, 1, 5), 48);
+        final byte[] reply = host.reply(r, OpStatus.REFUSED_NOT_NEIGHBOUR, 0x1000, 0x55, 4096);
+        assertEquals(0, reply[VerbsHandshake.RSP_RKEY]);
+        final VerbsHandshake.Grant g = requester.parseReply(reply, 56, 3, 7, 5);
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, g.status());
+        assertEquals(0, g.rkey());
+        assertTrue(g.message().contains("plan neighbour of process 7"), g.message());
+    }
+
+    private static byte[] padded(final byte[] bytes)
+    {
+        return Arrays.copyOf(bytes, VerbsHandshake.PRIVATE_DATA_LIMIT);
+    }
+}
