@@ -452,7 +452,7 @@ probe_host() {
     role_count[$role]=$((${role_count[$role]:-0} + 1))
     case "$role" in LEADER | FOLLOWER) ;; *) settled=0 ;; esac
     if ((leader < 0)); then
-      unknown=$((unknown + 1)) settled=0
+      unknown=$((unknown + 1))
     elif [[ ",$leaders," != *",$leader,"* ]]; then
       leaders+="${leaders:+,}$leader"
     fi
@@ -464,7 +464,8 @@ probe_host() {
   PROBE_UNKNOWN[$host]="$unknown"       # processes that know no leader
   ((reach < 0)) || PROBE_REACH[$host]="$reach/$need"   # the best view among its processes
   PROBE_COMMIT[$host]="$commit"
-  # Settled: every process of the host reports, each as LEADER or FOLLOWER of a known leader.
+  # Settled: every process of the host reports, each as LEADER or FOLLOWER. (A follower may not
+  # know the leader yet, leader -1: idle followers learn it from traffic; mmx status agrees.)
   [ "$live" = "$(ids_list "$(env_get "$hostdir" MMX_IDS)")" ] || settled=0
   PROBE_SETTLED[$host]="$settled"
 }
@@ -533,7 +534,7 @@ probe_cluster() {
       CLUSTER_PROBLEMS+=("$label: BLOCKED, reaches ${PROBE_REACH[$host]} acceptors (reachable/needed)")
       CLUSTER_VERDICT=RED
     elif [ "${PROBE_SETTLED[$host]}" != 1 ] && [ "$live" = "$expected" ]; then
-      CLUSTER_PROBLEMS+=("$label: settling (${PROBE_ROLES[$host]}; ${PROBE_UNKNOWN[$host]} processes know no leader)")
+      CLUSTER_PROBLEMS+=("$label: settling (${PROBE_ROLES[$host]})")
       [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
     fi
     local leader
@@ -542,7 +543,10 @@ probe_cluster() {
     done
   done
   if [[ "$leaders" == *" "* ]]; then
-    CLUSTER_PROBLEMS+=("processes disagree on the leader: $leaders")
+    CLUSTER_PROBLEMS+=("processes name different leaders: $leaders")
+    [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
+  elif [ -z "$leaders" ] && [ "$#" -gt "${#CLUSTER_LOST[@]}" ]; then
+    CLUSTER_PROBLEMS+=("no process names a leader")
     [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
   fi
   CLUSTER_LEADER="$leaders"
