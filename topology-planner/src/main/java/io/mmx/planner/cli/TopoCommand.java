@@ -28,6 +28,7 @@ import java.io.UncheckedIOException;
         GrowCommand.class,
         ShrinkCommand.class,
         ReportCommand.class,
+        ExportCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -44,7 +45,7 @@ public final class TopoCommand implements Runnable
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(), "name a command: plan, analyze, verify, diff, " +
-            "grow, shrink or report (topo --help lists them)");
+            "grow, shrink, report or export (topo --help lists them)");
     }
 
     /** Builds the command line with topo's error handling; tests call this too. */

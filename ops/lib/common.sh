@@ -1,0 +1,553 @@
+# shellcheck shell=bash disable=SC2034,SC2016
+# (SC2034: the tables here are read by the scripts that source this file; SC2016: the single-quoted
+# scripts passed to "bash -c" expand their own positional arguments.)
+# Shared by the ops scripts (sourced, never run): errors, plan facts through 'topo export', the
+# inventory parser, bundle reading, transports (ssh, local) and service control (systemd, runner).
+# Everything here is plain bash 4+ and coreutils: no jq, no python.
+
+OPS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MMX_REPO="$(cd "$OPS_DIR/.." && pwd)"
+PROG="${PROG:-$(basename "$0")}"
+
+# Exit codes shared by every script (as topo's): 0 ok, 1 the cluster or the check failed,
+# 2 bad arguments or input, 3 a host or file operation failed.
+readonly EXIT_FAILED=1 EXIT_BAD_INPUT=2 EXIT_IO=3
+
+die() { echo "$PROG: error: $*" >&2; exit "$EXIT_BAD_INPUT"; }
+die_io() { echo "$PROG: error: $*" >&2; exit "$EXIT_IO"; }
+note() { echo "$PROG: $*" >&2; }
+
+# need_value OPTION ARGC: an option that takes a value must have one.
+need_value() { [ "$2" -ge 2 ] || die "option $1 needs a value (see $PROG --help)"; }
+
+# Prints the comment block at the top of the calling script (the lines after the shebang that
+# start with '#'); a line 'COMMON_OPTIONS' stands for the options of take_common_option.
+usage() {
+  local line
+  while IFS= read -r line; do
+    [[ "$line" == "#"* ]] || break
+    line="${line#"#"}"
+    line="${line# }"
+    if [ "$line" = COMMON_OPTIONS ]; then echo "$COMMON_OPTIONS_HELP"; else echo "$line"; fi
+  done < <(tail -n +2 "$0")
+}
+
+make_temp_dir() { mktemp -d "${TMPDIR:-/tmp}/mmx-ops.XXXXXX"; }
+
+# ---------------------------------------------------------------------------------------------
+# Plan facts: 'topo export' checks the content hash and prints "key value" lines.
+
+declare -gA PLAN_FACT=()        # key -> value (content_hash, n, racks, hosts_per_rack, certified_f, ...)
+declare -gA PLAN_HOST_RACK=()   # host index -> rack index (hosts that hold processes)
+declare -gA PLAN_HOST_IDS=()    # host index -> id spec, e.g. 0-3,8
+declare -gA PLAN_HOST_FAIL=()   # failed hosts r -> further process crashes certified (-1 blocked)
+declare -ga PLAN_HOSTS=()       # host indices holding processes, ascending
+
+topo_bin() { echo "${MMX_TOPO:-$MMX_REPO/bin/topo}"; }
+
+# load_plan PLAN DIR: exports the plan into DIR (hosts, edges) and fills the PLAN_* tables.
+load_plan() {
+  local plan="$1" dir="$2" facts key value rest
+  [ -f "$plan" ] || die "plan file $plan does not exist; pass the plan written by 'topo plan' with --plan"
+  if ! facts="$("$(topo_bin)" export "$plan" --hosts "$dir/hosts" --edges "$dir/plan.edges" 2>"$dir/topo.err")"; then
+    die "topo export refused $plan: $(cat "$dir/topo.err")"
+  fi
+  while read -r key value rest; do
+    case "$key" in
+      host_failures) PLAN_HOST_FAIL[$value]="$rest" ;;
+      rack_failures) ;;
+      *) PLAN_FACT[$key]="$value" ;;
+    esac
+  done <<<"$facts"
+  local host rack ids
+  while read -r _ host _ rack _ ids; do
+    PLAN_HOST_RACK[$host]="$rack"
+    PLAN_HOST_IDS[$host]="$ids"
+    PLAN_HOSTS+=("$host")
+  done <"$dir/hosts"
+}
+
+# ids_count SPEC: number of ids in "0-3,8".
+ids_count() {
+  local spec="$1" part count=0
+  local -a parts
+  IFS=, read -ra parts <<<"$spec"
+  for part in "${parts[@]}"; do
+    if [[ "$part" == *-* ]]; then
+      count=$((count + ${part#*-} - ${part%-*} + 1))
+    else
+      count=$((count + 1))
+    fi
+  done
+  echo "$count"
+}
+
+# ids_list SPEC: the ids of "0-3,8", space separated.
+ids_list() {
+  local spec="$1" part i
+  local -a parts ids=()
+  IFS=, read -ra parts <<<"$spec"
+  for part in "${parts[@]}"; do
+    if [[ "$part" == *-* ]]; then
+      for ((i = ${part%-*}; i <= ${part#*-}; i++)); do ids+=("$i"); done
+    else
+      ids+=("$part")
+    fi
+  done
+  echo "${ids[*]}"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Inventory: one host per line, "key value" pairs (docs/operations.md).
+#   rack 0 host 1 address 10.0.1.2 nic mlx5_0 [name r0h1] [ssh admin@r0h1] [netns ns-r0h1]
+
+readonly INV_KEYS="rack host address nic name ssh netns"
+declare -ga INV_HOSTS=()        # host indices in file order
+declare -gA INV_MENTIONED=()     # host indices on any line, even a rejected one (no cascading errors)
+declare -gA INV_RACK=() INV_ADDR=() INV_NIC=() INV_NAME=() INV_SSH=() INV_NETNS=() INV_LINE=()
+declare -ga INV_ERRORS=()
+
+inv_error() { INV_ERRORS+=("$1"); }
+
+# valid_ipv4 A: four numbers 0-255.
+valid_ipv4() {
+  local IFS=. octet
+  local -a octets
+  [[ "$1" =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || return 1
+  read -ra octets <<<"$1"
+  for octet in "${octets[@]}"; do ((10#$octet <= 255)) || return 1; done
+}
+
+# parse_inventory FILE: fills INV_* and appends one message per problem to INV_ERRORS.
+parse_inventory() {
+  local file="$1" number=0 raw line key value
+  [ -f "$file" ] || die "inventory $file does not exist; write one line per host, e.g. 'rack 0 host 0 address 10.0.1.1 nic mlx5_0' (docs/operations.md)"
+  declare -A seen_addr=() seen_name=()
+  while IFS= read -r raw || [ -n "$raw" ]; do
+    number=$((number + 1))
+    line="${raw%%#*}"
+    local -a words
+    read -ra words <<<"$line"
+    [ "${#words[@]}" -eq 0 ] && continue
+    local where="$file line $number"
+    declare -A field=()
+    local ok=1 i
+    for ((i = 0; i < ${#words[@]}; i += 2)); do
+      key="${words[i]}"
+      value="${words[i + 1]:-}"
+      if [[ " $INV_KEYS " != *" $key "* ]]; then
+        inv_error "$where: unknown key '$key'; the keys are: $INV_KEYS (each followed by its value)"; ok=0; continue
+      fi
+      if [ -z "$value" ]; then
+        inv_error "$where: '$key' has no value; write '$key VALUE'"; ok=0; field[$key]=""; continue
+      fi
+      if [ -n "${field[$key]+set}" ]; then
+        inv_error "$where: '$key' appears twice; keep one"; ok=0; continue
+      fi
+      field[$key]="$value"
+    done
+    for key in rack host address nic; do
+      if [ -z "${field[$key]+set}" ]; then
+        case "$key" in
+          nic) inv_error "$where: no 'nic'; add 'nic NAME', the host's RDMA NIC (e.g. mlx5_0; any name on hosts without RDMA)" ;;
+          address) inv_error "$where: no 'address'; add 'address A.B.C.D', the host's IPv4 address on the cluster network" ;;
+          *) inv_error "$where: no '$key'; add '$key N' with the plan's $key index" ;;
+        esac
+        ok=0
+      fi
+    done
+    for key in rack host; do
+      if [ -n "${field[$key]:-}" ] && ! [[ "${field[$key]}" =~ ^[0-9]+$ ]]; then
+        inv_error "$where: $key '${field[$key]}' is not a number; write the plan's $key index (0-based, as in 'topo export --hosts')"; ok=0
+      fi
+    done
+    if [ -n "${field[address]:-}" ] && ! valid_ipv4 "${field[address]}"; then
+      inv_error "$where: address '${field[address]}' is not an IPv4 address; write four numbers 0-255 like 10.0.1.2"; ok=0
+    fi
+    [[ "${field[host]:-}" =~ ^[0-9]+$ ]] && INV_MENTIONED[$((10#${field[host]}))]=1
+    [ "$ok" = 1 ] || continue
+    local host=$((10#${field[host]}))
+    if [ -n "${INV_LINE[$host]:-}" ]; then
+      inv_error "$where: host $host is already on line ${INV_LINE[$host]}; each host appears once"; continue
+    fi
+    if [ -n "${seen_addr[${field[address]}]:-}" ]; then
+      inv_error "$where: address ${field[address]} is already used by line ${seen_addr[${field[address]}]}; give each host its own address"; continue
+    fi
+    local name="${field[name]:-host$host}"
+    if [ -n "${seen_name[$name]:-}" ]; then
+      inv_error "$where: name $name is already used by line ${seen_name[$name]}; names must be unique"; continue
+    fi
+    seen_addr[${field[address]}]="$number"
+    seen_name[$name]="$number"
+    INV_HOSTS+=("$host")
+    INV_LINE[$host]="$number"
+    INV_RACK[$host]=$((10#${field[rack]}))
+    INV_ADDR[$host]="${field[address]}"
+    INV_NIC[$host]="${field[nic]}"
+    INV_NAME[$host]="$name"
+    INV_SSH[$host]="${field[ssh]:-${field[address]}}"
+    INV_NETNS[$host]="${field[netns]:-}"
+
+  done <"$file"
+  [ "$number" -gt 0 ] || inv_error "$file is empty; write one line per host, e.g. 'rack 0 host 0 address 10.0.1.1 nic mlx5_0'"
+}
+
+# check_inventory_against_plan FILE: every plan host listed with its rack, nothing else listed.
+check_inventory_against_plan() {
+  local file="$1" host racks="${PLAN_FACT[racks]:-0}" hpr="${PLAN_FACT[hosts_per_rack]:-0}"
+  for host in "${INV_HOSTS[@]}"; do
+    local where="$file line ${INV_LINE[$host]}" rack="${INV_RACK[$host]}"
+    if ((rack >= racks)); then
+      inv_error "$where: rack $rack is not in the plan, which has racks 0..$((racks - 1)); fix the rack index"
+    elif ((host >= racks * hpr)); then
+      inv_error "$where: host $host is not in the plan, which has hosts 0..$((racks * hpr - 1)); fix the host index"
+    elif [ -z "${PLAN_HOST_RACK[$host]:-}" ]; then
+      inv_error "$where: host $host holds no processes in the plan; remove the line (or plan with more processes)"
+    elif [ "${PLAN_HOST_RACK[$host]}" != "$rack" ]; then
+      inv_error "$where: host $host is in rack ${PLAN_HOST_RACK[$host]} in the plan, not rack $rack; write 'rack ${PLAN_HOST_RACK[$host]}'"
+    fi
+  done
+  for host in "${PLAN_HOSTS[@]}"; do
+    if [ -z "${INV_MENTIONED[$host]:-}" ]; then
+      inv_error "$file: host $host (rack ${PLAN_HOST_RACK[$host]}) holds processes ${PLAN_HOST_IDS[$host]} in the plan but has no line; add 'rack ${PLAN_HOST_RACK[$host]} host $host address A.B.C.D nic NIC'"
+    fi
+  done
+}
+
+# validate PLAN INVENTORY WORKDIR: load both, print every problem, exit 2 if any.
+validate() {
+  load_plan "$1" "$3"
+  [ "${PLAN_FACT[placement]:-}" != none ] || die "$1 has no placement; make the plan with --racks R --hosts-per-rack H --procs-per-host P"
+  parse_inventory "$2"
+  check_inventory_against_plan "$2"
+  if [ "${#INV_ERRORS[@]}" -gt 0 ]; then
+    local message
+    for message in "${INV_ERRORS[@]}"; do echo "$PROG: error: $message" >&2; done
+    echo "$PROG: ${#INV_ERRORS[@]} problem(s) in $2; fix them and run again" >&2
+    exit "$EXIT_BAD_INPUT"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Bundles: DIR/rack<R>/host<H>/ with mmx.env (KEY=VALUE lines) and the files it names.
+
+BUNDLE="${BUNDLE:-}"
+HOST_FILTER="${HOST_FILTER:-}"   # comma-separated host indices, empty for all
+
+# take_common_option OPTION VALUE: the options every host-facing script shares; returns 1 for
+# any other option (the caller then shifts 2 on success).
+take_common_option() {
+  case "$1" in
+    --bundle | --transport | --services | --hosts) [ $# -ge 2 ] || die "option $1 needs a value (see $PROG --help)" ;;
+    *) return 1 ;;
+  esac
+  case "$1" in
+    --bundle) BUNDLE="$2" ;;
+    --transport) set_transport "$2" ;;
+    --services) set_services "$2" ;;
+    --hosts)
+      [[ "$2" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--hosts '$2' is not a comma-separated list of host indices like 0,3"
+      HOST_FILTER="$2" ;;
+  esac
+}
+
+# Usage text of the options above, for --help.
+readonly COMMON_OPTIONS_HELP="  --bundle DIR        the bundles written by ops/bundle (required)
+  --transport T       ssh (default): run on the host named by MMX_SSH; local: this machine, inside
+                      the host's network namespace MMX_NETNS when set (tests, single-box trials)
+  --services S        systemd (default with ssh) or runner (ops/unit-run; default with local)
+  --hosts H,H         only these host indices (default: every host in the bundle)"
+
+# bundle_hosts: the host directories of BUNDLE (filtered by --hosts), ordered by rack then host.
+bundle_hosts() {
+  local dir="$BUNDLE" hostdir
+  [ -n "$dir" ] || die "no bundle: pass --bundle DIR (made by ops/bundle)"
+  [ -d "$dir" ] || die "bundle directory $dir does not exist; make it with ops/bundle --out $dir"
+  local -a found
+  mapfile -t found < <(find "$dir" -mindepth 2 -maxdepth 2 -type d -path '*/rack*/host*' | sort -V)
+  [ "${#found[@]}" -gt 0 ] || die "$dir holds no rack*/host* bundles; make it with ops/bundle --out $dir"
+  for hostdir in "${found[@]}"; do
+    if [ -z "$HOST_FILTER" ] || [[ ",$HOST_FILTER," == *",$(env_get "$hostdir" MMX_HOST),"* ]]; then
+      echo "$hostdir"
+    fi
+  done
+}
+
+# release_id HOSTDIR: a bundle's release name, from its checksums (same content, same name).
+release_id() {
+  local sum
+  sum="$(sha256sum "$1/SHA256SUMS")"
+  echo "${sum:0:12}"
+}
+
+# env_get HOSTDIR KEY: a value from the host's mmx.env.
+env_get() {
+  local line
+  line="$(grep -m1 "^$2=" "$1/mmx.env" || true)"
+  echo "${line#*=}"
+}
+
+# host_label HOSTDIR: "rack R host H (name, address)" for messages.
+host_label() {
+  echo "rack $(env_get "$1" MMX_RACK) host $(env_get "$1" MMX_HOST) ($(env_get "$1" MMX_HOST_NAME), $(env_get "$1" MMX_ADDRESS))"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Transports: how a command reaches a host. TRANSPORT is ssh (default) or local (the host is this
+# machine, inside the bundle's network namespace MMX_NETNS when set: tests and single-box trials).
+# DRY_RUN=1 prints each action instead of running it.
+
+TRANSPORT="${TRANSPORT:-ssh}"
+SERVICES="${SERVICES:-}"
+DRY_RUN="${DRY_RUN:-0}"
+SSH_OPTS="${MMX_SSH_OPTS:--o BatchMode=yes -o ConnectTimeout=10}"
+
+set_transport() {
+  case "$1" in
+    ssh | local) TRANSPORT="$1" ;;
+    *) die "transport '$1' is unknown; use --transport ssh or --transport local" ;;
+  esac
+}
+
+set_services() {
+  case "$1" in
+    systemd | runner) SERVICES="$1" ;;
+    *) die "service manager '$1' is unknown; use --services systemd or --services runner" ;;
+  esac
+}
+
+# services_default: systemd over ssh, the runner (ops/unit-run) locally.
+services_default() {
+  if [ -z "$SERVICES" ]; then
+    if [ "$TRANSPORT" = local ]; then SERVICES=runner; else SERVICES=systemd; fi
+  fi
+  if [ "$SERVICES" = runner ] && [ "$TRANSPORT" != local ]; then
+    die "--services runner works only with --transport local (on remote hosts use systemd)"
+  fi
+}
+
+# dry_run HOSTDIR ACTION: in a dry run, prints the action and succeeds; otherwise fails, so
+# callers write 'dry_run HOSTDIR "what" && return 0' before doing it.
+dry_run() {
+  [ "$DRY_RUN" = 1 ] || return 1
+  echo "[dry-run] $(host_label "$1"): $2"
+}
+
+# host_run HOSTDIR SCRIPT: runs a bash script on the host (in its namespace when local).
+host_run() {
+  local hostdir="$1" script="$2"
+  dry_run "$hostdir" "$script" && return 0
+  if [ "$TRANSPORT" = ssh ]; then
+    # shellcheck disable=SC2086  # SSH_OPTS is a list of options
+    ssh $SSH_OPTS "$(env_get "$hostdir" MMX_SSH)" bash -c "$(printf '%q' "$script")"
+  else
+    local netns
+    netns="$(env_get "$hostdir" MMX_NETNS)"
+    if [ -n "$netns" ]; then
+      ip netns exec "$netns" bash -c "$script"
+    else
+      bash -c "$script"
+    fi
+  fi
+}
+
+# host_copy HOSTDIR DEST: copies the bundle directory's files to DEST on the host.
+host_copy() {
+  local hostdir="$1" dest="$2"
+  dry_run "$hostdir" "copy $hostdir/ to $dest/" && return 0
+  if [ "$TRANSPORT" = ssh ]; then
+    local target
+    target="$(env_get "$hostdir" MMX_SSH)"
+    # shellcheck disable=SC2086  # SSH_OPTS is a list of options
+    ssh $SSH_OPTS "$target" mkdir -p "$(printf '%q' "$dest")" && scp -q $SSH_OPTS "$hostdir"/* "$target:$(printf '%q' "$dest")/"
+  else
+    mkdir -p "$dest" && cp -p "$hostdir"/* "$dest/"
+  fi
+}
+
+# host_copy_file HOSTDIR SRC DEST MODE: installs one file on the host (temp name, then rename).
+host_copy_file() {
+  local hostdir="$1" src="$2" dest="$3" mode="$4"
+  dry_run "$hostdir" "install $src as $dest (mode $mode)" && return 0
+  if [ "$TRANSPORT" = ssh ]; then
+    local target quoted
+    target="$(env_get "$hostdir" MMX_SSH)"
+    quoted="$(printf '%q' "$dest")"
+    # shellcheck disable=SC2086  # SSH_OPTS is a list of options
+    scp -q $SSH_OPTS "$src" "$target:$quoted.tmp" &&
+      host_run "$hostdir" "chmod $mode $quoted.tmp && mv $quoted.tmp $quoted"
+  else
+    install -D -m "$mode" "$src" "$dest.tmp" && mv "$dest.tmp" "$dest"
+  fi
+}
+
+# host_service HOSTDIR ACTION UNIT: start, stop or restart mmx-memd / mmx-node on the host.
+host_service() {
+  local hostdir="$1" action="$2" unit="$3" root
+  root="$(env_get "$hostdir" MMX_ROOT)"
+  if [ "$SERVICES" = systemd ]; then
+    host_run "$hostdir" "systemctl $action $unit.service"
+  elif ! dry_run "$hostdir" "ops/unit-run $action $root/current/$unit.service"; then
+    local netns
+    netns="$(env_get "$hostdir" MMX_NETNS)"
+    "$OPS_DIR/unit-run" "$action" "$root/current/$unit.service" --state-dir "$root/run" ${netns:+--netns "$netns"}
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Probes: what ops/health and ops/rolling-restart see of a host, from this machine.
+
+# tcp_open ADDRESS PORT TIMEOUT: exit 0 if a TCP connection opens.
+tcp_open() {
+  timeout "$3" bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$1" "$2" 2>/dev/null
+}
+
+# http_get ADDRESS PORT PATH TIMEOUT: the body of a 200 response on stdout, else exit 1.
+http_get() {
+  local response
+  response="$(timeout "$4" bash -c '
+    exec 3<>"/dev/tcp/$1/$2" || exit 1
+    printf "GET %s HTTP/1.0\r\nHost: %s\r\nConnection: close\r\n\r\n" "$3" "$1" >&3
+    cat <&3' _ "$1" "$2" "$3" 2>/dev/null)" || return 1
+  response="${response//$'\r'/}"
+  [[ "${response%%$'\n'*}" =~ ^HTTP/[0-9.]+\ 200 ]] || return 1
+  echo "${response#*$'\n\n'}"
+}
+
+# Results of probe_host, by host index.
+declare -gA PROBE_MEMD=() PROBE_NODE=() PROBE_PLAN=() PROBE_LIVE=() PROBE_ROLES=() PROBE_LEADER=() \
+  PROBE_UNKNOWN=() PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()
+
+# probe_host HOSTDIR TIMEOUT: memd reachable? node status? Parses the status JSON of the node
+# contract: {"plan":"sha256:...","processes":[{"id":0,"role":"LEADER","leader":0,...},...]}.
+probe_host() {
+  local hostdir="$1" timeout="$2" host address listen status
+  host="$(env_get "$hostdir" MMX_HOST)"
+  address="$(env_get "$hostdir" MMX_ADDRESS)"
+  listen="$(env_get "$hostdir" MMX_MEMD_LISTEN)"
+  PROBE_MEMD[$host]=down
+  tcp_open "$address" "${listen##*:}" "$timeout" && PROBE_MEMD[$host]=up
+  listen="$(env_get "$hostdir" MMX_STATUS_LISTEN)"
+  PROBE_NODE[$host]=down PROBE_PLAN[$host]="" PROBE_LIVE[$host]="" PROBE_ROLES[$host]="" PROBE_LEADER[$host]=""
+  PROBE_REACH[$host]="" PROBE_COMMIT[$host]="" PROBE_SETTLED[$host]=0 PROBE_UNKNOWN[$host]=0
+  status="$(http_get "$address" "${listen##*:}" /status "$timeout")" || return 0
+  PROBE_NODE[$host]=up
+  local compact="${status//[[:space:]]/}"
+  [[ "$compact" =~ \"plan\":\"([^\"]*)\" ]] && PROBE_PLAN[$host]="${BASH_REMATCH[1]}"
+  local body="${compact#*\"processes\":[}" object live="" roles="" settled=1 leaders="" unknown=0 reach=-1 need="" commit=""
+  local -A role_count=()
+  body="${body%%]*}"
+  while [[ "$body" =~ \{([^{}]*)\} ]]; do
+    object="${BASH_REMATCH[1]}"
+    body="${body#*"${BASH_REMATCH[0]}"}"
+    local id="" role="" leader=-1
+    [[ "$object" =~ \"id\":([0-9]+) ]] && id="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"role\":\"([A-Z]+)\" ]] && role="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"leader\":(-?[0-9]+) ]] && leader="${BASH_REMATCH[1]}"
+    [[ "$object" =~ \"blocked\":true ]] && role=BLOCKED
+    if [[ "$object" =~ \"reachableAcceptors\":([0-9]+) ]] && ((BASH_REMATCH[1] > reach)); then reach="${BASH_REMATCH[1]}"; fi
+    [[ "$object" =~ \"neededAcceptors\":([0-9]+) ]] && need="${BASH_REMATCH[1]}"
+    if [[ "$object" =~ \"commitIndex\":(-?[0-9]+) ]] && [[ -z "$commit" || "${BASH_REMATCH[1]}" -gt "$commit" ]]; then commit="${BASH_REMATCH[1]}"; fi
+    live+="${live:+ }$id"
+    role_count[$role]=$((${role_count[$role]:-0} + 1))
+    case "$role" in LEADER | FOLLOWER) ;; *) settled=0 ;; esac
+    if ((leader < 0)); then
+      unknown=$((unknown + 1))
+    elif [[ ",$leaders," != *",$leader,"* ]]; then
+      leaders+="${leaders:+,}$leader"
+    fi
+  done
+  for role in "${!role_count[@]}"; do roles+="${roles:+ }$role:${role_count[$role]}"; done
+  PROBE_LIVE[$host]="$live"
+  PROBE_ROLES[$host]="$roles"
+  PROBE_LEADER[$host]="$leaders"        # distinct leaders its processes follow, comma separated
+  PROBE_UNKNOWN[$host]="$unknown"       # processes that know no leader
+  ((reach < 0)) || PROBE_REACH[$host]="$reach/$need"   # the best view among its processes
+  PROBE_COMMIT[$host]="$commit"
+  # Settled: every process of the host reports, each as LEADER or FOLLOWER. (A follower may not
+  # know the leader yet, leader -1: idle followers learn it from traffic; mmx status agrees.)
+  [ "$live" = "$(ids_list "$(env_get "$hostdir" MMX_IDS)")" ] || settled=0
+  PROBE_SETTLED[$host]="$settled"
+}
+
+# wait_until DEADLINE_SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.5 s until it succeeds
+# or the deadline passes (then returns 1).
+wait_until() {
+  local seconds="$1" what="$2"
+  shift 2
+  local end=$((SECONDS + seconds))
+  until "$@"; do
+    if ((SECONDS >= end)); then
+      note "gave up after ${seconds}s waiting for $what"
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+# Results of probe_cluster.
+declare -ga CLUSTER_PROBLEMS=()   # one sentence per problem
+declare -ga CLUSTER_LOST=()       # host indices whose memd is unreachable (their regions are gone)
+CLUSTER_CRASHED=0                 # processes down on hosts whose memd is up (regions kept)
+CLUSTER_BLOCKED=0                 # processes reporting BLOCKED
+CLUSTER_LEADER=""                 # the leader ids the nodes report, space separated
+CLUSTER_VERDICT=GREEN             # GREEN, YELLOW (settling: CANDIDATE/RECOVERING) or RED
+
+# probe_cluster TIMEOUT HOSTDIR...: probes every host and judges the cluster.
+probe_cluster() {
+  local timeout="$1" hostdir host expected live leaders="" label
+  shift
+  CLUSTER_PROBLEMS=() CLUSTER_LOST=() CLUSTER_CRASHED=0 CLUSTER_BLOCKED=0 CLUSTER_VERDICT=GREEN
+  for hostdir in "$@"; do
+    probe_host "$hostdir" "$timeout"
+    host="$(env_get "$hostdir" MMX_HOST)"
+    label="host $host (rack $(env_get "$hostdir" MMX_RACK), $(env_get "$hostdir" MMX_HOST_NAME), $(env_get "$hostdir" MMX_ADDRESS))"
+    expected="$(ids_count "$(env_get "$hostdir" MMX_IDS)")"
+    live="${PROBE_LIVE[$host]}"
+    live="$(wc -w <<<"$live")"
+    if [ "${PROBE_MEMD[$host]}" = down ]; then
+      CLUSTER_LOST+=("$host")
+      if [ "${PROBE_NODE[$host]}" = down ]; then
+        CLUSTER_PROBLEMS+=("$label is DOWN: memd and node unreachable (the host is lost with its regions)")
+      else
+        CLUSTER_PROBLEMS+=("$label: memd unreachable while the node answers (its regions are gone)")
+      fi
+      CLUSTER_VERDICT=RED
+      continue
+    fi
+    CLUSTER_CRASHED=$((CLUSTER_CRASHED + expected - live))
+    if [ "${PROBE_NODE[$host]}" = down ]; then
+      CLUSTER_PROBLEMS+=("$label: node DOWN (status unreachable); memd is up, so its regions survive")
+      CLUSTER_VERDICT=RED
+      continue
+    fi
+    if [ "$live" != "$expected" ]; then
+      CLUSTER_PROBLEMS+=("$label: reports $live of its $expected processes")
+      CLUSTER_VERDICT=RED
+    fi
+    if [ "${PROBE_PLAN[$host]}" != "$(env_get "$hostdir" MMX_PLAN_HASH)" ]; then
+      CLUSTER_PROBLEMS+=("$label: runs plan ${PROBE_PLAN[$host]:-(none)}, the bundle has $(env_get "$hostdir" MMX_PLAN_HASH); restart it with ops/rolling-restart")
+      CLUSTER_VERDICT=RED
+    fi
+    if [[ "${PROBE_ROLES[$host]}" == *BLOCKED* ]]; then
+      CLUSTER_BLOCKED=$((CLUSTER_BLOCKED + 1))
+      CLUSTER_PROBLEMS+=("$label: BLOCKED, reaches ${PROBE_REACH[$host]} acceptors (reachable/needed)")
+      CLUSTER_VERDICT=RED
+    elif [ "${PROBE_SETTLED[$host]}" != 1 ] && [ "$live" = "$expected" ]; then
+      CLUSTER_PROBLEMS+=("$label: settling (${PROBE_ROLES[$host]})")
+      [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
+    fi
+    local leader
+    for leader in ${PROBE_LEADER[$host]//,/ }; do
+      [[ " $leaders " == *" $leader "* ]] || leaders+="${leaders:+ }$leader"
+    done
+  done
+  if [[ "$leaders" == *" "* ]]; then
+    CLUSTER_PROBLEMS+=("processes name different leaders: $leaders")
+    [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
+  elif [ -z "$leaders" ] && [ "$#" -gt "${#CLUSTER_LOST[@]}" ]; then
+    CLUSTER_PROBLEMS+=("no process names a leader")
+    [ "$CLUSTER_VERDICT" = RED ] || CLUSTER_VERDICT=YELLOW
+  fi
+  CLUSTER_LEADER="$leaders"
+}
