@@ -91,6 +91,7 @@ final class StatusCommand implements Callable<Integer>
     static boolean print(final List<String> targets, final List<JsonNode> docs, final PrintStream out)
     {
         int answering = 0;
+        int failed = 0;
         int blocked = 0;
         int processes = 0;
         long commit = -1;
@@ -105,6 +106,11 @@ final class StatusCommand implements Callable<Integer>
                 continue;
             }
             answering++;
+            if (doc.hasNonNull("failed"))
+            {
+                out.printf("%-22s %-8d FAILED: %s%n", targets.get(i), doc.get("pid").asLong(), doc.get("failed").asText());
+                failed++;
+            }
             final StringBuilder roles = new StringBuilder();
             final StringBuilder qps = new StringBuilder();
             int first = Integer.MAX_VALUE;
@@ -137,6 +143,6 @@ final class StatusCommand implements Callable<Integer>
         out.println("roles: L leader, C candidate, F follower, B blocked, R recovering; acceptors: reached/needed");
         out.printf("%d of %d nodes answer, %d processes; leader %s; highest commit index %d; %d blocked%n",
             answering, targets.size(), processes, leaders.isEmpty() ? "unknown" : leaders.toString(), commit, blocked);
-        return answering == targets.size() && blocked == 0 && leaders.size() == 1;
+        return answering == targets.size() && failed == 0 && blocked == 0 && leaders.size() == 1;
     }
 }

@@ -239,7 +239,9 @@ public final class MmxNode implements AutoCloseable
         }
         if (agent.closed())
         {
-            return CompletableFuture.failedFuture(new SubmitRefusedException("node is closed"));
+            final Throwable failure = agent.failure();
+            return CompletableFuture.failedFuture(new SubmitRefusedException(failure == null ? "node is closed" :
+                "node failed: " + failure));
         }
         if (pendingCount.incrementAndGet() > maxPending)
         {
@@ -273,6 +275,16 @@ public final class MmxNode implements AutoCloseable
             list.add(r.status());
         }
         return list;
+    }
+
+    /**
+     * What stopped this node's agent (an exception or error from the protocol core or a state
+     * machine), or null while it runs. A failed node refuses submissions and has failed every
+     * pending future; its replicas' states can no longer be trusted: restart the JVM.
+     */
+    public Throwable failure()
+    {
+        return agent.failure();
     }
 
     /** The plan's content hash, {@code sha256:...}. */

@@ -62,6 +62,8 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     private long droppedFrames;
     private long gaps;
     private volatile boolean closed;
+    private volatile Throwable failure;
+    private Throwable handlerFailure;
 
     NodeAgent(final MembershipAgent membership, final ProcessReplica[] replicaById, final ProcessReplica[] replicas,
         final CoreConfig config, final int incarnation, final long tickNs, final long submitTimeoutNs,
@@ -89,7 +91,28 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     @Override
     public int doWork()
     {
+        try
+        {
+            return work();
+        }
+        catch (final Throwable t)
+        {
+            // A bug (the core's or the state machine's): the replicas' states can no longer be trusted
+            // to match the log. Stop, say why in the status, and fail every pending future at once.
+            failure = t;
+            failAll("node failed: " + t);
+            throw new org.agrona.concurrent.AgentTerminationException(t);
+        }
+    }
+
+    private int work()
+    {
         int work = membership.doWork();
+        if (handlerFailure != null)
+        {
+            // The transport counts and swallows what a frame handler throws; a node must not.
+            throw new IllegalStateException("failure while handling a frame: " + handlerFailure, handlerFailure);
+        }
         for (final ProcessReplica r : replicas)
         {
             work += r.pollMemory();
@@ -184,6 +207,23 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     public void onApplicationFrame(final FrameHeader header, final DirectBuffer buffer, final int offset,
         final int length, final long nowTick)
     {
+        if (handlerFailure != null)
+        {
+            return;
+        }
+        try
+        {
+            onFrame(header, buffer, offset, length, nowTick);
+        }
+        catch (final Throwable t)
+        {
+            handlerFailure = t;
+        }
+    }
+
+    private void onFrame(final FrameHeader header, final DirectBuffer buffer, final int offset, final int length,
+        final long nowTick)
+    {
         final int type = header.type();
         final int dst = header.dstProcessId();
         if (CoreMessageCodec.isCoreType(type))
@@ -262,6 +302,12 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     boolean closed()
     {
         return closed;
+    }
+
+    /** What stopped the agent, or null while it runs. */
+    Throwable failure()
+    {
+        return failure;
     }
 
     long droppedFrames()

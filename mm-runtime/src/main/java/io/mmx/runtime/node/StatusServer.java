@@ -73,7 +73,11 @@ public final class StatusServer implements AutoCloseable
         {
             processes.add(s.toJson());
         }
+        final Throwable failure = node.failure();
+        final String failed = failure == null ? "null" : "\"" + String.valueOf(failure).replace("\\", "\\\\")
+            .replace("\"", "\\\"").replace("\n", " ") + "\"";
         return "{\"plan\":\"" + node.planHash() + "\",\"pid\":" + ProcessHandle.current().pid() +
+            ",\"failed\":" + failed +
             ",\"pending\":" + node.pending() + ",\"frames\":" + node.transportCountersJson() + ",\"processes\":" + processes + "}";
     }
 

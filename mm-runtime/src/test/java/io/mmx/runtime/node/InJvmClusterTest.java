@@ -94,6 +94,33 @@ class InJvmClusterTest
         }
     }
 
+    @Test
+    void aThrowingStateMachineFailsTheNodeLoudly() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(3, 2, 7);
+        final String directory = "0-2@127.0.0.1:" + NodeTestSupport.freePorts(1).get(0);
+        final java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
+        final MmxNode node = MmxNode.launch(context(plan, directory, 0, 1, 2), id -> (index, origin, b, o, l) ->
+        {
+            if (applied.incrementAndGet() > 3)
+            {
+                throw new IllegalStateException("state machine bug");
+            }
+            return 0;
+        }, NodeListener.NO_OP);
+        nodes.add(node);
+        assertEquals(0L, node.submit(new byte[1]).get(20, TimeUnit.SECONDS));
+        final CompletableFuture<Long> doomed = node.submit(new byte[2]);
+        final java.util.concurrent.ExecutionException ex = org.junit.jupiter.api.Assertions.assertThrows(
+            java.util.concurrent.ExecutionException.class, () -> doomed.get(20, TimeUnit.SECONDS));
+        org.junit.jupiter.api.Assertions.assertTrue(ex.getCause().getMessage().contains("node failed"), ex.toString());
+        org.junit.jupiter.api.Assertions.assertNotNull(node.failure());
+        org.junit.jupiter.api.Assertions.assertTrue(StatusServer.json(node).contains("state machine bug"));
+        final java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            java.util.concurrent.ExecutionException.class, () -> node.submit(new byte[1]).get(1, TimeUnit.SECONDS));
+        org.junit.jupiter.api.Assertions.assertInstanceOf(SubmitRefusedException.class, refused.getCause());
+    }
+
     private NodeContext context(final Plan plan, final String directory, final int... ids)
     {
         return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(NodeTestSupport.KEY)
