@@ -125,6 +125,17 @@ public final class CoreConfig
         return this;
     }
 
+    /**
+     * Accept groups an executor queues per acceptor while a transition is in flight; beyond it Accepts
+     * are dropped and the leader retransmits. At least the pipeline's group count avoids those drops.
+     */
+    public CoreConfig driverQueueCapacity(final int driverQueueCapacity)
+    {
+        checkMutable();
+        this.driverQueueCapacity = driverQueueCapacity;
+        return this;
+    }
+
     /** Ticks between phase-1 retries while a leader gathers promises. */
     public CoreConfig prepareRetryTicks(final int prepareRetryTicks)
     {

@@ -128,7 +128,8 @@ public final class MmxLog implements ReplicatedLog
     {
         return n + " processes in " + (cluster == null ? 0 : cluster.layout().jvms()) + " JVMs (" +
             (cluster == null ? 0 : cluster.layout().procsPerJvm()) + " per JVM), shm regions, Aeron UDP; " +
-            Runtime.getRuntime().availableProcessors() + " cores";
+            Runtime.getRuntime().availableProcessors() + " cores; client JVM frames " +
+            (node == null ? "{}" : node.transportCountersJson());
     }
 
     @Override
