@@ -46,7 +46,7 @@ class MembershipAgentTest
                 (header, buffer, offset, length, tick) -> applicationFrames[0]++);
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
             // Simulated time: one tick per loop turn, however fast the machine; bounded turns.
-            for (int turn = 0; turn < 20_000 && !(allActive(agent, n) && agent.node(5).leaderId() == 0); turn++)
+            for (int turn = 0; turn < 20_000 && !(allActive(agent, n) && allFollow(agent, n, 0)); turn++)
             {
                 clock.advance(tickNs);
                 agent.doWork();
@@ -69,6 +69,18 @@ class MembershipAgentTest
                 io.mmx.aeron.frame.DropReason.BAD_PAYLOAD));
             assertEquals(0, transport.handlerErrors());
         }
+    }
+
+    private static boolean allFollow(final MembershipAgent agent, final int n, final int leader)
+    {
+        for (int p = 0; p < n; p++)
+        {
+            if (agent.node(p).leaderId() != leader)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean allActive(final MembershipAgent agent, final int n)
