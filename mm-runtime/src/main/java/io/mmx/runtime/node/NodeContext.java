@@ -61,7 +61,7 @@ public final class NodeContext
     private String aeronDirectory;
     private long memoryOpTimeoutNs = 200_000_000L;
     private final CoreConfig core = new CoreConfig()
-        .maxBatch(8).pipelineSlots(32).maxSlotsPerAccept(16).recordMaxEntries(64).decidedCapacity(256)
+        .maxBatch(8).pipelineSlots(32).maxSlotsPerAccept(16).recordMaxEntries(128).decidedCapacity(256)
         .driverQueueCapacity(32)
         .retransmitTicks(25).prepareRetryTicks(25).heartbeatTicks(10).catchupTicks(25);
     private final MembershipConfig membership = new MembershipConfig()
