@@ -160,7 +160,9 @@ class MultiJvmClusterTest
                         cluster.start(j);
                     }
                     awaitCompleted(load, stalled + 200, 120_000, "200 operations after the restarts");
-                    assertTrue(node.status().stream().noneMatch(ProcessStatus::blocked), "still blocked: " + node.status());
+                    // The reachable-acceptor count follows replies over a window, so it may trail the first commits.
+                    NodeTestSupport.await(() -> node.status().stream().noneMatch(ProcessStatus::blocked), 30_000,
+                        "the BLOCKED report to clear after the restarts");
                 }
                 checkHistory(recorder.history(), cluster);
             }
