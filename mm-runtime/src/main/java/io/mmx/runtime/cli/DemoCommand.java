@@ -1,11 +1,6 @@
 package io.mmx.runtime.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.plan.Plan;
-import io.mmx.planner.plan.PlanRequest;
-import io.mmx.planner.plan.Planner;
-import io.mmx.planner.plan.ProgressListener;
 import io.mmx.runtime.example.kv.KeyValueClient;
 import io.mmx.runtime.example.kv.KeyValueStore;
 import io.mmx.runtime.local.ClusterLayout;
@@ -14,6 +9,7 @@ import io.mmx.runtime.local.LocalCluster;
 import io.mmx.runtime.node.MmxNode;
 import io.mmx.runtime.node.NodeListener;
 import io.mmx.runtime.node.ProcessStatus;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -38,17 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
         "and kills JVMs with SIGKILL in steps past half of all processes while commits continue."})
 final class DemoCommand implements Callable<Integer>
 {
-    @Option(names = "--n", defaultValue = "32", description = "processes (default ${DEFAULT-VALUE})")
-    int n;
-
-    @Option(names = "--degree", defaultValue = "4", description = "plan degree (default ${DEFAULT-VALUE})")
-    int degree;
-
-    @Option(names = "--procs-per-jvm", defaultValue = "4", description = "processes per JVM (default ${DEFAULT-VALUE})")
-    int procsPerJvm;
-
-    @Option(names = "--seed", defaultValue = "1", description = "planner seed (default ${DEFAULT-VALUE})")
-    long seed;
+    @CommandLine.Mixin
+    ClusterShapeOptions shape = new ClusterShapeOptions();
 
     @Option(names = "--kill-every", defaultValue = "6", description = "seconds between kills (default ${DEFAULT-VALUE})")
     int killEverySeconds;
@@ -63,7 +50,8 @@ final class DemoCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final PrintStream out = System.out;
-        final Plan plan = planCluster(n, degree, seed, out);
+        final Plan plan = shape.plan(out);
+        final int procsPerJvm = shape.procsPerJvm;
         final boolean temporary = dir == null;
         final Path clusterDir = temporary ? Files.createTempDirectory("mmx-demo-") : dir;
         try (LocalCluster cluster = LocalCluster.create(clusterDir, plan, procsPerJvm,
@@ -92,7 +80,7 @@ final class DemoCommand implements Callable<Integer>
         {
             if (temporary)
             {
-                deleteQuietly(clusterDir);
+                LocalCluster.deleteTree(clusterDir);
             }
         }
     }
@@ -101,6 +89,8 @@ final class DemoCommand implements Callable<Integer>
         throws Exception
     {
         final ClusterLayout layout = cluster.layout();
+        final int n = layout.n();
+        final int procsPerJvm = layout.procsPerJvm();
         final boolean[] alive = new boolean[layout.jvms()];
         java.util.Arrays.fill(alive, true);
         final boolean[] killable = alive.clone();
@@ -232,32 +222,5 @@ final class DemoCommand implements Callable<Integer>
     {
         return k % 10 == 1 && k % 100 != 11 ? "st" : k % 10 == 2 && k % 100 != 12 ? "nd" :
             k % 10 == 3 && k % 100 != 13 ? "rd" : "th";
-    }
-
-    /** Plans n processes of degree d and prints what the plan tolerates. */
-    static Plan planCluster(final int n, final int degree, final long seed, final PrintStream out)
-    {
-        final Plan plan = Planner.plan(new PlanRequest(n, degree, seed, "random", null, null,
-            AnalysisOptions.defaults().withSeed(seed).withAttackBudgetMillis(500)), ProgressListener.NONE);
-        final JsonNode t = plan.analysis().path("tolerance");
-        out.printf("plan      n = %d, degree %d, %s%n", n, degree, plan.contentHash().substring(0, 19) + "...");
-        out.printf("tolerance certified f >= %s, %sattack f <= %s; message passing alone: %d%n",
-            t.path("certified_f").asText("?"), t.path("exact_f").isNull() || t.path("exact_f").isMissingNode() ? "" :
-            "exact f = " + t.path("exact_f").asText() + ", ", t.path("attack_f").asText("?"), (n + 1) / 2 - 1);
-        out.printf("          (f = crashed processes that consensus survives whichever crash; more survive when " +
-            "the crashes fall well, as below)%n");
-        return plan;
-    }
-
-    private static void deleteQuietly(final Path root)
-    {
-        try (java.util.stream.Stream<Path> walk = Files.walk(root))
-        {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-        catch (final java.io.IOException ignore)
-        {
-            // A temporary directory: the OS cleans what is left.
-        }
     }
 }

@@ -3,6 +3,7 @@ package io.mmx.runtime.cli;
 import io.mmx.planner.plan.Plan;
 import io.mmx.planner.plan.PlanFile;
 import io.mmx.runtime.local.LocalCluster;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -21,20 +22,11 @@ import java.util.concurrent.CountDownLatch;
         "and runs one JVM per --procs-per-jvm processes on loopback with shm regions. Ctrl-C stops it."})
 final class LocalCommand implements Callable<Integer>
 {
-    @Option(names = "--n", defaultValue = "32", description = "processes (default ${DEFAULT-VALUE})")
-    int n;
-
-    @Option(names = "--degree", defaultValue = "4", description = "plan degree (default ${DEFAULT-VALUE})")
-    int degree;
-
-    @Option(names = "--procs-per-jvm", defaultValue = "4", description = "processes per JVM (default ${DEFAULT-VALUE})")
-    int procsPerJvm;
+    @CommandLine.Mixin
+    ClusterShapeOptions shape = new ClusterShapeOptions();
 
     @Option(names = "--plan", description = "use this plan instead of planning one")
     Path plan;
-
-    @Option(names = "--seed", defaultValue = "1", description = "planner seed (default ${DEFAULT-VALUE})")
-    long seed;
 
     @Option(names = "--dir", defaultValue = "mmx-local", description = "cluster directory (default ${DEFAULT-VALUE})")
     Path dir;
@@ -45,10 +37,10 @@ final class LocalCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final Plan p = plan != null ? PlanFile.read(plan) : DemoCommand.planCluster(n, degree, seed, System.out);
-        try (LocalCluster cluster = LocalCluster.create(dir, p, procsPerJvm, List.of("-Xmx" + heap, "-XX:+UseSerialGC")))
+        final Plan p = plan != null ? PlanFile.read(plan) : shape.plan(System.out);
+        try (LocalCluster cluster = LocalCluster.create(dir, p, shape.procsPerJvm, List.of("-Xmx" + heap, "-XX:+UseSerialGC")))
         {
-            System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), procsPerJvm, dir);
+            System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), shape.procsPerJvm, dir);
             for (int j = 0; j < cluster.layout().jvms(); j++)
             {
                 cluster.start(j);

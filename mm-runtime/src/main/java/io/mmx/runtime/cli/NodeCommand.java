@@ -12,7 +12,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -92,7 +91,7 @@ final class NodeCommand implements Callable<Integer>
             logs.add(log);
             return new KeyValueStore(log);
         }, NodeListener.NO_OP);
-        final StatusServer status = StatusServer.start(parseAddress(statusListen), node);
+        final StatusServer status = StatusServer.start(io.mmx.rdma.memd.MemdCommandLine.parseAddress(statusListen), node);
         final CountDownLatch stop = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {
@@ -165,19 +164,6 @@ final class NodeCommand implements Callable<Integer>
         catch (final IllegalStateException ex)
         {
             throw new IllegalArgumentException(ex.getMessage(), ex);
-        }
-    }
-
-    static InetSocketAddress parseAddress(final String hostPort)
-    {
-        final int colon = hostPort.lastIndexOf(':');
-        try
-        {
-            return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
-        }
-        catch (final RuntimeException ex)
-        {
-            throw new IllegalArgumentException("address '" + hostPort + "' is not HOST:PORT");
         }
     }
 }

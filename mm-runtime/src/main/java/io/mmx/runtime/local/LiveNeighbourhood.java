@@ -15,29 +15,12 @@ public final class LiveNeighbourhood
     /** |N[S]| where S is every process of a JVM marked alive. */
     public static int closedNeighbourhood(final Graph graph, final ClusterLayout layout, final boolean[] jvmAlive)
     {
-        final boolean[] covered = new boolean[graph.n()];
-        int count = 0;
-        for (int p = 0; p < graph.n(); p++)
+        final boolean[] live = new boolean[graph.n()];
+        for (int p = 0; p < live.length; p++)
         {
-            if (!jvmAlive[layout.jvmOf(p)])
-            {
-                continue;
-            }
-            if (!covered[p])
-            {
-                covered[p] = true;
-                count++;
-            }
-            for (final int q : graph.neighbours(p))
-            {
-                if (!covered[q])
-                {
-                    covered[q] = true;
-                    count++;
-                }
-            }
+            live[p] = jvmAlive[layout.jvmOf(p)];
         }
-        return count;
+        return graph.closedNeighbourhoodSize(live);
     }
 
     /** Processes hosted by live JVMs. */

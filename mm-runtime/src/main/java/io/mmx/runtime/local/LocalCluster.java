@@ -76,7 +76,7 @@ public final class LocalCluster implements AutoCloseable
         new SecureRandom().nextBytes(key);
         Files.write(dir.resolve("cluster.key"), key);
         final int jvms = (plan.n() + procsPerJvm - 1) / procsPerJvm;
-        final ClusterLayout layout = new ClusterLayout(plan.n(), procsPerJvm, freeUdpPorts(jvms), freeTcpPorts(jvms));
+        final ClusterLayout layout = new ClusterLayout(plan.n(), procsPerJvm, freePorts(jvms, true), freePorts(jvms, false));
         layout.write(dir);
         final File shm = new File("/dev/shm");
         final Path base = shm.isDirectory() && shm.canWrite() ? shm.toPath() : Path.of(System.getProperty("java.io.tmpdir"));
@@ -264,7 +264,8 @@ public final class LocalCluster implements AutoCloseable
         deleteTree(memoryDir);
     }
 
-    static void deleteTree(final Path root)
+    /** Removes {@code root} and everything below it, if it exists. */
+    public static void deleteTree(final Path root)
     {
         if (!Files.exists(root))
         {
@@ -280,46 +281,45 @@ public final class LocalCluster implements AutoCloseable
         }
     }
 
-    private static List<Integer> freeUdpPorts(final int count) throws IOException
+    /** Ports free on loopback right now: UDP for message endpoints, TCP for status endpoints. */
+    public static List<Integer> freePorts(final int count, final boolean udp) throws IOException
     {
-        final List<DatagramSocket> held = new ArrayList<>();
+        final List<java.io.Closeable> held = new ArrayList<>();
         final List<Integer> ports = new ArrayList<>();
         try
         {
             for (int i = 0; i < count; i++)
             {
-                final DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress());
-                held.add(s);
-                ports.add(s.getLocalPort());
+                // Held open until all are chosen, so the same port is not handed out twice.
+                if (udp)
+                {
+                    final DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress());
+                    held.add(s);
+                    ports.add(s.getLocalPort());
+                }
+                else
+                {
+                    final ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                    held.add(s);
+                    ports.add(s.getLocalPort());
+                }
             }
         }
         finally
         {
-            held.forEach(DatagramSocket::close);
+            for (final java.io.Closeable c : held)
+            {
+                c.close();
+            }
         }
         return ports;
     }
 
-    private static List<Integer> freeTcpPorts(final int count) throws IOException
+    /** A random regular plan of n processes for a local cluster, analysed with a short attack budget. */
+    public static Plan plan(final int n, final int degree, final long seed)
     {
-        final List<ServerSocket> held = new ArrayList<>();
-        final List<Integer> ports = new ArrayList<>();
-        try
-        {
-            for (int i = 0; i < count; i++)
-            {
-                final ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                held.add(s);
-                ports.add(s.getLocalPort());
-            }
-        }
-        finally
-        {
-            for (final ServerSocket s : held)
-            {
-                s.close();
-            }
-        }
-        return ports;
+        return io.mmx.planner.plan.Planner.plan(new io.mmx.planner.plan.PlanRequest(n, degree, seed, "random", null,
+            null, io.mmx.planner.analysis.AnalysisOptions.defaults().withSeed(seed).withAttackBudgetMillis(500)),
+            io.mmx.planner.plan.ProgressListener.NONE);
     }
 }

@@ -61,11 +61,6 @@ final class FabricMemory implements CompletionHandler
         this.timeoutNs = timeoutNs;
     }
 
-    MemoryFabric fabric()
-    {
-        return fabric;
-    }
-
     void submit(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
         final int lengthWords, final long expected, final long value, final long[] payload)
     {

@@ -90,7 +90,8 @@ public final class MmxNode implements AutoCloseable
             final FabricHeartbeats[] heartbeats = new FabricHeartbeats[hosted.length];
             final int[][] neighboursOf = new int[hosted.length][];
             final SecureRandom random = new SecureRandom();
-            agentRef = new NodeAgent[1];
+            // The agent and membership need each other; replicas report to the agent made last.
+            final NodeAgent[] agentRef = new NodeAgent[1];
             for (int i = 0; i < hosted.length; i++)
             {
                 final int id = hosted[i];
@@ -103,21 +104,10 @@ public final class MmxNode implements AutoCloseable
                 heartbeats[i] = new FabricHeartbeats(fabric, neighboursOf[i], 8L * RegionLayout.HEARTBEAT_WORD,
                     ctx.memoryOpTimeoutNs()).polledByHost();
                 final FabricMemory memory = new FabricMemory(fabric, heartbeats[i], ctx.memoryOpTimeoutNs());
-                final int index = i;
                 replicas[i] = new ProcessReplica(id, config, memory, launched, stateMachines.apply(id),
-                    new ProcessReplica.Completions()
-                    {
-                        public void onApplied(final int origin, final int inc, final long counter, final long reply)
-                        {
-                            agentRef[0].onApplied(origin, inc, counter, reply);
-                        }
-
-                        public void onGap(final int process, final long from, final long to)
-                        {
-                            agentRef[0].onGap(process, from, to);
-                        }
-                    }, listener, random.nextLong(), connections.connectionCount());
-                byId[id] = replicas[index];
+                    (origin, inc, counter, reply) -> agentRef[0].onApplied(origin, inc, counter, reply), listener,
+                    random.nextLong(), connections.connectionCount());
+                byId[id] = replicas[i];
             }
             final MembershipAgent membership = new MembershipAgent(launched, ctx.membership(), hosted,
                 ctx.planHashBytes(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), MembershipListener.NO_OP,
@@ -141,8 +131,6 @@ public final class MmxNode implements AutoCloseable
             throw ex;
         }
     }
-
-    private final NodeAgent[] agentRef;
 
     /**
      * Starts a node: concludes the context, launches the transport, creates or reopens the hosted
@@ -171,13 +159,7 @@ public final class MmxNode implements AutoCloseable
         }
         if (ctx.memoryKind() == NodeContext.Memory.SHM)
         {
-            final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
-                ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
-            for (final int id : hosted)
-            {
-                resources.add(RegionSetup.createShm(store, id, layout, digest, key));
-            }
-            return store.linkFactory(digest, key);
+            return shmRegions(ctx, hosted, layout, digest, key).linkFactory(digest, key);
         }
         final IntFunction<InetSocketAddress> daemonOf = (owner) -> address(ctx.memdDirectory(), owner);
         for (final int id : hosted)
@@ -193,12 +175,7 @@ public final class MmxNode implements AutoCloseable
     {
         // Fail before creating anything: one message naming libdisni, libibverbs or the device.
         io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
-        final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
-            ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
-        for (final int id : hosted)
-        {
-            resources.add(RegionSetup.createShm(store, id, layout, digest, key));
-        }
+        final ShmRegionStore store = shmRegions(ctx, hosted, layout, digest, key);
         final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
         {
             final InetSocketAddress cm = address(ctx.verbsDirectory(), owner);
@@ -211,11 +188,22 @@ public final class MmxNode implements AutoCloseable
         return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, key, digest, 5000);
     }
 
+    /** Creates (or reopens) the hosted processes' region files; the mappings close with the node. */
+    private ShmRegionStore shmRegions(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
+        final PlanDigest digest, final ClusterKey key)
+    {
+        final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
+            ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
+        for (final int id : hosted)
+        {
+            resources.add(store.createOrOpen(id, 8L * layout.regionWords(), digest, key));
+        }
+        return store;
+    }
+
     private static InetSocketAddress address(final io.mmx.aeron.transport.ProcessDirectory directory, final int id)
     {
-        final String endpoint = directory.endpoint(directory.endpointIndexOf(id));
-        final int colon = endpoint.lastIndexOf(':');
-        return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
+        return io.mmx.rdma.memd.MemdCommandLine.parseAddress(directory.endpoint(directory.endpointIndexOf(id)));
     }
 
     private void onAgentError(final Throwable t)

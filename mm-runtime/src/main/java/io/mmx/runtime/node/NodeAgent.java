@@ -57,10 +57,10 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     private final Long2ObjectHashMap<Submission> pending = new Long2ObjectHashMap<>();
     private final List<Submission> expired = new ArrayList<>();
     private final long[] forwarded;
+    private final org.agrona.concurrent.UnsafeBuffer payload = new org.agrona.concurrent.UnsafeBuffer(new byte[0]);
     private long counter;
     private long lastTick = -1;
     private long droppedFrames;
-    private long gaps;
     private volatile boolean closed;
     private volatile Throwable failure;
     private Throwable handlerFailure;
@@ -145,8 +145,8 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             drained++;
             s.counter = ++counter;
             s.words = new long[proposalWords];
-            Commands.encode(s.words, 0, proposalWords, origin, incarnation, s.counter,
-                new org.agrona.concurrent.UnsafeBuffer(s.payload), 0, s.payload.length);
+            payload.wrap(s.payload);
+            Commands.encode(s.words, 0, proposalWords, origin, incarnation, s.counter, payload, 0, s.payload.length);
             s.deadlineTick = tick + submitTimeoutTicks;
             pending.put(s.counter, s);
             route(s, tick);
@@ -277,12 +277,6 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
         }
     }
 
-    @Override
-    public void onGap(final int process, final long fromLogIndex, final long toLogIndex)
-    {
-        gaps++;
-    }
-
     /** Fails everything still queued or pending: the node is closing. */
     void failAll(final String why)
     {
@@ -313,11 +307,6 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     long droppedFrames()
     {
         return droppedFrames;
-    }
-
-    long gaps()
-    {
-        return gaps;
     }
 
     @Override

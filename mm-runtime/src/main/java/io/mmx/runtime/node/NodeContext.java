@@ -374,17 +374,9 @@ public final class NodeContext
     /** The transport key: derived from the cluster key so one secret serves both uses without reuse. */
     private byte[] transportKey()
     {
-        try
-        {
-            final javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-            mac.init(new javax.crypto.spec.SecretKeySpec(clusterKey, "HmacSHA256"));
-            return Arrays.copyOf(mac.doFinal("mmx transport key v1".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-                io.mmx.aeron.frame.ClusterKey.KEY_LENGTH);
-        }
-        catch (final java.security.GeneralSecurityException ex)
-        {
-            throw new IllegalStateException("HmacSHA256 is required by every Java 17 runtime", ex);
-        }
+        final javax.crypto.Mac mac = io.mmx.rdma.region.ClusterKey.of(clusterKey).newMac();
+        return Arrays.copyOf(mac.doFinal("mmx transport key v1".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+            io.mmx.aeron.frame.ClusterKey.KEY_LENGTH);
     }
 
     /** The plan's content hash as 32 bytes. */

@@ -2,7 +2,6 @@ package io.mmx.runtime.node;
 
 import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.membership.MembershipNode;
-import io.mmx.membership.swim.MemberStatus;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.Effects;
 import io.mmx.runtime.core.MemoryOpKind;
@@ -21,15 +20,13 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class ProcessReplica implements Effects, FabricMemory.Sink
 {
     /** Told when a command of a local submitter is applied at its origin's replica. */
+    @FunctionalInterface
     interface Completions
     {
         void onApplied(int origin, int incarnation, long counter, long reply);
-
-        void onGap(int process, long fromLogIndex, long toLogIndex);
     }
 
     private final int id;
-    private final int n;
     private final int proposalWords;
     private final int maxBatch;
     private final MmPaxosCore core;
@@ -50,7 +47,6 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private long nowTick;
     private volatile ProcessStatus published;
     private String lastRole = "";
-    private long sendFailures;
     private boolean recoveryReported;
     private long nextPublishTick;
     private static final int PUBLISH_INTERVAL_TICKS = 50;
@@ -60,7 +56,6 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         final int qps)
     {
         this.id = id;
-        this.n = config.n();
         this.proposalWords = config.proposalWords();
         this.maxBatch = config.maxBatch();
         this.memory = memory;
@@ -68,7 +63,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.codec = new CoreMessageCodec(config);
         this.sendBuffer = new UnsafeBuffer(new byte[transport.context().maxFrameLengthBytes()]);
         this.stateMachine = stateMachine;
-        this.duplicates = new DuplicateFilter(4 * n + 64);
+        this.duplicates = new DuplicateFilter(4 * config.n() + 64);
         this.completions = completions;
         this.listener = listener;
         this.neighbours = config.graph().neighbours(id);
@@ -89,11 +84,6 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return core;
     }
 
-    FabricMemory memory()
-    {
-        return memory;
-    }
-
     int leader()
     {
         return leader;
@@ -102,11 +92,6 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     ProcessStatus status()
     {
         return published;
-    }
-
-    long sendFailures()
-    {
-        return sendFailures;
     }
 
     void start(final MembershipNode membership, final long nowTick)
@@ -180,20 +165,16 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     public void send(final int to, final Message message)
     {
         final int length = codec.encode(message, sendBuffer, 0, sendBuffer.capacity());
-        if (length < 0 || !transport.send(id, to, CoreMessageCodec.frameType(message), sendBuffer, 0, length))
-        {
-            sendFailures++;
-        }
+        // A dropped send is counted by the transport, and the core retransmits; NodeContext sizes frames for
+        // the largest message, so encoding cannot fail.
+        transport.send(id, to, CoreMessageCodec.frameType(message), sendBuffer, 0, length);
     }
 
     @Override
     public void broadcast(final Message message)
     {
         final int length = codec.encode(message, sendBuffer, 0, sendBuffer.capacity());
-        if (length < 0 || transport.broadcast(id, CoreMessageCodec.frameType(message), sendBuffer, 0, length) == 0)
-        {
-            sendFailures++;
-        }
+        transport.broadcast(id, CoreMessageCodec.frameType(message), sendBuffer, 0, length);
     }
 
     @Override
@@ -233,7 +214,6 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     public void skipped(final long fromSlot, final long toSlot)
     {
         stateMachine.onGap(fromSlot * maxBatch, toSlot * maxBatch + maxBatch - 1);
-        completions.onGap(id, fromSlot, toSlot);
     }
 
     @Override
@@ -286,12 +266,6 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return membership == null ? 0 : membership.deadCount();
     }
 
-    /** True if membership thinks {@code process} is alive. */
-    boolean believesAlive(final int process)
-    {
-        return membership != null && membership.status(process) != MemberStatus.DEAD;
-    }
-
     /** The process's frame buffer for commands forwarded to the leader. */
     boolean forward(final int leaderId, final long[] words, final int offset)
     {
@@ -302,8 +276,4 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return transport.send(id, leaderId, NodeFrames.FORWARD, sendBuffer, 0, 8 * proposalWords);
     }
 
-    int n()
-    {
-        return n;
-    }
 }

@@ -5,7 +5,6 @@ import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.memd.MemdRegionLink;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
-import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.runtime.core.RegionLayout;
 
 import java.net.InetSocketAddress;
@@ -22,13 +21,6 @@ final class RegionSetup
 
     private RegionSetup()
     {
-    }
-
-    /** Creates or opens {@code owner}'s region file; the caller closes the mapping at shutdown. */
-    static ShmRegionStore.MappedRegion createShm(final ShmRegionStore store, final int owner, final RegionLayout layout,
-        final PlanDigest plan, final ClusterKey key)
-    {
-        return store.createOrOpen(owner, 8L * layout.regionWords(), plan, key);
     }
 
     /** Asks {@code owner}'s memory daemon to create (or confirm) its region. */

@@ -1,11 +1,7 @@
 package io.mmx.runtime.cli;
 
-import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.plan.Plan;
 import io.mmx.planner.plan.PlanFile;
-import io.mmx.planner.plan.PlanRequest;
-import io.mmx.planner.plan.Planner;
-import io.mmx.planner.plan.ProgressListener;
 import io.mmx.runtime.example.kv.KeyValueStore;
 import io.mmx.runtime.node.MmxNode;
 import io.mmx.runtime.node.NodeContext;
@@ -20,8 +16,6 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -46,8 +40,7 @@ class MmxCommandTest
 
     private Path plan() throws Exception
     {
-        final Plan plan = Planner.plan(new PlanRequest(3, 2, 1, "random", null, null,
-            AnalysisOptions.defaults().withAttackBudgetMillis(100)), ProgressListener.NONE);
+        final Plan plan = io.mmx.runtime.local.LocalCluster.plan(3, 2, 1);
         final Path file = dir.resolve("plan.json");
         PlanFile.write(plan, file);
         return file;
@@ -108,11 +101,7 @@ class MmxCommandTest
     void statusOfALiveClusterShowsItsLeader() throws Exception
     {
         final Plan plan = PlanFile.read(plan());
-        final int port;
-        try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
-        {
-            port = s.getLocalPort();
-        }
+        final int port = io.mmx.runtime.local.LocalCluster.freePorts(1, true).get(0);
         final NodeContext ctx = new NodeContext().plan(plan).hosted(0, 1, 2).directory("0-2@127.0.0.1:" + port)
             .clusterKey(new byte[32]).shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron").toString());
         try (MmxNode node = MmxNode.launch(ctx, p -> new KeyValueStore(), NodeListener.NO_OP);

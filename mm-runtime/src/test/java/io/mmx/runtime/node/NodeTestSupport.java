@@ -2,13 +2,10 @@ package io.mmx.runtime.node;
 
 import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.plan.Plan;
-import io.mmx.planner.plan.PlanRequest;
 import io.mmx.planner.plan.Planner;
 import io.mmx.planner.plan.ProgressListener;
 
 import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -24,8 +21,7 @@ final class NodeTestSupport
 
     static Plan plan(final int n, final int degree, final long seed)
     {
-        return Planner.plan(new PlanRequest(n, degree, seed, "random", null, null,
-            AnalysisOptions.defaults().withAttackBudgetMillis(200)), ProgressListener.NONE);
+        return io.mmx.runtime.local.LocalCluster.plan(n, degree, seed);
     }
 
     /** The same graph with the processes of {@code first} renamed 0..|first|-1, the others after them. */
@@ -67,22 +63,7 @@ final class NodeTestSupport
     /** {@code count} UDP ports free right now on loopback. */
     static List<Integer> freePorts(final int count) throws IOException
     {
-        final List<DatagramSocket> sockets = new ArrayList<>();
-        final List<Integer> ports = new ArrayList<>();
-        try
-        {
-            for (int i = 0; i < count; i++)
-            {
-                final DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress());
-                sockets.add(s);
-                ports.add(s.getLocalPort());
-            }
-        }
-        finally
-        {
-            sockets.forEach(DatagramSocket::close);
-        }
-        return ports;
+        return io.mmx.runtime.local.LocalCluster.freePorts(count, true);
     }
 
     static void await(final BooleanSupplier condition, final long timeoutMs, final String what)

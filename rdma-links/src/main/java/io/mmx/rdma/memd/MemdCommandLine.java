@@ -140,15 +140,26 @@ public final class MemdCommandLine
         }
     }
 
-    /** Parses HOST:PORT. */
-    static InetSocketAddress parseAddress(final String value)
+    /**
+     * Parses HOST:PORT.
+     *
+     * @throws IllegalArgumentException naming the value, if it is not HOST:PORT with a port 0..65535.
+     */
+    public static InetSocketAddress parseAddress(final String value)
     {
         final int colon = value.lastIndexOf(':');
-        if (colon <= 0 || colon == value.length() - 1)
+        try
         {
-            throw new IllegalArgumentException("listen address '" + value + "' is not HOST:PORT, e.g. 0.0.0.0:7400");
+            if (colon > 0 && colon < value.length() - 1)
+            {
+                return new InetSocketAddress(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+            }
         }
-        return new InetSocketAddress(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+        catch (final IllegalArgumentException ex)
+        {
+            // Not a number, or a port out of range: the message below says what is expected.
+        }
+        throw new IllegalArgumentException("address '" + value + "' is not HOST:PORT, e.g. 0.0.0.0:7400");
     }
 
     /** Reads an edge list: the first non-comment line is n, each further line "u v". */

@@ -3,11 +3,7 @@ package io.mmx.perf.consensus.mmx;
 import io.mmx.perf.consensus.CommitListener;
 import io.mmx.perf.consensus.LogSettings;
 import io.mmx.perf.consensus.ReplicatedLog;
-import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.plan.Plan;
-import io.mmx.planner.plan.PlanRequest;
-import io.mmx.planner.plan.Planner;
-import io.mmx.planner.plan.ProgressListener;
 import io.mmx.runtime.local.LocalCluster;
 import io.mmx.runtime.node.MmxNode;
 import io.mmx.runtime.node.NodeContext;
@@ -59,8 +55,7 @@ public final class MmxLog implements ReplicatedLog
     public void start() throws Exception
     {
         final int degree = n <= 5 ? 2 : 4;
-        final Plan plan = Planner.plan(new PlanRequest(n, degree, 1, "random", null, null,
-            AnalysisOptions.defaults().withAttackBudgetMillis(200)), ProgressListener.NONE);
+        final Plan plan = LocalCluster.plan(n, degree, 1);
         final int procsPerJvm = n <= 8 ? 1 : (n + 7) / 8;
         cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm,
             List.of("-Xmx192m", "-XX:+UseSerialGC"));

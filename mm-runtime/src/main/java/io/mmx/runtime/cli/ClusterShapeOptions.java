@@ -1,0 +1,40 @@
+package io.mmx.runtime.cli;
+
+import io.mmx.planner.plan.Plan;
+import io.mmx.runtime.local.LocalCluster;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+
+/**
+ * The options of a local cluster's shape, shared by {@code mmx demo} and {@code mmx local}: how many
+ * processes, the plan's degree and seed, and how many processes each JVM hosts.
+ */
+final class ClusterShapeOptions
+{
+    @Option(names = "--n", defaultValue = "32", description = "processes (default ${DEFAULT-VALUE})")
+    int n;
+
+    @Option(names = "--degree", defaultValue = "4", description = "plan degree (default ${DEFAULT-VALUE})")
+    int degree;
+
+    @Option(names = "--procs-per-jvm", defaultValue = "4", description = "processes per JVM (default ${DEFAULT-VALUE})")
+    int procsPerJvm;
+
+    @Option(names = "--seed", defaultValue = "1", description = "planner seed (default ${DEFAULT-VALUE})")
+    long seed;
+
+    /** Plans the cluster and prints what the plan tolerates. */
+    Plan plan(final PrintStream out)
+    {
+        final Plan plan = LocalCluster.plan(n, degree, seed);
+        final com.fasterxml.jackson.databind.JsonNode t = plan.analysis().path("tolerance");
+        out.printf("plan      n = %d, degree %d, %s%n", n, degree, plan.contentHash().substring(0, 19) + "...");
+        out.printf("tolerance certified f >= %s, %sattack f <= %s; message passing alone: %d%n",
+            t.path("certified_f").asText("?"), t.path("exact_f").isNull() || t.path("exact_f").isMissingNode() ? "" :
+            "exact f = " + t.path("exact_f").asText() + ", ", t.path("attack_f").asText("?"), (n + 1) / 2 - 1);
+        out.printf("          (f = crashed processes that consensus survives whichever crash; more survive when " +
+            "the crashes fall well, as below)%n");
+        return plan;
+    }
+}
