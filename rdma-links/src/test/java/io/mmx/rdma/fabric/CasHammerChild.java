@@ -13,13 +13,15 @@ import org.agrona.concurrent.SystemNanoClock;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A child JVM for the SIGKILL tests: process {@code self} CAS-increments the counter in
  * process 0's region and records each success, through the shm or memd fabric.
  *
  * <p>Layout of region 0 (word offsets): COUNTER; GO (set by the parent); READY (fetch-add by
- * children); INTENT[c] = the value child c is trying to CAS from; DONE[c] = successes of c
+ * children); KILLED (set by the parent once the victim is dead: a survivor that reached its pause
+ * point waits for it, so the kill always lands while survivors still work); INTENT[c] = the value child c is trying to CAS from; DONE[c] = successes of c
  * fully recorded; OWNER[v] = c for the child whose CAS moved the counter from v to v + 1.
  */
 public final class CasHammerChild
@@ -32,6 +34,8 @@ public final class CasHammerChild
     public static final long GO = 8;
     /** Word offset in region 0, see the class comment. */
     public static final long READY = 16;
+    /** Word offset in region 0, see the class comment. */
+    public static final long KILLED = 24;
     /** Word offset in region 0, see the class comment. */
     public static final long INTENT = 64;
     /** Word offset in region 0, see the class comment. */
@@ -60,13 +64,15 @@ public final class CasHammerChild
 
     /**
      * Arguments: backend ("shm" or "memd"), location (region directory or daemon host:port),
-     * process id (1..3), number of successful increments to make. Exits 0 when done, 2 on any
-     * fabric error (printed).
+     * process id (1..3), number of successful increments to make, and the number of successes
+     * after which to wait until the parent sets KILLED (0: never wait). Exits 0 when done, 2 on
+     * any fabric error (printed).
      */
     public static void main(final String[] args)
     {
         final int self = Integer.parseInt(args[2]);
         final long quota = Long.parseLong(args[3]);
+        final long pauseAt = Long.parseLong(args[4]);
         final int child = self - 1;
         final RegionLinkFactory links;
         if ("shm".equals(args[0]))
@@ -100,6 +106,13 @@ public final class CasHammerChild
             long done = 0;
             while (done < quota)
             {
+                if (done == pauseAt && pauseAt > 0)
+                {
+                    while (sync.call(fabric.read(0, KILLED, TIMEOUT_NS)) == 0)
+                    {
+                        LockSupport.parkNanos(100_000); // leave the cores to the victim
+                    }
+                }
                 sync.call(fabric.write(0, INTENT + 8L * child, guess, TIMEOUT_NS));
                 final long seen = sync.call(fabric.compareAndSwap(0, COUNTER, guess, guess + 1, TIMEOUT_NS));
                 if (seen == guess)
