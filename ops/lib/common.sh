@@ -414,6 +414,47 @@ http_get() {
   echo "${response#*$'\n\n'}"
 }
 
+# http_post ADDRESS PORT PATH TIMEOUT: POSTs an empty body; prints "CODE BODY" of the response,
+# exit 1 if none came within TIMEOUT.
+http_post() {
+  local response status
+  response="$(timeout "$4" bash -c '
+    exec 3<>"/dev/tcp/$1/$2" || exit 1
+    printf "POST %s HTTP/1.0\r\nHost: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" "$3" "$1" >&3
+    cat <&3' _ "$1" "$2" "$3" 2>/dev/null)" || return 1
+  response="${response//$'\r'/}"
+  status="${response%%$'\n'*}"
+  [[ "$status" =~ ^HTTP/[0-9.]+\ ([0-9]+) ]] || return 1
+  echo "${BASH_REMATCH[1]} ${response#*$'\n\n'}"
+}
+
+# Results of probe_commit.
+PROBE_INDEX=""   # the log index at which the probe committed
+PROBE_ERROR=""   # why it did not
+PROBE_MS=""      # how long the node took to see it committed
+
+# probe_commit HOSTDIR TIMEOUT: submits one probe command through the host's node (POST /probe:
+# ordered and decided like any command, applied by no state machine) and waits for its commit.
+# Exit 0 when it committed (PROBE_INDEX, PROBE_MS), else 1 with PROBE_ERROR.
+probe_commit() {
+  local hostdir="$1" timeout="$2" address listen answer body
+  address="$(env_get "$hostdir" MMX_ADDRESS)"
+  listen="$(env_get "$hostdir" MMX_STATUS_LISTEN)"
+  PROBE_INDEX="" PROBE_ERROR="" PROBE_MS=""
+  if ! answer="$(http_post "$address" "${listen##*:}" /probe "$timeout")"; then
+    PROBE_ERROR="no answer from $address:${listen##*:} within ${timeout}s"
+    return 1
+  fi
+  body="${answer#* }"
+  if [[ "${answer%% *}" = 200 && "$body" =~ \"logIndex\":([0-9]+) ]]; then
+    PROBE_INDEX="${BASH_REMATCH[1]}"
+    [[ "$body" =~ \"micros\":([0-9]+) ]] && PROBE_MS=$((BASH_REMATCH[1] / 1000))
+    return 0
+  fi
+  if [[ "$body" =~ \"error\":\"([^\"]*)\" ]]; then PROBE_ERROR="${BASH_REMATCH[1]}"; else PROBE_ERROR="HTTP ${answer%% *}: $body"; fi
+  return 1
+}
+
 # Results of probe_host, by host index.
 declare -gA PROBE_MEMD=() PROBE_NODE=() PROBE_PLAN=() PROBE_LIVE=() PROBE_ROLES=() PROBE_LEADER=() \
   PROBE_UNKNOWN=() PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()

@@ -59,7 +59,7 @@ class OpsScriptsTest
         assertTrue(scripts.size() >= 9, "found only " + scripts);
         for (final Path script : scripts)
         {
-            final Run help = run(List.of(script.toString(), "--help"), 30, null);
+            final Run help = run(List.of(script.toString(), "--help"), 30);
             final String name = script.getFileName().toString();
             assertEquals(0, help.exit(), name + " --help failed: " + help.output());
             assertTrue(help.output().startsWith(name + ": ") && help.output().contains("Usage:"),
@@ -70,10 +70,9 @@ class OpsScriptsTest
     @Test
     void endToEndWithNetworkNamespaces() throws Exception
     {
-        final String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         // The real node (bin/mmx, memd regions, one namespace per host). mm-runtime is packaged earlier
         // in the same reactor, so bin/mmx finds its jar fresh and starts without building.
-        final Run e2e = run(List.of(OPS.resolve("test/e2e-netns").toString()), 300, classpath);
+        final Run e2e = run(List.of(OPS.resolve("test/e2e-netns").toString()), 300);
         System.out.println(e2e.output());
         Assumptions.assumeTrue(e2e.exit() != SKIPPED, () -> e2e.output().lines()
             .filter(line -> line.contains("SKIP")).findFirst().orElse("skipped"));
@@ -96,14 +95,10 @@ class OpsScriptsTest
         return scripts;
     }
 
-    private static Run run(final List<String> command, final int timeoutSeconds, final String classpath)
+    private static Run run(final List<String> command, final int timeoutSeconds)
         throws IOException, InterruptedException
     {
         final ProcessBuilder builder = new ProcessBuilder(command).directory(OPS.toFile()).redirectErrorStream(true);
-        if (classpath != null)
-        {
-            builder.environment().put("MMX_CLASSPATH", classpath);
-        }
         final Process process;
         try
         {

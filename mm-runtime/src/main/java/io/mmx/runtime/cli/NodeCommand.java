@@ -102,7 +102,8 @@ final class NodeCommand implements Callable<Integer>
         }, "mmx-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("READY " + (ids != null ? ids : id) + " status http://" +
-            status.address().getHostString() + ":" + status.address().getPort() + "/status");
+            status.address().getHostString() + ":" + status.address().getPort() + "/status (JVM up " +
+            java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() + " ms)");
         System.out.flush();
         if (exitWithStdin)
         {

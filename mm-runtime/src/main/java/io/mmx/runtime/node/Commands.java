@@ -18,6 +18,10 @@ import java.nio.ByteOrder;
  *
  * (origin, incarnation, counter) names a command uniquely: retries reuse it, and every replica
  * drops the copies after the first ({@link DuplicateFilter}).
+ *
+ * <p>A <em>probe</em> carries {@link #PROBE_LENGTH} in its length field and no payload: it is
+ * ordered and decided like any command, so its commit proves the cluster serves, but no replica
+ * hands it to the state machine (operators send probes: {@code POST /probe}, {@code ops/health --probe}).
  */
 public final class Commands
 {
@@ -31,6 +35,9 @@ public final class Commands
     private Commands()
     {
     }
+
+    /** The length field of a probe: larger than any payload, so it can never be mistaken for one. */
+    public static final long PROBE_LENGTH = 0xFFFF_FFFFL;
 
     /** Words per command for payloads of up to {@code maxCommandBytes}. */
     public static int proposalWords(final int maxCommandBytes)
@@ -65,6 +72,25 @@ public final class Commands
             }
             words[offset + w] = v;
         }
+    }
+
+    /** Writes one probe (no payload) into {@code words[offset..offset + proposalWords)}. */
+    public static void encodeProbe(final long[] words, final int offset, final int proposalWords, final int origin,
+        final int incarnation, final long counter)
+    {
+        if (counter < 1 || counter > MAX_COUNTER)
+        {
+            throw new IllegalArgumentException("command counter " + counter + " outside 1.." + MAX_COUNTER);
+        }
+        words[offset] = ((long)origin << COUNTER_BITS) | counter;
+        words[offset + 1] = ((long)incarnation << 32) | PROBE_LENGTH;
+        java.util.Arrays.fill(words, offset + HEADER_WORDS, offset + proposalWords, 0L);
+    }
+
+    /** True if the command at {@code offset} is a probe. */
+    public static boolean isProbe(final long[] words, final int offset)
+    {
+        return (words[offset + 1] & 0xFFFF_FFFFL) == PROBE_LENGTH;
     }
 
     /** The submitting process of the command at {@code offset}. */

@@ -225,6 +225,27 @@ public final class MmxNode implements AutoCloseable
             return CompletableFuture.failedFuture(new SubmitRefusedException("command of " + length +
                 " bytes exceeds maxCommandBytes " + maxCommandBytes + ": raise it on every node or split the command"));
         }
+        final byte[] copy = new byte[length];
+        buffer.getBytes(offset, copy);
+        return admit(new NodeAgent.Submission(copy));
+    }
+
+    /**
+     * Submits a probe: a command with no payload that is ordered and decided like any other but
+     * never reaches a state machine. Its commit shows the cluster serves; operators send probes
+     * through {@code POST /probe} on the status port.
+     *
+     * @return a future completed with the log index at which the probe committed, or failed as
+     *         {@link #submit(DirectBuffer, int, int)}'s futures fail.
+     */
+    public CompletableFuture<Long> probe()
+    {
+        return admit(new NodeAgent.Submission(new byte[0], true));
+    }
+
+    /** Refuses at once when the node is closed or {@code maxPending} submissions are pending. */
+    private CompletableFuture<Long> admit(final NodeAgent.Submission s)
+    {
         if (agent.closed())
         {
             final Throwable failure = agent.failure();
@@ -237,9 +258,6 @@ public final class MmxNode implements AutoCloseable
             return CompletableFuture.failedFuture(new SubmitRefusedException(maxPending + " submissions are " +
                 "pending: wait for commits, or raise maxPending"));
         }
-        final byte[] copy = new byte[length];
-        buffer.getBytes(offset, copy);
-        final NodeAgent.Submission s = new NodeAgent.Submission(copy);
         if (!agent.enqueue(s))
         {
             pendingCount.decrementAndGet();

@@ -29,6 +29,7 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     {
         final CompletableFuture<Long> future = new CompletableFuture<>();
         final byte[] payload;
+        final boolean probe;
         long counter;
         long[] words;
         long deadlineTick;
@@ -37,7 +38,14 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
 
         Submission(final byte[] payload)
         {
+            this(payload, false);
+        }
+
+        /** @param probe a probe: ordered and decided, never applied; {@code payload} is ignored. */
+        Submission(final byte[] payload, final boolean probe)
+        {
             this.payload = payload;
+            this.probe = probe;
         }
     }
 
@@ -145,8 +153,16 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             drained++;
             s.counter = ++counter;
             s.words = new long[proposalWords];
-            payload.wrap(s.payload);
-            Commands.encode(s.words, 0, proposalWords, origin, incarnation, s.counter, payload, 0, s.payload.length);
+            if (s.probe)
+            {
+                Commands.encodeProbe(s.words, 0, proposalWords, origin, incarnation, s.counter);
+            }
+            else
+            {
+                payload.wrap(s.payload);
+                Commands.encode(s.words, 0, proposalWords, origin, incarnation, s.counter, payload, 0,
+                    s.payload.length);
+            }
             s.deadlineTick = tick + submitTimeoutTicks;
             pending.put(s.counter, s);
             route(s, tick);

@@ -190,7 +190,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         for (int at = 0, i = 0; at + proposalWords <= value.length; at += proposalWords, i++)
         {
             final int length = Commands.length(value, at, proposalWords);
-            if (length < 0)
+            final boolean probe = Commands.isProbe(value, at);
+            if (length < 0 && !probe)
             {
                 continue;
             }
@@ -199,6 +200,15 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             final long counter = Commands.counter(value, at);
             if (!duplicates.firstCopy(origin, incarnation, counter))
             {
+                continue;
+            }
+            if (probe)
+            {
+                // Ordered and decided like a command, never applied: its reply is where it committed.
+                if (origin == id)
+                {
+                    completions.onApplied(origin, incarnation, counter, slot * maxBatch + i);
+                }
                 continue;
             }
             Commands.payload(value, at, proposalWords, commandBuffer);

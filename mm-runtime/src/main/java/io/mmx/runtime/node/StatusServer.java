@@ -16,6 +16,13 @@ import java.util.concurrent.Executors;
  * Serves {@code GET /status}: the plan hash, the JVM's pid and each hosted process's
  * {@link ProcessStatus}, as one JSON object. Read by {@code mmx status}, the ops health check and
  * supervisors. One daemon thread; reads only published snapshots, never the agent's state.
+ *
+ * <p>{@code POST /probe} submits one probe ({@link MmxNode#probe()}) and answers when it
+ * committed: {@code 200 {"committed":true,"logIndex":I,"micros":T}}, or {@code 503
+ * {"committed":false,"error":"..."}} when the node refused it or it did not commit within the
+ * node's submit timeout. A probe changes no state machine; the node's submission bound limits
+ * how many can be outstanding. The answer is sent from the node's completion, so a slow probe
+ * never holds up {@code /status}.
  */
 public final class StatusServer implements AutoCloseable
 {
@@ -48,6 +55,7 @@ public final class StatusServer implements AutoCloseable
         }
         final StatusServer s = new StatusServer(server, node);
         server.createContext("/status", s::handle);
+        server.createContext("/probe", s::handleProbe);
         server.setExecutor(Executors.newSingleThreadExecutor(r ->
         {
             final Thread t = new Thread(r, "mmx-status");
@@ -83,16 +91,62 @@ public final class StatusServer implements AutoCloseable
 
     private void handle(final HttpExchange exchange) throws IOException
     {
+        if (!"GET".equals(exchange.getRequestMethod()))
+        {
+            exchange.getResponseHeaders().set("Allow", "GET");
+            exchange.sendResponseHeaders(405, -1);
+            exchange.close();
+            return;
+        }
+        respond(exchange, 200, json(node));
+    }
+
+    private void handleProbe(final HttpExchange exchange) throws IOException
+    {
+        if (!"POST".equals(exchange.getRequestMethod()))
+        {
+            exchange.getResponseHeaders().set("Allow", "POST");
+            exchange.sendResponseHeaders(405, -1);
+            exchange.close();
+            return;
+        }
+        final long startNs = System.nanoTime();
+        node.probe().whenComplete((logIndex, failure) ->
+        {
+            final int code;
+            final String json;
+            if (failure == null)
+            {
+                code = 200;
+                json = "{\"committed\":true,\"logIndex\":" + logIndex + ",\"micros\":" +
+                    (System.nanoTime() - startNs) / 1000 + "}";
+            }
+            else
+            {
+                final Throwable cause = failure instanceof java.util.concurrent.CompletionException &&
+                    failure.getCause() != null ? failure.getCause() : failure;
+                code = 503;
+                json = "{\"committed\":false,\"error\":\"" + String.valueOf(cause.getMessage())
+                    .replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
+            }
+            try
+            {
+                respond(exchange, code, json);
+            }
+            catch (final IOException ignored)
+            {
+                // The prober went away; nothing to tell it.
+            }
+        });
+    }
+
+    private static void respond(final HttpExchange exchange, final int code, final String json) throws IOException
+    {
         try (exchange)
         {
-            if (!"GET".equals(exchange.getRequestMethod()))
-            {
-                exchange.sendResponseHeaders(405, -1);
-                return;
-            }
-            final byte[] body = json(node).getBytes(StandardCharsets.UTF_8);
+            final byte[] body = json.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, body.length);
+            exchange.sendResponseHeaders(code, body.length);
             try (OutputStream out = exchange.getResponseBody())
             {
                 out.write(body);

@@ -53,4 +53,24 @@ class CommandsTest
         assertTrue(f.firstCopy(1, 9, DuplicateFilter.WINDOW - 2), "inside the window, never seen");
         assertFalse(f.firstCopy(1, 9, DuplicateFilter.WINDOW - 2));
     }
+
+    @Test
+    void aProbeIsNamedLikeACommandButCarriesNoPayload()
+    {
+        final int w = Commands.proposalWords(32);
+        final long[] words = new long[w];
+        java.util.Arrays.fill(words, -1L);
+        Commands.encodeProbe(words, 0, w, 7, 42, 5);
+        assertTrue(Commands.isProbe(words, 0));
+        assertEquals(-1, Commands.length(words, 0, w), "a probe has no payload length a state machine could read");
+        assertEquals(7, Commands.origin(words, 0));
+        assertEquals(42, Commands.incarnation(words, 0));
+        assertEquals(5L, Commands.counter(words, 0));
+        for (int i = Commands.HEADER_WORDS; i < w; i++)
+        {
+            assertEquals(0L, words[i]);
+        }
+        Commands.encode(words, 0, w, 7, 42, 6, new org.agrona.concurrent.UnsafeBuffer(new byte[32]), 0, 32);
+        assertFalse(Commands.isProbe(words, 0), "a full-length command is not a probe");
+    }
 }

@@ -121,6 +121,47 @@ class InJvmClusterTest
         org.junit.jupiter.api.Assertions.assertInstanceOf(SubmitRefusedException.class, refused.getCause());
     }
 
+    @Test
+    void probesCommitThroughTheStatusPortAndNeverReachTheStateMachine() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(3, 2, 7);
+        final String directory = "0-2@127.0.0.1:" + NodeTestSupport.freePorts(1).get(0);
+        final KeyValueStore[] stores = new KeyValueStore[3];
+        final MmxNode node = MmxNode.launch(context(plan, directory, 0, 1, 2), id -> stores[id] = new KeyValueStore(),
+            NodeListener.NO_OP);
+        nodes.add(node);
+        try (StatusServer status = StatusServer.start(new java.net.InetSocketAddress("127.0.0.1", 0), node))
+        {
+            final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            final java.net.URI probe = java.net.URI.create("http://127.0.0.1:" + status.address().getPort() + "/probe");
+            final java.net.http.HttpRequest post = java.net.http.HttpRequest.newBuilder(probe)
+                .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).timeout(java.time.Duration.ofSeconds(30)).build();
+            final java.util.regex.Pattern index = java.util.regex.Pattern.compile("\"logIndex\":(\\d+)");
+            long previous = -1;
+            for (int i = 0; i < 2; i++)
+            {
+                final java.net.http.HttpResponse<String> r = http.send(post,
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, r.statusCode(), r.body());
+                final java.util.regex.Matcher m = index.matcher(r.body());
+                org.junit.jupiter.api.Assertions.assertTrue(m.find(), r.body());
+                final long at = Long.parseLong(m.group(1));
+                org.junit.jupiter.api.Assertions.assertTrue(at > previous, "probe log indexes grow: " + r.body());
+                previous = at;
+            }
+            assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(node).put("x", 1).get(20, TimeUnit.SECONDS));
+            NodeTestSupport.await(() -> java.util.Arrays.stream(stores).allMatch(s -> s.applied() >= 1), 20_000,
+                "every replica to apply the put");
+            for (final KeyValueStore s : stores)
+            {
+                assertEquals(1, s.applied(), "a probe reached a state machine");
+            }
+            final java.net.http.HttpResponse<String> get = http.send(java.net.http.HttpRequest.newBuilder(probe).GET()
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(405, get.statusCode());
+        }
+    }
+
     private NodeContext context(final Plan plan, final String directory, final int... ids)
     {
         return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(NodeTestSupport.KEY)
