@@ -42,16 +42,25 @@ declare -gA PLAN_HOST_RACK=()   # host index -> rack index (hosts that hold proc
 declare -gA PLAN_HOST_IDS=()    # host index -> id spec, e.g. 0-3,8
 declare -gA PLAN_HOST_FAIL=()   # failed hosts r -> further process crashes certified (-1 blocked)
 declare -ga PLAN_HOSTS=()       # host indices holding processes, ascending
+PLAN_FACTS_TEXT=""              # the 'topo export' lines the tables were read from
 
 topo_bin() { echo "${MMX_TOPO:-$MMX_REPO/bin/topo}"; }
 
-# load_plan PLAN DIR: exports the plan into DIR (hosts, edges) and fills the PLAN_* tables.
+# load_plan PLAN DIR: exports the plan into DIR (hosts, edges) and fills the PLAN_* tables. A
+# bundle's plan comes with what ops/bundle exported from it (plan.facts and plan.hosts beside it,
+# covered by SHA256SUMS): those are read instead, without starting topo's JVM.
 load_plan() {
   local plan="$1" dir="$2" facts key value rest
   [ -f "$plan" ] || die "plan file $plan does not exist; pass the plan written by 'topo plan' with --plan"
-  if ! facts="$("$(topo_bin)" export "$plan" --hosts "$dir/hosts" --edges "$dir/plan.edges" 2>"$dir/topo.err")"; then
+  local beside
+  beside="$(dirname "$plan")"
+  if [ -f "$beside/plan.facts" ] && [ -f "$beside/plan.hosts" ]; then
+    facts="$(cat "$beside/plan.facts")"
+    cp "$beside/plan.hosts" "$dir/hosts"
+  elif ! facts="$("$(topo_bin)" export "$plan" --hosts "$dir/hosts" --edges "$dir/plan.edges" 2>"$dir/topo.err")"; then
     die "topo export refused $plan: $(cat "$dir/topo.err")"
   fi
+  PLAN_FACTS_TEXT="$facts"
   while read -r key value rest; do
     case "$key" in
       host_failures) PLAN_HOST_FAIL[$value]="$rest" ;;
@@ -283,8 +292,15 @@ release_id() {
 # env_get HOSTDIR KEY: a value from the host's mmx.env.
 env_get() {
   local line
-  line="$(grep -m1 "^$2=" "$1/mmx.env" || true)"
-  echo "${line#*=}"
+  # Plain bash, no grep: the probes call this many times per host, and every exec counts on a
+  # busy machine.
+  while IFS= read -r line || [ -n "$line" ]; do
+    if [[ "$line" == "$2="* ]]; then
+      echo "${line#*=}"
+      return 0
+    fi
+  done <"$1/mmx.env"
+  echo ""
 }
 
 # host_label HOSTDIR: "rack R host H (name, address)" for messages.
