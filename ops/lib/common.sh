@@ -173,19 +173,26 @@ parse_inventory() {
     if [ -n "${field[address]:-}" ] && ! valid_ipv4 "${field[address]}"; then
       inv_error "$where: address '${field[address]}' is not an IPv4 address; write four numbers 0-255 like 10.0.1.2"; ok=0
     fi
-    [[ "${field[host]:-}" =~ ^[0-9]+$ ]] && INV_MENTIONED[$((10#${field[host]}))]=1
+    # Every problem of the line is reported, not only the first: the uniqueness checks run on
+    # whichever fields are well formed.
+    local host="" name=""
+    if [[ "${field[host]:-}" =~ ^[0-9]+$ ]]; then
+      host=$((10#${field[host]}))
+      INV_MENTIONED[$host]=1
+      name="${field[name]:-host$host}"
+      if [ -n "${INV_LINE[$host]:-}" ]; then
+        inv_error "$where: host $host is already on line ${INV_LINE[$host]}; each host appears once"; ok=0
+      fi
+    elif [ -n "${field[name]:-}" ]; then
+      name="${field[name]}"
+    fi
+    if [ -n "${field[address]:-}" ] && valid_ipv4 "${field[address]}" && [ -n "${seen_addr[${field[address]}]:-}" ]; then
+      inv_error "$where: address ${field[address]} is already used by line ${seen_addr[${field[address]}]}; give each host its own address"; ok=0
+    fi
+    if [ -n "$name" ] && [ -n "${seen_name[$name]:-}" ]; then
+      inv_error "$where: name $name is already used by line ${seen_name[$name]}; names must be unique"; ok=0
+    fi
     [ "$ok" = 1 ] || continue
-    local host=$((10#${field[host]}))
-    if [ -n "${INV_LINE[$host]:-}" ]; then
-      inv_error "$where: host $host is already on line ${INV_LINE[$host]}; each host appears once"; continue
-    fi
-    if [ -n "${seen_addr[${field[address]}]:-}" ]; then
-      inv_error "$where: address ${field[address]} is already used by line ${seen_addr[${field[address]}]}; give each host its own address"; continue
-    fi
-    local name="${field[name]:-host$host}"
-    if [ -n "${seen_name[$name]:-}" ]; then
-      inv_error "$where: name $name is already used by line ${seen_name[$name]}; names must be unique"; continue
-    fi
     seen_addr[${field[address]}]="$number"
     seen_name[$name]="$number"
     INV_HOSTS+=("$host")
@@ -267,19 +274,27 @@ readonly COMMON_OPTIONS_HELP="  --bundle DIR        the bundles written by ops/b
   --services S        systemd (default with ssh) or runner (ops/unit-run; default with local)
   --hosts H,H         only these host indices (default: every host in the bundle)"
 
-# bundle_hosts: the host directories of BUNDLE (filtered by --hosts), ordered by rack then host.
+# bundle_hosts ARRAY: fills ARRAY with the host directories of BUNDLE (filtered by --hosts),
+# ordered by rack then host. It runs in the calling shell, never in a pipe or a '<(...)', so a
+# missing, empty or unmatched bundle ends the script with its error (exit 2) instead of leaving
+# an empty list behind.
 bundle_hosts() {
-  local dir="$BUNDLE" hostdir
+  local -n into="$1"
+  local dir="$BUNDLE" hostdir host
   [ -n "$dir" ] || die "no bundle: pass --bundle DIR (made by ops/bundle)"
   [ -d "$dir" ] || die "bundle directory $dir does not exist; make it with ops/bundle --out $dir"
   local -a found
   mapfile -t found < <(find "$dir" -mindepth 2 -maxdepth 2 -type d -path '*/rack*/host*' | sort -V)
   [ "${#found[@]}" -gt 0 ] || die "$dir holds no rack*/host* bundles; make it with ops/bundle --out $dir"
+  into=()
   for hostdir in "${found[@]}"; do
-    if [ -z "$HOST_FILTER" ] || [[ ",$HOST_FILTER," == *",$(env_get "$hostdir" MMX_HOST),"* ]]; then
-      echo "$hostdir"
+    [ -f "$hostdir/mmx.env" ] || die "$hostdir has no mmx.env; regenerate the bundle with ops/bundle --out $dir"
+    host="$(env_get "$hostdir" MMX_HOST)"
+    if [ -z "$HOST_FILTER" ] || [[ ",$HOST_FILTER," == *",$host,"* ]]; then
+      into+=("$hostdir")
     fi
   done
+  [ "${#into[@]}" -gt 0 ] || die "--hosts $HOST_FILTER names no host of bundle $dir; its hosts are listed by 'ls $dir/rack*'"
 }
 
 # release_id HOSTDIR: a bundle's release name, from its checksums (same content, same name).
@@ -349,10 +364,18 @@ dry_run() {
   echo "[dry-run] $(host_label "$1"): $2"
 }
 
-# host_run HOSTDIR SCRIPT: runs a bash script on the host (in its namespace when local).
+# host_run HOSTDIR SCRIPT: runs a bash script on the host (in its namespace when local); a dry
+# run prints it instead.
 host_run() {
   local hostdir="$1" script="$2"
   dry_run "$hostdir" "$script" && return 0
+  host_query "$hostdir" "$script"
+}
+
+# host_query HOSTDIR SCRIPT: runs a read-only script on the host, in a dry run too, so that a dry
+# run meets the same refusals as the real one.
+host_query() {
+  local hostdir="$1" script="$2"
   if [ "$TRANSPORT" = ssh ]; then
     # shellcheck disable=SC2086  # SSH_OPTS is a list of options
     ssh $SSH_OPTS "$(env_get "$hostdir" MMX_SSH)" bash -c "$(printf '%q' "$script")"
