@@ -59,7 +59,10 @@ public final class MmxCommand implements Runnable
         line.setExecutionExceptionHandler((ex, cmd, parseResult) ->
         {
             final Throwable cause = ex instanceof UncheckedIOException ? ex.getCause() : ex;
-            cmd.getErr().println("mmx " + cmd.getCommandName() + ": error: " + cause.getMessage());
+            // A wrapper written with its own sentence (which address, which fix) says more than its cause.
+            final boolean worded = ex instanceof UncheckedIOException && ex.getCause() != null &&
+                !ex.getMessage().equals(ex.getCause().toString());
+            cmd.getErr().println("mmx " + cmd.getCommandName() + ": error: " + (worded ? ex.getMessage() : cause.getMessage()));
             cmd.getErr().flush();
             if (cause instanceof GraphFileException || cause instanceof IllegalArgumentException)
             {

@@ -80,18 +80,30 @@ final class NodeCommand implements Callable<Integer>
     {
         final int[] hosted = hostedIds();
         final NodeContext ctx = context(hosted);
+        // Address checked and port taken first: a bad or busy status port leaves no region or
+        // media driver behind.
+        final StatusServer.Bound port = StatusServer.bind(io.mmx.rdma.memd.MemdCommandLine.parseAddress(statusListen));
         final List<AppliedLog> logs = new ArrayList<>();
-        final MmxNode node = MmxNode.launch(ctx, p ->
+        final MmxNode node;
+        try
         {
-            if (appliedLogDir == null)
+            node = MmxNode.launch(ctx, p ->
             {
-                return new KeyValueStore();
-            }
-            final AppliedLog log = new AppliedLog(appliedLogDir.resolve("process-" + p + ".log"));
-            logs.add(log);
-            return new KeyValueStore(log);
-        }, NodeListener.NO_OP);
-        final StatusServer status = StatusServer.start(io.mmx.rdma.memd.MemdCommandLine.parseAddress(statusListen), node);
+                if (appliedLogDir == null)
+                {
+                    return new KeyValueStore();
+                }
+                final AppliedLog log = new AppliedLog(appliedLogDir.resolve("process-" + p + ".log"));
+                logs.add(log);
+                return new KeyValueStore(log);
+            }, NodeListener.NO_OP);
+        }
+        catch (final RuntimeException ex)
+        {
+            port.close();
+            throw ex;
+        }
+        final StatusServer status = port.serve(node);
         final CountDownLatch stop = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {

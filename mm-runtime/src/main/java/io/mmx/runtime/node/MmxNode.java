@@ -83,7 +83,7 @@ public final class MmxNode implements AutoCloseable
         AeronTransport launched = null;
         try
         {
-            launched = AeronTransport.launch(ctx.transport());
+            launched = launchTransport(ctx);
             final RegionLinkFactory links = linkFactory(ctx, hosted, layout, digest, memoryKey);
             replicas = new ProcessReplica[hosted.length];
             final ProcessReplica[] byId = new ProcessReplica[graph.n()];
@@ -210,6 +210,22 @@ public final class MmxNode implements AutoCloseable
     {
         System.err.println("mmx-node: " + t);
         t.printStackTrace();
+    }
+
+    /** The node's Aeron transport; a port in use is one sentence naming the endpoint and the fix. */
+    private static AeronTransport launchTransport(final NodeContext ctx)
+    {
+        try
+        {
+            return AeronTransport.launch(ctx.transport());
+        }
+        catch (final io.aeron.exceptions.AeronException ex)
+        {
+            final String why = String.valueOf(ex.getMessage()).replaceFirst("^(ERROR - )+", "");
+            throw new IllegalStateException("cannot open this node's Aeron endpoint " + ctx.transport().localEndpoint() +
+                " (" + why + "); if another node or program holds that UDP port, stop it or give this node a free " +
+                "port in --directory", ex);
+        }
     }
 
     /**

@@ -43,27 +43,61 @@ public final class StatusServer implements AutoCloseable
      */
     public static StatusServer start(final InetSocketAddress address, final MmxNode node)
     {
-        final HttpServer server;
+        return bind(address).serve(node);
+    }
+
+    /**
+     * Takes the port before anything else starts, so that a port in use fails a node before it
+     * has created regions or a media driver.
+     *
+     * @param address where to listen (port 0 picks one).
+     * @return the bound port; {@link Bound#serve(MmxNode)} starts serving, {@link Bound#close()} lets it go.
+     * @throws UncheckedIOException naming the address and the fix when it cannot be bound.
+     */
+    public static Bound bind(final InetSocketAddress address)
+    {
         try
         {
-            server = HttpServer.create(address, 16);
+            return new Bound(HttpServer.create(address, 16));
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot serve status on " + address + ": " + ex.getMessage() +
-                "; pick a free port with --status-listen HOST:PORT", ex);
+            throw new UncheckedIOException("cannot serve status on " + address.getHostString() + ":" +
+                address.getPort() + ": " + ex.getMessage() + "; pick a free port with --status-listen HOST:PORT", ex);
         }
-        final StatusServer s = new StatusServer(server, node);
-        server.createContext("/status", s::handle);
-        server.createContext("/probe", s::handleProbe);
-        server.setExecutor(Executors.newSingleThreadExecutor(r ->
+    }
+
+    /** A bound status port that serves nothing yet. */
+    public static final class Bound implements AutoCloseable
+    {
+        private final HttpServer server;
+
+        private Bound(final HttpServer server)
         {
-            final Thread t = new Thread(r, "mmx-status");
-            t.setDaemon(true);
-            return t;
-        }));
-        server.start();
-        return s;
+            this.server = server;
+        }
+
+        /** Starts serving {@code node}'s status and probes on this port. */
+        public StatusServer serve(final MmxNode node)
+        {
+            final StatusServer s = new StatusServer(server, node);
+            server.createContext("/status", s::handle);
+            server.createContext("/probe", s::handleProbe);
+            server.setExecutor(Executors.newSingleThreadExecutor(r ->
+            {
+                final Thread t = new Thread(r, "mmx-status");
+                t.setDaemon(true);
+                return t;
+            }));
+            server.start();
+            return s;
+        }
+
+        @Override
+        public void close()
+        {
+            server.stop(0);
+        }
     }
 
     /** The bound address. */
