@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * Parses the options of {@code mmx memd} and runs a daemon until the JVM is told to stop.
@@ -19,11 +18,19 @@ import java.util.concurrent.CountDownLatch;
  *   --listen HOST:PORT          address to serve on (default 0.0.0.0:7400; port 0 picks one)
  *   --cluster-key-file PATH     the cluster key, raw bytes, at least 16 (required)
  *   --plan-edges PATH           the plan as an edge list: first line n, then one "u v" per line (required)
- *   --max-connections N         default 1024 (each costs about 200 KiB of direct memory)
+ *   --max-memory BYTES          direct memory for regions and buffers (default: the JVM's direct-memory limit)
+ *   --max-connections N         authenticated connections (default: a quarter of the memory budget, each
+ *                               about 200 KiB, at most 1024)
+ *   --max-pending-connections N not yet authenticated (default 256; a new one evicts the oldest)
+ *   --handshake-timeout-ms MS   time to the first authenticated frame (default 5000)
+ *   --idle-timeout-ms MS        an authenticated connection silent this long is closed (default 300000)
  *   --max-regions N             default n
  *   --max-region-bytes N        default 67108864
  *   --ready-file PATH           written with the bound port once serving (for supervisors and tests)
  * </pre>
+ *
+ * <p>Exit codes: 0 after SIGTERM, 2 for a usage error, 3 when it cannot start or its I/O thread
+ * fails (an allocation failure included): it never stays alive without serving.
  */
 public final class MemdCommandLine
 {
@@ -32,7 +39,8 @@ public final class MemdCommandLine
     }
 
     /**
-     * Runs the daemon; returns only on a usage error (exit code 2) or after shutdown (0).
+     * Runs the daemon; returns on a usage error (2), after shutdown (0), or when it cannot start or
+     * stops serving (3).
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
@@ -60,20 +68,33 @@ public final class MemdCommandLine
                         context.plan(readPlan(Path.of(value)));
                         break;
                     case "--max-connections":
-                        context.maxConnections(Integer.parseInt(value));
+                        context.maxConnections(parseInt(option, value));
+                        break;
+                    case "--max-pending-connections":
+                        context.maxPendingConnections(parseInt(option, value));
+                        break;
+                    case "--handshake-timeout-ms":
+                        context.handshakeTimeoutMs(parseInt(option, value));
+                        break;
+                    case "--idle-timeout-ms":
+                        context.idleTimeoutMs(parseInt(option, value));
+                        break;
+                    case "--max-memory":
+                        context.memoryBytes(parseLong(option, value));
                         break;
                     case "--max-regions":
-                        context.maxRegions(Integer.parseInt(value));
+                        context.maxRegions(parseInt(option, value));
                         break;
                     case "--max-region-bytes":
-                        context.maxRegionBytes(Long.parseLong(value));
+                        context.maxRegionBytes(parseLong(option, value));
                         break;
                     case "--ready-file":
                         readyFile = Path.of(value);
                         break;
                     default:
                         throw new IllegalArgumentException("unknown option " + option + ": the options are --listen, --cluster-key-file, " +
-                            "--plan-edges, --max-connections, --max-regions, --max-region-bytes, --ready-file");
+                            "--plan-edges, --max-memory, --max-connections, --max-pending-connections, " +
+                            "--handshake-timeout-ms, --idle-timeout-ms, --max-regions, --max-region-bytes, --ready-file");
                 }
             }
             context.conclude();
@@ -84,15 +105,22 @@ public final class MemdCommandLine
             return 2;
         }
 
-        final CountDownLatch stopped = new CountDownLatch(1);
-        try (MemoryDaemon daemon = MemoryDaemon.start(context))
+        final MemoryDaemon daemon;
+        try
         {
-            Runtime.getRuntime().addShutdownHook(new Thread(() ->
-            {
-                daemon.close();
-                stopped.countDown();
-            }, "mmx-memd-shutdown"));
-            out.println("memd listening on " + daemon.boundAddress());
+            daemon = MemoryDaemon.start(context);
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("memd: " + ex.getMessage());
+            return 3;
+        }
+        try (daemon)
+        {
+            final Thread hook = new Thread(daemon::close, "mmx-memd-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            out.println("memd listening on " + daemon.boundAddress() + ", at most " + context.maxConnections() +
+                " authenticated connections in a memory budget of " + context.memoryBytes() + " bytes");
             out.flush();
             if (readyFile != null)
             {
@@ -100,18 +128,50 @@ public final class MemdCommandLine
                 Files.writeString(tmp, Integer.toString(daemon.boundAddress().getPort()), StandardCharsets.US_ASCII);
                 Files.move(tmp, readyFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             }
-            stopped.await();
+            final Throwable failure = daemon.awaitTermination();
+            if (failure != null)
+            {
+                err.println("memd: stopped serving: its I/O thread failed with " + failure +
+                    "; the regions it held are gone. Restart it (the service manager does), and give it more memory " +
+                    "(-Xmx, -XX:MaxDirectMemorySize) if this was an OutOfMemoryError");
+                err.flush();
+                return 3;
+            }
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException ex)
         {
             err.println("memd: " + ex.getMessage());
-            return 1;
+            return 3;
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private static int parseInt(final String option, final String value)
+    {
+        try
+        {
+            return Integer.parseInt(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number");
+        }
+    }
+
+    private static long parseLong(final String option, final String value)
+    {
+        try
+        {
+            return Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number");
+        }
     }
 
     private static ClusterKey readKey(final Path path)
