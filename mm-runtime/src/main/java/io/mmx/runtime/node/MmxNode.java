@@ -162,11 +162,14 @@ public final class MmxNode implements AutoCloseable
             return shmRegions(ctx, hosted, layout, digest, key).linkFactory(digest, key);
         }
         final IntFunction<InetSocketAddress> daemonOf = (owner) -> address(ctx.memdDirectory(), owner);
+        // Links authenticate as their process: the fabric gets the hosted processes' keys only.
+        final io.mmx.rdma.region.ProcessKey[] keys = new io.mmx.rdma.region.ProcessKey[ctx.core().graph().n()];
         for (final int id : hosted)
         {
-            RegionSetup.createMemd(daemonOf.apply(id), id, layout, digest, key);
+            keys[id] = key.processKey(id);
+            RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest);
         }
-        return new MemdLinkFactory(daemonOf, key, digest, 2000);
+        return new MemdLinkFactory(daemonOf, (self) -> keys[self], digest, 2000);
     }
 
     /** Regions in shm files here, served over RDMA by a region host in this JVM; links by rdma_cm. */

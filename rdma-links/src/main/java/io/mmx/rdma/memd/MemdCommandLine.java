@@ -12,7 +12,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Parses the options of {@code mmx memd} and runs a daemon until the JVM is told to stop.
+ * Parses the options of {@code mmx memd} and runs a daemon until the JVM is told to stop; {@code mmx
+ * memd probe ...} runs {@link MemdProbe} instead.
  *
  * <pre>
  *   --listen HOST:PORT          address to serve on (default 0.0.0.0:7400; port 0 picks one)
@@ -44,6 +45,10 @@ public final class MemdCommandLine
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
+        if (args.length > 0 && args[0].equals("probe"))
+        {
+            return MemdProbe.run(java.util.Arrays.copyOfRange(args, 1, args.length), out, err);
+        }
         final MemoryDaemon.Context context = new MemoryDaemon.Context();
         Path readyFile = null;
         try
@@ -174,7 +179,8 @@ public final class MemdCommandLine
         }
     }
 
-    private static ClusterKey readKey(final Path path)
+    /** Reads a cluster key file, or throws naming the file and how to create it. */
+    static ClusterKey readKey(final Path path)
     {
         try
         {

@@ -31,6 +31,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * the processes, and serves one-sided operations on them to the owner and its plan neighbours
  * over TCP ({@link MemdProtocol}). One I/O thread; all state is bounded by the {@link Context}.
  *
+ * <p>Identity: every frame is tagged under the requester's process key ({@link
+ * io.mmx.rdma.region.ProcessKey}), which the daemon derives from the cluster key; a connection
+ * speaks for the process its first authenticated frame names. A process holding only its own key
+ * cannot act as another process.
+ *
  * <p>Hostile input is dropped and counted, never executed: a frame with a bad length or
  * version closes its connection ({@link FabricCounters.Other#MALFORMED_FRAME}); a frame with a
  * bad tag is answered {@code BAD_CLUSTER_KEY}, and the third on one connection closes it; a
@@ -65,7 +70,8 @@ public final class MemoryDaemon implements AutoCloseable
     private final FabricCounters counters = new FabricCounters();
     private final ConcurrentHashMap<Integer, RegionMemory> regions = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
-    private final Mac mac;
+    // Process keys' MACs, derived from the cluster key on first use, one per process of the plan.
+    private final Mac[] processMacs;
     private final byte[] tagScratch = new byte[MemdProtocol.TAG_LENGTH];
     private final ServerSocketChannel server;
     private final Selector selector;
@@ -84,7 +90,7 @@ public final class MemoryDaemon implements AutoCloseable
         this.context = context;
         this.plan = context.plan;
         this.planDigest = context.planDigest;
-        this.mac = context.clusterKey.newMac();
+        this.processMacs = new Mac[context.plan.n()];
         try
         {
             this.selector = Selector.open();
@@ -270,6 +276,21 @@ public final class MemoryDaemon implements AutoCloseable
         }
     }
 
+    // The MAC of the process a connection claims to speak for; ids outside the plan get a fresh one
+    // (their requests are refused anyway, but the refusal is still tagged for them).
+    private Mac processMac(final int process)
+    {
+        if (process < 0 || process >= processMacs.length)
+        {
+            return context.clusterKey.processKey(process).newMac();
+        }
+        if (processMacs[process] == null)
+        {
+            processMacs[process] = context.clusterKey.processKey(process).newMac();
+        }
+        return processMacs[process];
+    }
+
     private void accept() throws IOException
     {
         SocketChannel channel;
@@ -310,6 +331,8 @@ public final class MemoryDaemon implements AutoCloseable
         private SelectionKey key;
         private int requester = -1;
         private long lastRequestId = Long.MIN_VALUE;
+        // Until authenticated, the MAC of the requester the current frame names; then the bound requester's.
+        private Mac mac;
         private long lastFrameNs;
         private int badTags;
         private boolean isAuthenticated;
@@ -446,6 +469,12 @@ public final class MemoryDaemon implements AutoCloseable
                     return;
                 }
                 final long requestId = in.getLong(start + MemdProtocol.REQ_ID);
+                if (!isAuthenticated)
+                {
+                    // The first authenticated frame binds the connection to one process: its tag must be
+                    // under that process's key, which only that process (and the cluster key's holders) has.
+                    mac = processMac(in.getInt(start + MemdProtocol.REQ_REQUESTER));
+                }
                 if (!MemdProtocol.verify(mac, nonce, in, start, length - MemdProtocol.TAG_LENGTH, tagScratch))
                 {
                     respond(requestId, OpStatus.BAD_CLUSTER_KEY, 0, 0);
@@ -497,7 +526,8 @@ public final class MemoryDaemon implements AutoCloseable
             lastRequestId = requestId;
             if (requester >= 0 && from != requester)
             {
-                // One connection speaks for one process: a switch of identity is not a client we wrote.
+                // One connection speaks for one process (its tags are under that process's key); a frame
+                // naming another requester is not from a client we wrote.
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
                 return;
             }
@@ -515,6 +545,11 @@ public final class MemoryDaemon implements AutoCloseable
             if (op == MemdProtocol.OP_CREATE_REGION)
             {
                 createRegion(requestId, from, owner, operand1, payload, payloadLength);
+                return;
+            }
+            if (op == MemdProtocol.OP_PING)
+            {
+                respond(requestId, payloadLength == 0 ? OpStatus.OK : OpStatus.PROTOCOL_ERROR, regions.size(), 0);
                 return;
             }
             if (op == MemdProtocol.OP_OPEN_REGION)
