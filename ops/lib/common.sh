@@ -414,6 +414,37 @@ http_get() {
   echo "${response#*$'\n\n'}"
 }
 
+# Overrides for memd_probe (ops/health --mmx, --cluster-key-file); empty: the bundle's values.
+PROBE_MMX="" PROBE_KEY_FILE=""
+declare -gA PROBE_MEMD_WHY=()
+
+# memd_probe HOSTDIR ADDRESS PORT TIMEOUT: one authenticated round trip to the host's memd
+# ('mmx memd probe' as the host's first process), so that a host that merely accepts TCP is not
+# taken for a live memd. Runs the bundle's MMX_BIN with its MMX_CLUSTER_KEY_FILE unless
+# PROBE_MMX / PROBE_KEY_FILE are set. Exit 0 if served, else 1 with the reason in
+# PROBE_MEMD_WHY[host]; dies (exit 2) when the probe itself cannot run here.
+memd_probe() {
+  local hostdir="$1" address="$2" port="$3" timeout="$4" host mmx key ids ms limit output status=0
+  host="$(env_get "$hostdir" MMX_HOST)"
+  mmx="${PROBE_MMX:-$(env_get "$hostdir" MMX_BIN)}"
+  key="${PROBE_KEY_FILE:-$(env_get "$hostdir" MMX_CLUSTER_KEY_FILE)}"
+  [ -x "$mmx" ] || die "cannot probe memd: '$mmx' is not an executable mmx here; pass --mmx PATH"
+  [ -r "$key" ] || die "cannot probe memd: the cluster key file '$key' is not readable here; pass --cluster-key-file PATH (a copy of the cluster key)"
+  ids="$(ids_list "$(env_get "$hostdir" MMX_IDS)")"
+  ms="$(awk -v s="$timeout" 'BEGIN { printf "%d", s * 1000 }')"
+  # The JVM's start-up is not the daemon's fault: allow 30 s for it beyond the network timeout.
+  limit=$((${timeout%.*} + 30))
+  output="$(MMX_CLASSPATH="$(env_get "$hostdir" MMX_CLASSPATH)" timeout "$limit" \
+    "$mmx" memd probe --address "$address:$port" --key "$key" --as "${ids%% *}" --timeout-ms "$ms" 2>&1)" || status=$?
+  case "$status" in
+    0) return 0 ;;
+    1) PROBE_MEMD_WHY[$host]="${output##*not served: }" ;;
+    124) PROBE_MEMD_WHY[$host]="mmx memd probe did not finish within $limit s" ;;
+    *) die "mmx memd probe could not run (exit $status): $output" ;;
+  esac
+  return 1
+}
+
 # Results of probe_host, by host index.
 declare -gA PROBE_MEMD=() PROBE_NODE=() PROBE_PLAN=() PROBE_LIVE=() PROBE_ROLES=() PROBE_LEADER=() \
   PROBE_UNKNOWN=() PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()
@@ -425,8 +456,8 @@ probe_host() {
   host="$(env_get "$hostdir" MMX_HOST)"
   address="$(env_get "$hostdir" MMX_ADDRESS)"
   listen="$(env_get "$hostdir" MMX_MEMD_LISTEN)"
-  PROBE_MEMD[$host]=down
-  tcp_open "$address" "${listen##*:}" "$timeout" && PROBE_MEMD[$host]=up
+  PROBE_MEMD[$host]=down PROBE_MEMD_WHY[$host]=""
+  memd_probe "$hostdir" "$address" "${listen##*:}" "$timeout" && PROBE_MEMD[$host]=up
   listen="$(env_get "$hostdir" MMX_STATUS_LISTEN)"
   PROBE_NODE[$host]=down PROBE_PLAN[$host]="" PROBE_LIVE[$host]="" PROBE_ROLES[$host]="" PROBE_LEADER[$host]=""
   PROBE_REACH[$host]="" PROBE_COMMIT[$host]="" PROBE_SETTLED[$host]=0 PROBE_UNKNOWN[$host]=0
@@ -508,9 +539,9 @@ probe_cluster() {
     if [ "${PROBE_MEMD[$host]}" = down ]; then
       CLUSTER_LOST+=("$host")
       if [ "${PROBE_NODE[$host]}" = down ]; then
-        CLUSTER_PROBLEMS+=("$label is DOWN: memd and node unreachable (the host is lost with its regions)")
+        CLUSTER_PROBLEMS+=("$label is DOWN: memd and node unreachable (the host is lost with its regions; memd: ${PROBE_MEMD_WHY[$host]})")
       else
-        CLUSTER_PROBLEMS+=("$label: memd unreachable while the node answers (its regions are gone)")
+        CLUSTER_PROBLEMS+=("$label: memd not served while the node answers (its regions are gone; memd: ${PROBE_MEMD_WHY[$host]})")
       fi
       CLUSTER_VERDICT=RED
       continue
