@@ -30,7 +30,7 @@ class VerbsHandshakeChannelTest
 
     private final FabricCounters counters = new FabricCounters();
     private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(PATH, PLAN, KEY,
-        (owner) -> new VerbsEdgeAcceptor.Registration(0x4000_0000L + owner * 4096L, 0x300 + owner, 4096), counters,
+        (owner, requester) -> new VerbsEdgeAcceptor.Registration(0x4000_0000L + owner * 4096L, 0x300 + owner, 4096), counters,
         1024, 5_000_000_000L);
     private final VerbsHandshakeChannel host = VerbsHandshakeChannel.serve(
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
