@@ -28,6 +28,10 @@ import java.util.List;
  *   --max-regions N             default n
  *   --max-region-bytes N        default 67108864
  *   --ready-file PATH           written with the bound port once serving (for supervisors and tests)
+ *   --verbs-listen IP:PORT      verbs mode: also serve this host's shm regions over RDMA (rdma_cm on PORT, the
+ *                               edge handshake on PORT + 1; IP of the RDMA interface), registered here, so they
+ *                               stay served when their processes die
+ *   --shm-dir DIR               verbs mode: the shm region directory of this host's processes (default /dev/shm/mmx)
  * </pre>
  *
  * <p>Exit codes: 0 after SIGTERM, 2 for a usage error, 3 when it cannot start or its I/O thread
@@ -51,6 +55,8 @@ public final class MemdCommandLine
         }
         final MemoryDaemon.Context context = new MemoryDaemon.Context();
         Path readyFile = null;
+        InetSocketAddress verbsListen = null;
+        Path shmDir = io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY;
         try
         {
             for (int i = 0; i < args.length; i++)
@@ -96,10 +102,17 @@ public final class MemdCommandLine
                     case "--ready-file":
                         readyFile = Path.of(value);
                         break;
+                    case "--verbs-listen":
+                        verbsListen = parseAddress(value);
+                        break;
+                    case "--shm-dir":
+                        shmDir = Path.of(value);
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown option " + option + ": the options are --listen, --cluster-key-file, " +
                             "--plan-edges, --max-memory, --max-connections, --max-pending-connections, " +
-                            "--handshake-timeout-ms, --idle-timeout-ms, --max-regions, --max-region-bytes, --ready-file");
+                            "--handshake-timeout-ms, --idle-timeout-ms, --max-regions, --max-region-bytes, --ready-file, " +
+                            "--verbs-listen, --shm-dir");
                 }
             }
             context.conclude();
@@ -110,6 +123,16 @@ public final class MemdCommandLine
             return 2;
         }
 
+        final AutoCloseable verbsHost;
+        try
+        {
+            verbsHost = verbsListen == null ? () -> { } : startVerbsHost(context, verbsListen, shmDir);
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("memd: " + ex.getMessage());
+            return 3;
+        }
         final MemoryDaemon daemon;
         try
         {
@@ -118,9 +141,10 @@ public final class MemdCommandLine
         catch (final RuntimeException ex)
         {
             err.println("memd: " + ex.getMessage());
+            closeQuietly(verbsHost);
             return 3;
         }
-        try (daemon)
+        try (daemon; AutoCloseable verbs = verbsHost)
         {
             final Thread hook = new Thread(daemon::close, "mmx-memd-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
@@ -143,16 +167,44 @@ public final class MemdCommandLine
                 return 3;
             }
         }
-        catch (final IOException ex)
-        {
-            err.println("memd: " + ex.getMessage());
-            return 3;
-        }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
         }
+        catch (final Exception ex)
+        {
+            err.println("memd: " + ex.getMessage());
+            return 3;
+        }
         return 0;
+    }
+
+    /**
+     * Verbs mode: a region host in this daemon's process serving the host's shm regions. It checks
+     * for libdisni, libibverbs and a device with atomics before creating anything.
+     *
+     * @throws io.mmx.rdma.verbs.VerbsUnavailableException naming what is missing.
+     */
+    private static AutoCloseable startVerbsHost(
+        final MemoryDaemon.Context context, final InetSocketAddress cm, final Path shmDir)
+    {
+        io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
+        final io.mmx.rdma.shm.ShmRegionStore store = new io.mmx.rdma.shm.ShmRegionStore(shmDir);
+        final io.mmx.rdma.verbs.VerbsHostAddress address = io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(cm);
+        return io.mmx.rdma.verbs.DisniRegionHost.start(address.cm(), address.handshake(), context.plan(),
+            context.planDigest(), context.clusterKey(), store.resolver(context.planDigest(), context.clusterKey()));
+    }
+
+    private static void closeQuietly(final AutoCloseable closeable)
+    {
+        try
+        {
+            closeable.close();
+        }
+        catch (final Exception ignore)
+        {
+            // Exiting anyway.
+        }
     }
 
     private static int parseInt(final String option, final String value)

@@ -840,6 +840,24 @@ public final class MemoryDaemon implements AutoCloseable
             return this;
         }
 
+        /** The plan (after {@link #conclude()}). */
+        public Graph plan()
+        {
+            return plan;
+        }
+
+        /** The plan's digest (after {@link #conclude()}). */
+        public PlanDigest planDigest()
+        {
+            return planDigest;
+        }
+
+        /** The cluster key. */
+        public ClusterKey clusterKey()
+        {
+            return clusterKey;
+        }
+
         /** The concluded connection limit. */
         public int maxConnections()
         {
