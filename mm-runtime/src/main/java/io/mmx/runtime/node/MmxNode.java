@@ -162,11 +162,9 @@ public final class MmxNode implements AutoCloseable
             return shmRegions(ctx, hosted, layout, digest, key).linkFactory(digest, key);
         }
         final IntFunction<InetSocketAddress> daemonOf = (owner) -> address(ctx.memdDirectory(), owner);
-        // Links authenticate as their process: the fabric gets the hosted processes' keys only.
-        final io.mmx.rdma.region.ProcessKey[] keys = new io.mmx.rdma.region.ProcessKey[ctx.core().graph().n()];
+        final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
         for (final int id : hosted)
         {
-            keys[id] = key.processKey(id);
             RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest);
         }
         return new MemdLinkFactory(daemonOf, (self) -> keys[self], digest, 2000);
@@ -185,7 +183,23 @@ public final class MmxNode implements AutoCloseable
         shmRegions(ctx, hosted, layout, digest, key);
         final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
             io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(address(ctx.verbsDirectory(), owner));
-        return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, key, digest, 5000);
+        final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
+        return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, (self) -> keys[self], digest, 5000);
+    }
+
+    /**
+     * Links authenticate as their process: the fabric gets the hosted processes' keys only (indexed
+     * by process id, null for the others).
+     */
+    private static io.mmx.rdma.region.ProcessKey[] hostedKeys(final NodeContext ctx, final int[] hosted,
+        final ClusterKey key)
+    {
+        final io.mmx.rdma.region.ProcessKey[] keys = new io.mmx.rdma.region.ProcessKey[ctx.core().graph().n()];
+        for (final int id : hosted)
+        {
+            keys[id] = key.processKey(id);
+        }
+        return keys;
     }
 
     /** Creates (or reopens) the hosted processes' region files; the mappings close with the node. */
