@@ -494,19 +494,64 @@ probe_commit() {
   return 1
 }
 
+# Overrides for memd_probe (ops/health --mmx, --cluster-key-file); empty: the bundle's values.
+PROBE_MMX="" PROBE_KEY_FILE=""
+declare -gA PROBE_MEMD_WHY=()
+
+# memd_probe_all TIMEOUT HOSTDIR...: one authenticated round trip to each host's memd ('mmx memd
+# probe' as the host's first process; all hosts side by side in one JVM), so that a host that
+# merely accepts TCP is not taken for a live memd. Runs the bundle's MMX_BIN with its
+# MMX_CLUSTER_KEY_FILE unless PROBE_MMX / PROBE_KEY_FILE are set. Fills PROBE_MEMD[host] (up or
+# down) and PROBE_MEMD_WHY[host]; dies (exit 2) when the probe itself cannot run here.
+memd_probe_all() {
+  local timeout="$1" hostdir host mmx key ids listen ms limit output status=0 line
+  shift
+  [ $# -gt 0 ] || return 0
+  mmx="${PROBE_MMX:-$(env_get "$1" MMX_BIN)}"
+  key="${PROBE_KEY_FILE:-$(env_get "$1" MMX_CLUSTER_KEY_FILE)}"
+  [ -x "$mmx" ] || die "cannot probe memd: '$mmx' is not an executable mmx here; pass --mmx PATH"
+  [ -r "$key" ] || die "cannot probe memd: the cluster key file '$key' is not readable here; pass --cluster-key-file PATH (a copy of the cluster key)"
+  local -a args=()
+  local -A host_of=()
+  for hostdir in "$@"; do
+    host="$(env_get "$hostdir" MMX_HOST)"
+    ids="$(ids_list "$(env_get "$hostdir" MMX_IDS)")"
+    listen="$(env_get "$hostdir" MMX_MEMD_LISTEN)"
+    args+=(--address "$(env_get "$hostdir" MMX_ADDRESS):${listen##*:}" --as "${ids%% *}")
+    host_of["$(env_get "$hostdir" MMX_ADDRESS):${listen##*:}"]="$host"
+    PROBE_MEMD[$host]=down PROBE_MEMD_WHY[$host]="mmx memd probe gave no line for it"
+  done
+  ms="$(awk -v s="$timeout" 'BEGIN { printf "%d", s * 1000 }')"
+  # The JVM's start-up is not the daemons' fault: allow 30 s for it beyond the network timeout.
+  limit=$((${timeout%.*} + 30))
+  output="$(timeout "$limit" "$mmx" memd probe "${args[@]}" --key "$key" --timeout-ms "$ms" 2>&1)" || status=$?
+  case "$status" in
+    0 | 1) ;;
+    124) for host in "${host_of[@]}"; do PROBE_MEMD_WHY[$host]="mmx memd probe did not finish within $limit s"; done; return 0 ;;
+    *) die "mmx memd probe could not run (exit $status): $output" ;;
+  esac
+  while IFS= read -r line; do
+    [[ "$line" =~ ^memd\ ([^ ]+)\ (serves|not\ served):\ ?(.*)$ ]] || continue
+    host="${host_of[${BASH_REMATCH[1]}]:-}"
+    [ -n "$host" ] || continue
+    if [ "${BASH_REMATCH[2]}" = serves ]; then
+      PROBE_MEMD[$host]=up PROBE_MEMD_WHY[$host]=""
+    else
+      PROBE_MEMD_WHY[$host]="${BASH_REMATCH[3]}"
+    fi
+  done <<<"$output"
+}
+
 # Results of probe_host, by host index.
 declare -gA PROBE_MEMD=() PROBE_NODE=() PROBE_PLAN=() PROBE_LIVE=() PROBE_ROLES=() PROBE_LEADER=() \
   PROBE_UNKNOWN=() PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()
 
-# probe_host HOSTDIR TIMEOUT: memd reachable? node status? Parses the status JSON of the node
-# contract: {"plan":"sha256:...","processes":[{"id":0,"role":"LEADER","leader":0,...},...]}.
+# probe_host HOSTDIR TIMEOUT: the node's status (memd is probed for all hosts at once by memd_probe_all). Parses
+# the status JSON: {"plan":"sha256:...","processes":[{"id":0,"role":"LEADER","leader":0,...},...]}.
 probe_host() {
   local hostdir="$1" timeout="$2" host address listen status
   host="$(env_get "$hostdir" MMX_HOST)"
   address="$(env_get "$hostdir" MMX_ADDRESS)"
-  listen="$(env_get "$hostdir" MMX_MEMD_LISTEN)"
-  PROBE_MEMD[$host]=down
-  tcp_open "$address" "${listen##*:}" "$timeout" && PROBE_MEMD[$host]=up
   listen="$(env_get "$hostdir" MMX_STATUS_LISTEN)"
   PROBE_NODE[$host]=down PROBE_PLAN[$host]="" PROBE_LIVE[$host]="" PROBE_ROLES[$host]="" PROBE_LEADER[$host]=""
   PROBE_REACH[$host]="" PROBE_COMMIT[$host]="" PROBE_SETTLED[$host]=0 PROBE_UNKNOWN[$host]=0
@@ -578,6 +623,7 @@ probe_cluster() {
   local timeout="$1" hostdir host expected live leaders="" label
   shift
   CLUSTER_PROBLEMS=() CLUSTER_LOST=() CLUSTER_CRASHED=0 CLUSTER_BLOCKED=0 CLUSTER_VERDICT=GREEN
+  memd_probe_all "$timeout" "$@"
   for hostdir in "$@"; do
     probe_host "$hostdir" "$timeout"
     host="$(env_get "$hostdir" MMX_HOST)"
@@ -588,9 +634,9 @@ probe_cluster() {
     if [ "${PROBE_MEMD[$host]}" = down ]; then
       CLUSTER_LOST+=("$host")
       if [ "${PROBE_NODE[$host]}" = down ]; then
-        CLUSTER_PROBLEMS+=("$label is DOWN: memd and node unreachable (the host is lost with its regions)")
+        CLUSTER_PROBLEMS+=("$label is DOWN: memd and node unreachable (the host is lost with its regions; memd: ${PROBE_MEMD_WHY[$host]})")
       else
-        CLUSTER_PROBLEMS+=("$label: memd unreachable while the node answers (its regions are gone)")
+        CLUSTER_PROBLEMS+=("$label: memd not served while the node answers (its regions are gone; memd: ${PROBE_MEMD_WHY[$host]})")
       fi
       CLUSTER_VERDICT=RED
       continue

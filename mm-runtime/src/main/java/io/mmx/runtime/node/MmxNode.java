@@ -162,30 +162,44 @@ public final class MmxNode implements AutoCloseable
             return shmRegions(ctx, hosted, layout, digest, key).linkFactory(digest, key);
         }
         final IntFunction<InetSocketAddress> daemonOf = (owner) -> address(ctx.memdDirectory(), owner);
+        final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
         for (final int id : hosted)
         {
-            RegionSetup.createMemd(daemonOf.apply(id), id, layout, digest, key);
+            RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest);
         }
-        return new MemdLinkFactory(daemonOf, key, digest, 2000);
+        return new MemdLinkFactory(daemonOf, (self) -> keys[self], digest, 2000);
     }
 
-    /** Regions in shm files here, served over RDMA by a region host in this JVM; links by rdma_cm. */
+    /**
+     * Regions in shm files here, served over RDMA by this host's memd in verbs mode ({@code mmx memd
+     * --verbs-listen}), which holds their registrations, so a region stays served when this node dies;
+     * every link, the loopback to a hosted process's own region included, is a queue pair by rdma_cm.
+     */
     private RegionLinkFactory verbsLinks(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
         final PlanDigest digest, final ClusterKey key)
     {
-        // Fail before creating anything: one message naming libdisni, libibverbs or the device.
+        // Fail before creating anything: one message naming libdisni, libibverbs, the device or its atomics.
         io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
-        final ShmRegionStore store = shmRegions(ctx, hosted, layout, digest, key);
+        shmRegions(ctx, hosted, layout, digest, key);
         final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
+            io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(address(ctx.verbsDirectory(), owner));
+        final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
+        return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, (self) -> keys[self], digest, 5000);
+    }
+
+    /**
+     * Links authenticate as their process: the fabric gets the hosted processes' keys only (indexed
+     * by process id, null for the others).
+     */
+    private static io.mmx.rdma.region.ProcessKey[] hostedKeys(final NodeContext ctx, final int[] hosted,
+        final ClusterKey key)
+    {
+        final io.mmx.rdma.region.ProcessKey[] keys = new io.mmx.rdma.region.ProcessKey[ctx.core().graph().n()];
+        for (final int id : hosted)
         {
-            final InetSocketAddress cm = address(ctx.verbsDirectory(), owner);
-            return new io.mmx.rdma.verbs.VerbsHostAddress(cm,
-                new InetSocketAddress(cm.getHostString(), cm.getPort() + 1));
-        };
-        final io.mmx.rdma.verbs.VerbsHostAddress self = hostOf.apply(hosted[0]);
-        resources.add(io.mmx.rdma.verbs.DisniRegionHost.start(self.cm(), self.handshake(), ctx.core().graph(),
-            digest, key, store.resolver(digest, key)));
-        return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, key, digest, 5000);
+            keys[id] = key.processKey(id);
+        }
+        return keys;
     }
 
     /** Creates (or reopens) the hosted processes' region files; the mappings close with the node. */

@@ -3,7 +3,7 @@ package io.mmx.runtime.node;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.memd.MemdRegionLink;
-import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.ProcessKey;
 import io.mmx.rdma.region.PlanDigest;
 import io.mmx.runtime.core.RegionLayout;
 
@@ -23,11 +23,12 @@ final class RegionSetup
     {
     }
 
-    /** Asks {@code owner}'s memory daemon to create (or confirm) its region. */
-    static void createMemd(final InetSocketAddress daemon, final int owner, final RegionLayout layout,
-        final PlanDigest plan, final ClusterKey key)
+    /** Asks the memory daemon to create (or confirm) the region of the process {@code key} authenticates. */
+    static void createMemd(final InetSocketAddress daemon, final ProcessKey key, final RegionLayout layout,
+        final PlanDigest plan)
     {
-        final OpStatus status = MemdRegionLink.createRegion(daemon, key, owner, 8L * layout.regionWords(), plan,
+        final int owner = key.process();
+        final OpStatus status = MemdRegionLink.createRegion(daemon, key, 8L * layout.regionWords(), plan,
             STARTUP_TIMEOUT_NS);
         if (status != OpStatus.OK)
         {

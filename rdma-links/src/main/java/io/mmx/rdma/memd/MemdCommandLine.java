@@ -10,20 +10,32 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 
 /**
- * Parses the options of {@code mmx memd} and runs a daemon until the JVM is told to stop.
+ * Parses the options of {@code mmx memd} and runs a daemon until the JVM is told to stop; {@code mmx
+ * memd probe ...} runs {@link MemdProbe} instead.
  *
  * <pre>
  *   --listen HOST:PORT          address to serve on (default 0.0.0.0:7400; port 0 picks one)
  *   --cluster-key-file PATH     the cluster key, raw bytes, at least 16 (required)
  *   --plan-edges PATH           the plan as an edge list: first line n, then one "u v" per line (required)
- *   --max-connections N         default 1024 (each costs about 200 KiB of direct memory)
+ *   --max-memory BYTES          direct memory for regions and buffers (default: the JVM's direct-memory limit)
+ *   --max-connections N         authenticated connections (default: a quarter of the memory budget, each
+ *                               about 200 KiB, at most 1024)
+ *   --max-pending-connections N not yet authenticated (default 256; a new one evicts the oldest)
+ *   --handshake-timeout-ms MS   time to the first authenticated frame (default 5000)
+ *   --idle-timeout-ms MS        an authenticated connection silent this long is closed (default 300000)
  *   --max-regions N             default n
  *   --max-region-bytes N        default 67108864
  *   --ready-file PATH           written with the bound port once serving (for supervisors and tests)
+ *   --verbs-listen IP:PORT      verbs mode: also serve this host's shm regions over RDMA (rdma_cm on PORT, the
+ *                               edge handshake on PORT + 1; IP of the RDMA interface), registered here, so they
+ *                               stay served when their processes die
+ *   --shm-dir DIR               verbs mode: the shm region directory of this host's processes (default /dev/shm/mmx)
  * </pre>
+ *
+ * <p>Exit codes: 0 after SIGTERM, 2 for a usage error, 3 when it cannot start or its I/O thread
+ * fails (an allocation failure included): it never stays alive without serving.
  */
 public final class MemdCommandLine
 {
@@ -32,12 +44,19 @@ public final class MemdCommandLine
     }
 
     /**
-     * Runs the daemon; returns only on a usage error (exit code 2) or after shutdown (0).
+     * Runs the daemon; returns on a usage error (2), after shutdown (0), or when it cannot start or
+     * stops serving (3).
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
+        if (args.length > 0 && args[0].equals("probe"))
+        {
+            return MemdProbe.run(java.util.Arrays.copyOfRange(args, 1, args.length), out, err);
+        }
         final MemoryDaemon.Context context = new MemoryDaemon.Context();
         Path readyFile = null;
+        InetSocketAddress verbsListen = null;
+        Path shmDir = io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY;
         try
         {
             for (int i = 0; i < args.length; i++)
@@ -60,20 +79,40 @@ public final class MemdCommandLine
                         context.plan(readPlan(Path.of(value)));
                         break;
                     case "--max-connections":
-                        context.maxConnections(Integer.parseInt(value));
+                        context.maxConnections(parseInt(option, value));
+                        break;
+                    case "--max-pending-connections":
+                        context.maxPendingConnections(parseInt(option, value));
+                        break;
+                    case "--handshake-timeout-ms":
+                        context.handshakeTimeoutMs(parseInt(option, value));
+                        break;
+                    case "--idle-timeout-ms":
+                        context.idleTimeoutMs(parseInt(option, value));
+                        break;
+                    case "--max-memory":
+                        context.memoryBytes(parseLong(option, value));
                         break;
                     case "--max-regions":
-                        context.maxRegions(Integer.parseInt(value));
+                        context.maxRegions(parseInt(option, value));
                         break;
                     case "--max-region-bytes":
-                        context.maxRegionBytes(Long.parseLong(value));
+                        context.maxRegionBytes(parseLong(option, value));
                         break;
                     case "--ready-file":
                         readyFile = Path.of(value);
                         break;
+                    case "--verbs-listen":
+                        verbsListen = parseAddress(value);
+                        break;
+                    case "--shm-dir":
+                        shmDir = Path.of(value);
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown option " + option + ": the options are --listen, --cluster-key-file, " +
-                            "--plan-edges, --max-connections, --max-regions, --max-region-bytes, --ready-file");
+                            "--plan-edges, --max-memory, --max-connections, --max-pending-connections, " +
+                            "--handshake-timeout-ms, --idle-timeout-ms, --max-regions, --max-region-bytes, --ready-file, " +
+                            "--verbs-listen, --shm-dir");
                 }
             }
             context.conclude();
@@ -84,15 +123,33 @@ public final class MemdCommandLine
             return 2;
         }
 
-        final CountDownLatch stopped = new CountDownLatch(1);
-        try (MemoryDaemon daemon = MemoryDaemon.start(context))
+        final AutoCloseable verbsHost;
+        try
         {
-            Runtime.getRuntime().addShutdownHook(new Thread(() ->
-            {
-                daemon.close();
-                stopped.countDown();
-            }, "mmx-memd-shutdown"));
-            out.println("memd listening on " + daemon.boundAddress());
+            verbsHost = verbsListen == null ? () -> { } : startVerbsHost(context, verbsListen, shmDir);
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("memd: " + ex.getMessage());
+            return 3;
+        }
+        final MemoryDaemon daemon;
+        try
+        {
+            daemon = MemoryDaemon.start(context);
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("memd: " + ex.getMessage());
+            closeQuietly(verbsHost);
+            return 3;
+        }
+        try (daemon; AutoCloseable verbs = verbsHost)
+        {
+            final Thread hook = new Thread(daemon::close, "mmx-memd-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            out.println("memd listening on " + daemon.boundAddress() + ", at most " + context.maxConnections() +
+                " authenticated connections in a memory budget of " + context.memoryBytes() + " bytes");
             out.flush();
             if (readyFile != null)
             {
@@ -100,21 +157,82 @@ public final class MemdCommandLine
                 Files.writeString(tmp, Integer.toString(daemon.boundAddress().getPort()), StandardCharsets.US_ASCII);
                 Files.move(tmp, readyFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             }
-            stopped.await();
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            err.println("memd: " + ex.getMessage());
-            return 1;
+            final Throwable failure = daemon.awaitTermination();
+            if (failure != null)
+            {
+                err.println("memd: stopped serving: its I/O thread failed with " + failure +
+                    "; the regions it held are gone. Restart it (the service manager does), and give it more memory " +
+                    "(-Xmx, -XX:MaxDirectMemorySize) if this was an OutOfMemoryError");
+                err.flush();
+                return 3;
+            }
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
         }
+        catch (final Exception ex)
+        {
+            err.println("memd: " + ex.getMessage());
+            return 3;
+        }
         return 0;
     }
 
-    private static ClusterKey readKey(final Path path)
+    /**
+     * Verbs mode: a region host in this daemon's process serving the host's shm regions. It checks
+     * for libdisni, libibverbs and a device with atomics before creating anything.
+     *
+     * @throws io.mmx.rdma.verbs.VerbsUnavailableException naming what is missing.
+     */
+    private static AutoCloseable startVerbsHost(
+        final MemoryDaemon.Context context, final InetSocketAddress cm, final Path shmDir)
+    {
+        io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
+        final io.mmx.rdma.shm.ShmRegionStore store = new io.mmx.rdma.shm.ShmRegionStore(shmDir);
+        final io.mmx.rdma.verbs.VerbsHostAddress address = io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(cm);
+        return io.mmx.rdma.verbs.DisniRegionHost.start(address.cm(), address.handshake(), context.plan(),
+            context.planDigest(), context.clusterKey(), store.resolver(context.planDigest(), context.clusterKey()));
+    }
+
+    private static void closeQuietly(final AutoCloseable closeable)
+    {
+        try
+        {
+            closeable.close();
+        }
+        catch (final Exception ignore)
+        {
+            // Exiting anyway.
+        }
+    }
+
+    private static int parseInt(final String option, final String value)
+    {
+        try
+        {
+            return Integer.parseInt(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number");
+        }
+    }
+
+    private static long parseLong(final String option, final String value)
+    {
+        try
+        {
+            return Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number");
+        }
+    }
+
+    /** Reads a cluster key file, or throws naming the file and how to create it. */
+    static ClusterKey readKey(final Path path)
     {
         try
         {

@@ -4,6 +4,7 @@ import io.mmx.rdma.fabric.RegionLink;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.region.ProcessKey;
 
 import java.net.InetSocketAddress;
 import java.util.function.IntFunction;
@@ -15,28 +16,44 @@ import java.util.function.IntFunction;
 public final class MemdLinkFactory implements RegionLinkFactory
 {
     private final IntFunction<InetSocketAddress> placement;
-    private final ClusterKey key;
+    private final IntFunction<ProcessKey> keys;
     private final PlanDigest plan;
     private final int connectTimeoutMs;
 
     /**
+     * Links for processes whose keys this caller holds.
+     *
      * @param placement        the memd address holding each owner's region.
-     * @param key              the cluster key.
+     * @param keys             the key of each process links are opened for ({@code self}); only the processes
+     *                         this JVM hosts need one, and it throws for any other.
      * @param plan             the digest of the plan this process runs; memd refuses links under another plan.
      * @param connectTimeoutMs bound on connect plus handshake.
      */
-    public MemdLinkFactory(final IntFunction<InetSocketAddress> placement, final ClusterKey key,
+    public MemdLinkFactory(final IntFunction<InetSocketAddress> placement, final IntFunction<ProcessKey> keys,
         final PlanDigest plan, final int connectTimeoutMs)
     {
         this.plan = plan;
         this.placement = placement;
-        this.key = key;
+        this.keys = keys;
         this.connectTimeoutMs = connectTimeoutMs;
+    }
+
+    /** Links for any process, its key derived from the cluster key (tests, tools, benchmarks). */
+    public MemdLinkFactory(final IntFunction<InetSocketAddress> placement, final ClusterKey key,
+        final PlanDigest plan, final int connectTimeoutMs)
+    {
+        this(placement, key::processKey, plan, connectTimeoutMs);
     }
 
     @Override
     public RegionLink open(final int self, final int owner)
     {
-        return new MemdRegionLink(self, owner, placement.apply(owner), key, plan, connectTimeoutMs);
+        final ProcessKey key = keys.apply(self);
+        if (key == null || key.process() != self)
+        {
+            throw new IllegalArgumentException("no key for process " + self + " here: a node holds the keys of the " +
+                "processes it hosts only");
+        }
+        return new MemdRegionLink(key, owner, placement.apply(owner), plan, connectTimeoutMs);
     }
 }

@@ -5,18 +5,20 @@ import javax.crypto.ShortBufferException;
 import java.nio.ByteBuffer;
 
 /**
- * The memd wire protocol, version 1. Every frame is a little-endian u32 length (bytes that
+ * The memd wire protocol, version 2. Every frame is a little-endian u32 length (bytes that
  * follow) and a body. On connect the daemon sends a HELLO with a fresh 16-byte nonce; every
- * later frame in either direction ends with HMAC-SHA256(clusterKey, nonce || body-without-tag),
- * so frames cannot be forged without the key nor replayed on another connection; request ids
- * must increase within a connection, so they cannot be replayed on the same one either.
+ * later frame in either direction ends with HMAC-SHA256(processKey(requester), nonce ||
+ * body-without-tag), where the process key is derived from the cluster key ({@link
+ * io.mmx.rdma.region.ClusterKey#processKey}): frames cannot be forged without the requester's key
+ * nor replayed on another connection; request ids must increase within a connection, so they
+ * cannot be replayed on the same one either. A connection speaks for one requester.
  *
  * <pre>
  * HELLO    (daemon to client, 20 bytes, no tag)
  *   0 u8 version  1 u8 kind=0x40  2 u16 reserved  4 u8[16] nonce
  *
  * REQUEST  (client to daemon, 48 + payload + 32 bytes)
- *   0 u8 version  1 u8 op (OpType ordinal, or 0x10 CREATE_REGION)  2 u16 reserved
+ *   0 u8 version  1 u8 op (OpType ordinal, 0x10 CREATE_REGION, 0x11 OPEN_REGION, 0x12 PING)  2 u16 reserved
  *   4 i32 requester   8 i64 requestId   16 i32 owner   20 i32 length
  *  24 i64 offset     32 i64 operand1   40 i64 operand2
  *  48 payload: WRITE_BULK: length bytes; CREATE_REGION: 32-byte plan digest (operand1 = data bytes);
@@ -33,7 +35,7 @@ import java.nio.ByteBuffer;
 public final class MemdProtocol
 {
     /** Protocol version carried in every frame. */
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
     /** Kind byte of HELLO. */
     public static final byte KIND_HELLO = 0x40;
     /** Kind byte of RESPONSE; requests carry an op code below 0x40 here, so the two cannot be confused. */
@@ -42,6 +44,8 @@ public final class MemdProtocol
     public static final byte OP_CREATE_REGION = 0x10;
     /** Op code of OPEN_REGION: checks access, plan digest (payload) and existence; the value is the data size. */
     public static final byte OP_OPEN_REGION = 0x11;
+    /** Op code of PING: an authenticated round trip that touches no region; the value is the number of regions held. */
+    public static final byte OP_PING = 0x12;
 
     /** Bytes of the length prefix. */
     public static final int LENGTH_PREFIX = 4;

@@ -6,6 +6,7 @@ import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.fabric.RegionLink;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.region.ProcessKey;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -55,24 +56,69 @@ public final class MemdRegionLink implements RegionLink
     private boolean closed;
 
     /**
-     * Opens the session (connect and handshake, bounded by {@code connectTimeoutMs}). A daemon
-     * that cannot be reached gives a link in state NOT_CONNECTED that retries later.
+     * Opens the session (connect and handshake, bounded by {@code connectTimeoutMs}) as the process
+     * {@code key} authenticates. A daemon that cannot be reached gives a link in state NOT_CONNECTED
+     * that retries later.
      */
     public MemdRegionLink(
-        final int self,
+        final ProcessKey key,
         final int owner,
         final InetSocketAddress daemon,
-        final ClusterKey key,
         final PlanDigest plan,
         final int connectTimeoutMs)
     {
+        this(key, owner, daemon, plan, connectTimeoutMs, true);
+    }
+
+    private MemdRegionLink(
+        final ProcessKey key,
+        final int owner,
+        final InetSocketAddress daemon,
+        final PlanDigest plan,
+        final int connectTimeoutMs,
+        final boolean open)
+    {
         this.plan = plan;
-        this.self = self;
+        this.self = key.process();
         this.owner = owner;
         this.daemon = daemon;
         this.connectTimeoutMs = connectTimeoutMs;
         this.mac = key.newMac();
-        connect();
+        if (open)
+        {
+            connect();
+        }
+    }
+
+    /**
+     * One authenticated round trip that touches no region ({@link MemdProtocol#OP_PING}), as the
+     * process {@code key} authenticates: whether a memd serves at {@code daemon} under this cluster key.
+     * Blocking, bounded by {@code timeoutMs} for the connect and for each read.
+     *
+     * @return the number of regions the daemon holds.
+     * @throws IOException naming why it was not served (unreachable, not memd, wrong key, timeout).
+     */
+    public static long ping(final InetSocketAddress daemon, final ProcessKey key, final int timeoutMs)
+        throws IOException
+    {
+        final MemdRegionLink link = new MemdRegionLink(key, key.process(), daemon, PlanDigest.of64(0), timeoutMs, false);
+        try
+        {
+            link.handshake();
+            final long[] value = new long[1];
+            final OpStatus status = link.controlCall(MemdProtocol.OP_PING, 0, false, value);
+            if (status != OpStatus.OK)
+            {
+                throw new IOException(status == OpStatus.BAD_CLUSTER_KEY ?
+                    "memd " + daemon + " does not accept the key of process " + key.process() +
+                    ": use the cluster's key file" : "memd " + daemon + " answered " + status);
+            }
+            return value[0];
+        }
+        finally
+        {
+            link.close();
+        }
     }
 
     /**
@@ -89,7 +135,21 @@ public final class MemdRegionLink implements RegionLink
         final PlanDigest plan,
         final long timeoutNs)
     {
-        final MemdRegionLink link = new MemdRegionLink(self, self, daemon, key, plan,
+        return createRegion(daemon, key.processKey(self), dataBytes, plan, timeoutNs);
+    }
+
+    /**
+     * Creates the region of the process {@code key} authenticates, or confirms the existing one;
+     * see {@link #createRegion(InetSocketAddress, ClusterKey, int, long, PlanDigest, long)}.
+     */
+    public static OpStatus createRegion(
+        final InetSocketAddress daemon,
+        final ProcessKey key,
+        final long dataBytes,
+        final PlanDigest plan,
+        final long timeoutNs)
+    {
+        final MemdRegionLink link = new MemdRegionLink(key, key.process(), daemon, plan,
             (int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs)));
         try
         {
@@ -99,7 +159,7 @@ public final class MemdRegionLink implements RegionLink
             }
             // Before creation OPEN says REGION_LOST; that is the expected state here.
             link.channel.configureBlocking(true);
-            return link.controlCall(MemdProtocol.OP_CREATE_REGION, dataBytes);
+            return link.controlCall(MemdProtocol.OP_CREATE_REGION, dataBytes, true, null);
         }
         catch (final IOException ex)
         {
@@ -319,6 +379,27 @@ public final class MemdRegionLink implements RegionLink
     private void connect()
     {
         lastConnectAttemptNs = System.nanoTime();
+        try
+        {
+            handshake();
+            final OpStatus opened = controlCall(MemdProtocol.OP_OPEN_REGION, 0, true, null);
+            channel.configureBlocking(false);
+            state = opened;
+            stateMessage = opened == OpStatus.OK ? "connected to memd " + daemon : openFailure(opened);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            CloseHelper.quietClose(channel);
+            channel = null;
+            state = OpStatus.NOT_CONNECTED;
+            stateMessage = "cannot reach memd " + daemon + " for the region of process " + owner + ": " +
+                ex.getMessage() + "; check that memd runs there and the address in the placement is right";
+        }
+    }
+
+    // Connects (blocking) and reads HELLO's nonce; on failure the channel is closed and null.
+    private void handshake() throws IOException
+    {
         SocketChannel ch = null;
         try
         {
@@ -333,33 +414,37 @@ public final class MemdRegionLink implements RegionLink
             if (b.getInt(0) != MemdProtocol.HELLO_LENGTH || b.get(4) != MemdProtocol.VERSION ||
                 b.get(5) != MemdProtocol.KIND_HELLO)
             {
-                throw new IOException("the peer is not a memd speaking protocol version " + MemdProtocol.VERSION);
+                throw new IOException("the peer is not a memd speaking protocol version " + MemdProtocol.VERSION +
+                    " (run the same mmx version on memd and its clients)");
             }
             b.get(8, nonce);
             in.clear();
             out.clear();
             channel = ch;
-            final OpStatus opened = controlCall(MemdProtocol.OP_OPEN_REGION, 0);
-            ch.configureBlocking(false);
-            state = opened;
-            stateMessage = opened == OpStatus.OK ? "connected to memd " + daemon : openFailure(opened);
         }
         catch (final IOException | RuntimeException ex)
         {
             CloseHelper.quietClose(ch);
             channel = null;
-            state = OpStatus.NOT_CONNECTED;
-            stateMessage = "cannot reach memd " + daemon + " for the region of process " + owner + ": " +
-                ex.getMessage() + "; check that memd runs there and the address in the placement is right";
+            throw ex;
         }
     }
 
     // A blocking request/response on the still-blocking channel: start-up and region checks only.
-    private OpStatus controlCall(final byte op, final long operand1) throws IOException
+    private OpStatus controlCall(final byte op, final long operand1, final boolean withPlan, final long[] valueOut)
+        throws IOException
     {
         final OpStatus[] result = new OpStatus[1];
-        final CompletionSink sink = (id, status, value, payload, payloadOffset) -> result[0] = status;
-        encode(nextControlId++, op, 0, operand1, 0, new UnsafeBuffer(plan.toByteArray()), 0, PlanDigest.LENGTH, 0, sink);
+        final CompletionSink sink = (id, status, value, payload, payloadOffset) ->
+        {
+            result[0] = status;
+            if (valueOut != null)
+            {
+                valueOut[0] = value;
+            }
+        };
+        encode(nextControlId++, op, 0, operand1, 0, new UnsafeBuffer(plan.toByteArray()), 0,
+            withPlan ? PlanDigest.LENGTH : 0, 0, sink);
         out.flip();
         while (out.hasRemaining())
         {

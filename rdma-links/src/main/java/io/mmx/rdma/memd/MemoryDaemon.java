@@ -31,33 +31,66 @@ import java.util.concurrent.ConcurrentHashMap;
  * the processes, and serves one-sided operations on them to the owner and its plan neighbours
  * over TCP ({@link MemdProtocol}). One I/O thread; all state is bounded by the {@link Context}.
  *
+ * <p>Identity: every frame is tagged under the requester's process key ({@link
+ * io.mmx.rdma.region.ProcessKey}), which the daemon derives from the cluster key; a connection
+ * speaks for the process its first authenticated frame names. A process holding only its own key
+ * cannot act as another process.
+ *
  * <p>Hostile input is dropped and counted, never executed: a frame with a bad length or
  * version closes its connection ({@link FabricCounters.Other#MALFORMED_FRAME}); a frame with a
- * bad tag is answered {@code BAD_CLUSTER_KEY}; a replayed request id, a non-neighbour, an
- * address outside the region are refused with their status. Nothing is written for any of them.
+ * bad tag is answered {@code BAD_CLUSTER_KEY}, and the third on one connection closes it; a
+ * replayed request id, a non-neighbour, an address outside the region are refused with their
+ * status. Nothing is written for any of them.
+ *
+ * <p>Hostile connections cannot lock others out. A connection is <em>pending</em> until its
+ * first frame with a valid tag: it holds only small buffers, must authenticate within the
+ * handshake timeout, and when the pending limit is reached a new connection evicts the oldest
+ * pending one. Authenticated connections get full buffers; their number is bounded by the memory
+ * budget ({@link Context#maxConnections}) and an idle one is closed after the idle timeout.
+ * If the I/O thread fails (an allocation failure included), the daemon stops serving at once,
+ * closes every connection and reports the failure through {@link #awaitTermination}; the
+ * command line then exits non-zero so that the service manager restarts it.
  */
 public final class MemoryDaemon implements AutoCloseable
 {
+    /** Direct memory of an authenticated connection's buffers (one request in, two responses out). */
+    public static final int CONNECTION_BUFFER_BYTES = MemdProtocol.LENGTH_PREFIX + MemdProtocol.MAX_REQUEST +
+        2 * (MemdProtocol.LENGTH_PREFIX + MemdProtocol.MAX_RESPONSE);
+    /** Bad tags on one connection after which it is closed. */
+    public static final int MAX_BAD_TAGS = 3;
+    // A pending connection reads frames up to a control request with a small payload, and answers one.
+    private static final int PENDING_IN_BYTES = MemdProtocol.LENGTH_PREFIX + MemdProtocol.REQUEST_HEADER + 64 +
+        MemdProtocol.TAG_LENGTH;
+    private static final int PENDING_OUT_BYTES = MemdProtocol.LENGTH_PREFIX + MemdProtocol.HELLO_LENGTH +
+        MemdProtocol.LENGTH_PREFIX + MemdProtocol.RESPONSE_HEADER + MemdProtocol.TAG_LENGTH;
+
     private final Context context;
     private final PlanDigest planDigest;
     private final Graph plan;
     private final FabricCounters counters = new FabricCounters();
     private final ConcurrentHashMap<Integer, RegionMemory> regions = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
-    private final Mac mac;
+    // Process keys' MACs, derived from the cluster key on first use, one per process of the plan.
+    private final Mac[] processMacs;
     private final byte[] tagScratch = new byte[MemdProtocol.TAG_LENGTH];
     private final ServerSocketChannel server;
     private final Selector selector;
     private final Thread thread;
+    private final java.util.LinkedHashSet<Connection> pending = new java.util.LinkedHashSet<>();
+    private final java.util.ArrayList<Connection> authenticated = new java.util.ArrayList<>();
+    private final java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
+    private volatile Throwable failure;
     private volatile boolean running = true;
-    private int connectionCount;
+    private volatile int connectionCount;
+    private long nextSweepNs;
+    private long regionBytes;
 
     private MemoryDaemon(final Context context)
     {
         this.context = context;
         this.plan = context.plan;
         this.planDigest = context.planDigest;
-        this.mac = context.clusterKey.newMac();
+        this.processMacs = new Mac[context.plan.n()];
         try
         {
             this.selector = Selector.open();
@@ -123,10 +156,27 @@ public final class MemoryDaemon implements AutoCloseable
         return planDigest;
     }
 
-    /** Number of client connections open now. */
+    /** Number of client connections open now, pending or authenticated. */
     public int connectionCount()
     {
         return connectionCount;
+    }
+
+    /**
+     * Waits until the I/O thread has stopped, after {@link #close()} or a failure.
+     *
+     * @return null after a normal close, else what stopped the I/O thread.
+     */
+    public Throwable awaitTermination() throws InterruptedException
+    {
+        terminated.await();
+        return failure;
+    }
+
+    /** What stopped the I/O thread, or null while it runs or after a normal close. */
+    public Throwable failure()
+    {
+        return failure;
     }
 
     @Override
@@ -169,13 +219,14 @@ public final class MemoryDaemon implements AutoCloseable
                         ((Connection)key.attachment()).onReady(key);
                     }
                 }
+                sweep(System.nanoTime());
             }
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final Throwable ex)
         {
-            // A bug, not input: report it loudly; input problems are handled per connection.
-            System.err.println("memd: I/O loop stopped: " + ex);
-            ex.printStackTrace();
+            // A bug or an exhausted JVM, not input (input problems are handled per connection): a daemon
+            // that cannot serve must not look alive, so it stops and says why.
+            failure = ex;
         }
         finally
         {
@@ -183,9 +234,61 @@ public final class MemoryDaemon implements AutoCloseable
             {
                 CloseHelper.quietClose(key.channel());
             }
+            pending.clear();
+            authenticated.clear();
+            connectionCount = 0;
             CloseHelper.quietClose(selector);
             CloseHelper.quietClose(server);
+            terminated.countDown();
         }
+    }
+
+    // Closes pending connections past the handshake timeout and authenticated ones idle too long.
+    private void sweep(final long nowNs)
+    {
+        if (nowNs - nextSweepNs < 0)
+        {
+            return;
+        }
+        nextSweepNs = nowNs + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+            Math.max(10, Math.min(context.handshakeTimeoutMs, context.idleTimeoutMs) / 4));
+        final long handshakeNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(context.handshakeTimeoutMs);
+        final Iterator<Connection> oldestFirst = pending.iterator();
+        while (oldestFirst.hasNext())
+        {
+            final Connection connection = oldestFirst.next();
+            if (nowNs - connection.openedNs < handshakeNs)
+            {
+                break;
+            }
+            oldestFirst.remove();
+            counters.increment(FabricCounters.Other.CONNECTION_REFUSED);
+            connection.close();
+        }
+        final long idleNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(context.idleTimeoutMs);
+        for (int i = authenticated.size() - 1; i >= 0; i--)
+        {
+            final Connection connection = authenticated.get(i);
+            if (nowNs - connection.lastFrameNs >= idleNs)
+            {
+                connection.close();
+            }
+        }
+    }
+
+    // The MAC of the process a connection claims to speak for; ids outside the plan get a fresh one
+    // (their requests are refused anyway, but the refusal is still tagged for them).
+    private Mac processMac(final int process)
+    {
+        if (process < 0 || process >= processMacs.length)
+        {
+            return context.clusterKey.processKey(process).newMac();
+        }
+        if (processMacs[process] == null)
+        {
+            processMacs[process] = context.clusterKey.processKey(process).newMac();
+        }
+        return processMacs[process];
     }
 
     private void accept() throws IOException
@@ -193,42 +296,105 @@ public final class MemoryDaemon implements AutoCloseable
         SocketChannel channel;
         while ((channel = server.accept()) != null)
         {
-            if (connectionCount >= context.maxConnections)
+            if (pending.size() >= context.maxPendingConnections)
             {
+                // Evict the oldest unauthenticated connection: a flood of silent sockets then holds a slot
+                // only until the next connection arrives, and a real client authenticates in one round trip.
+                final Connection oldest = pending.iterator().next();
+                pending.remove(oldest);
                 counters.increment(FabricCounters.Other.CONNECTION_REFUSED);
-                CloseHelper.quietClose(channel);
-                continue;
+                oldest.close();
             }
             channel.configureBlocking(false);
             channel.socket().setTcpNoDelay(true);
-            final Connection connection = new Connection(channel);
+            final Connection connection = new Connection(channel, System.nanoTime());
             connectionCount++;
+            pending.add(connection);
             connection.key = channel.register(selector, SelectionKey.OP_READ | SelectionKey.OP_WRITE, connection);
         }
     }
 
-    /** One client connection: its nonce, identity, replay window and bounded buffers. */
+    /**
+     * One client connection: its nonce, identity, replay window and bounded buffers. Pending
+     * connections hold {@link #PENDING_IN_BYTES} + {@link #PENDING_OUT_BYTES}; the full buffers
+     * ({@link #CONNECTION_BUFFER_BYTES}) come with the first authenticated frame.
+     */
     private final class Connection
     {
         private final SocketChannel channel;
-        private final ByteBuffer in = ByteBuffer.allocateDirect(MemdProtocol.LENGTH_PREFIX + MemdProtocol.MAX_REQUEST)
-            .order(ByteOrder.LITTLE_ENDIAN);
-        private final ByteBuffer out = ByteBuffer.allocateDirect(2 * (MemdProtocol.LENGTH_PREFIX +
-            MemdProtocol.MAX_RESPONSE)).order(ByteOrder.LITTLE_ENDIAN);
-        private final UnsafeBuffer inView = new UnsafeBuffer(in);
-        private final UnsafeBuffer outView = new UnsafeBuffer(out);
+        private final long openedNs;
+        private ByteBuffer in = ByteBuffer.allocateDirect(PENDING_IN_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        private ByteBuffer out = ByteBuffer.allocateDirect(PENDING_OUT_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        private UnsafeBuffer inView = new UnsafeBuffer(in);
+        private UnsafeBuffer outView = new UnsafeBuffer(out);
         private final byte[] nonce = new byte[MemdProtocol.NONCE_LENGTH];
         private SelectionKey key;
         private int requester = -1;
         private long lastRequestId = Long.MIN_VALUE;
+        // Until authenticated, the MAC of the requester the current frame names; then the bound requester's.
+        private Mac mac;
+        private long lastFrameNs;
+        private int badTags;
+        private boolean isAuthenticated;
         private boolean closed;
 
-        Connection(final SocketChannel channel)
+        Connection(final SocketChannel channel, final long nowNs)
         {
             this.channel = channel;
+            this.openedNs = nowNs;
+            this.lastFrameNs = nowNs;
             random.nextBytes(nonce);
             out.putInt(MemdProtocol.HELLO_LENGTH);
             out.put(MemdProtocol.VERSION).put(MemdProtocol.KIND_HELLO).putShort((short)0).put(nonce);
+        }
+
+        private int maxRequest()
+        {
+            return isAuthenticated ? MemdProtocol.MAX_REQUEST : PENDING_IN_BYTES - MemdProtocol.LENGTH_PREFIX;
+        }
+
+        private int responseRoom()
+        {
+            return MemdProtocol.LENGTH_PREFIX + (isAuthenticated ? MemdProtocol.MAX_RESPONSE :
+                MemdProtocol.RESPONSE_HEADER + MemdProtocol.TAG_LENGTH);
+        }
+
+        /**
+         * Moves a pending connection to the authenticated set with full buffers, or refuses it when
+         * the memory budget's connections are taken. {@code in} is flipped (being parsed) on entry and exit.
+         */
+        private boolean authenticate(final long requestId)
+        {
+            pending.remove(this);
+            if (authenticated.size() >= context.maxConnections)
+            {
+                counters.increment(FabricCounters.Other.CONNECTION_REFUSED);
+                respond(requestId, OpStatus.BACK_PRESSURED, 0, 0);
+                try
+                {
+                    flush();
+                }
+                catch (final IOException ignore)
+                {
+                    // Closing anyway.
+                }
+                close();
+                return false;
+            }
+            final ByteBuffer bigIn = ByteBuffer.allocateDirect(MemdProtocol.LENGTH_PREFIX + MemdProtocol.MAX_REQUEST)
+                .order(ByteOrder.LITTLE_ENDIAN);
+            final ByteBuffer bigOut = ByteBuffer.allocateDirect(2 * (MemdProtocol.LENGTH_PREFIX +
+                MemdProtocol.MAX_RESPONSE)).order(ByteOrder.LITTLE_ENDIAN);
+            bigIn.put(in).flip();
+            out.flip();
+            bigOut.put(out);
+            in = bigIn;
+            out = bigOut;
+            inView = new UnsafeBuffer(in);
+            outView = new UnsafeBuffer(out);
+            isAuthenticated = true;
+            authenticated.add(this);
+            return true;
         }
 
         void onReady(final SelectionKey key)
@@ -259,7 +425,7 @@ public final class MemoryDaemon implements AutoCloseable
                 }
                 if (!closed)
                 {
-                    final boolean roomForResponse = out.remaining() >= MemdProtocol.LENGTH_PREFIX + MemdProtocol.MAX_RESPONSE;
+                    final boolean roomForResponse = out.remaining() >= responseRoom();
                     key.interestOps((out.position() > 0 ? SelectionKey.OP_WRITE : 0) |
                         (roomForResponse ? SelectionKey.OP_READ : 0));
                 }
@@ -287,18 +453,58 @@ public final class MemoryDaemon implements AutoCloseable
             while (!closed && in.remaining() >= MemdProtocol.LENGTH_PREFIX)
             {
                 final int length = in.getInt(in.position());
-                if (length < MemdProtocol.REQUEST_HEADER + MemdProtocol.TAG_LENGTH || length > MemdProtocol.MAX_REQUEST)
+                if (length < MemdProtocol.REQUEST_HEADER + MemdProtocol.TAG_LENGTH || length > maxRequest())
                 {
                     malformed();
                     return;
                 }
-                if (in.remaining() < MemdProtocol.LENGTH_PREFIX + length ||
-                    out.remaining() < MemdProtocol.LENGTH_PREFIX + MemdProtocol.MAX_RESPONSE)
+                if (in.remaining() < MemdProtocol.LENGTH_PREFIX + length || out.remaining() < responseRoom())
                 {
                     break;
                 }
-                final int start = in.position() + MemdProtocol.LENGTH_PREFIX;
-                handle(start, length);
+                int start = in.position() + MemdProtocol.LENGTH_PREFIX;
+                if (in.get(start + MemdProtocol.REQ_VERSION) != MemdProtocol.VERSION)
+                {
+                    malformed();
+                    return;
+                }
+                final long requestId = in.getLong(start + MemdProtocol.REQ_ID);
+                if (!isAuthenticated)
+                {
+                    // The first authenticated frame binds the connection to one process: its tag must be
+                    // under that process's key, which only that process (and the cluster key's holders) has.
+                    mac = processMac(in.getInt(start + MemdProtocol.REQ_REQUESTER));
+                }
+                if (!MemdProtocol.verify(mac, nonce, in, start, length - MemdProtocol.TAG_LENGTH, tagScratch))
+                {
+                    respond(requestId, OpStatus.BAD_CLUSTER_KEY, 0, 0);
+                    in.position(start + length);
+                    if (++badTags >= MAX_BAD_TAGS)
+                    {
+                        // Answered, so a misconfigured client learns why; then closed, so nobody grinds HMACs here.
+                        try
+                        {
+                            flush();
+                        }
+                        catch (final IOException ignore)
+                        {
+                            // Closing anyway.
+                        }
+                        close();
+                        return;
+                    }
+                    continue;
+                }
+                if (!isAuthenticated)
+                {
+                    if (!authenticate(requestId))
+                    {
+                        return;
+                    }
+                    start = in.position() + MemdProtocol.LENGTH_PREFIX;
+                }
+                lastFrameNs = System.nanoTime();
+                handle(start, length, requestId);
                 in.position(start + length);
             }
             if (!closed)
@@ -307,19 +513,9 @@ public final class MemoryDaemon implements AutoCloseable
             }
         }
 
-        private void handle(final int start, final int length)
+        // The frame's version and tag are verified.
+        private void handle(final int start, final int length, final long requestId)
         {
-            if (in.get(start + MemdProtocol.REQ_VERSION) != MemdProtocol.VERSION)
-            {
-                malformed();
-                return;
-            }
-            final long requestId = in.getLong(start + MemdProtocol.REQ_ID);
-            if (!MemdProtocol.verify(mac, nonce, in, start, length - MemdProtocol.TAG_LENGTH, tagScratch))
-            {
-                respond(requestId, OpStatus.BAD_CLUSTER_KEY, 0, 0);
-                return;
-            }
             final int from = in.getInt(start + MemdProtocol.REQ_REQUESTER);
             if (requestId <= lastRequestId)
             {
@@ -330,7 +526,8 @@ public final class MemoryDaemon implements AutoCloseable
             lastRequestId = requestId;
             if (requester >= 0 && from != requester)
             {
-                // One connection speaks for one process: a switch of identity is not a client we wrote.
+                // One connection speaks for one process (its tags are under that process's key); a frame
+                // naming another requester is not from a client we wrote.
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
                 return;
             }
@@ -348,6 +545,11 @@ public final class MemoryDaemon implements AutoCloseable
             if (op == MemdProtocol.OP_CREATE_REGION)
             {
                 createRegion(requestId, from, owner, operand1, payload, payloadLength);
+                return;
+            }
+            if (op == MemdProtocol.OP_PING)
+            {
+                respond(requestId, payloadLength == 0 ? OpStatus.OK : OpStatus.PROTOCOL_ERROR, regions.size(), 0);
                 return;
             }
             if (op == MemdProtocol.OP_OPEN_REGION)
@@ -432,11 +634,12 @@ public final class MemoryDaemon implements AutoCloseable
                     existing.dataBytes(), 0);
                 return;
             }
-            if (regions.size() >= context.maxRegions)
+            if (regions.size() >= context.maxRegions || regionBytes + dataBytes > context.regionBudgetBytes())
             {
                 respond(requestId, OpStatus.BACK_PRESSURED, 0, 0);
                 return;
             }
+            regionBytes += RegionHeader.HEADER_BYTES + dataBytes;
             final UnsafeBuffer buffer = new UnsafeBuffer(
                 BufferUtil.allocateDirectAligned((int)(RegionHeader.HEADER_BYTES + dataBytes), 64));
             RegionHeader.write(buffer, owner, dataBytes, planDigest, context.clusterKey);
@@ -520,6 +723,14 @@ public final class MemoryDaemon implements AutoCloseable
             {
                 closed = true;
                 connectionCount--;
+                if (isAuthenticated)
+                {
+                    authenticated.remove(this);
+                }
+                else
+                {
+                    pending.remove(this);
+                }
                 if (key != null)
                 {
                     key.cancel();
@@ -538,9 +749,13 @@ public final class MemoryDaemon implements AutoCloseable
         private ClusterKey clusterKey;
         private Graph plan;
         private PlanDigest planDigest;
-        private int maxConnections = 1024;
+        private int maxConnections = -1;
+        private int maxPendingConnections = 256;
         private int maxRegions = -1;
         private long maxRegionBytes = 64L * 1024 * 1024;
+        private long memoryBytes = -1;
+        private int handshakeTimeoutMs = 5_000;
+        private int idleTimeoutMs = 300_000;
 
         /** Address to listen on; port 0 picks a free port. Default 0.0.0.0:7400. */
         public Context listen(final InetSocketAddress listen)
@@ -570,10 +785,44 @@ public final class MemoryDaemon implements AutoCloseable
             return this;
         }
 
-        /** Connection limit, default 1024; each connection costs about 200 KiB of direct memory. */
+        /**
+         * Direct memory the daemon may use for regions and connection buffers. Default: the JVM's
+         * direct-memory limit ({@code -XX:MaxDirectMemorySize}, which defaults to the heap limit).
+         */
+        public Context memoryBytes(final long memoryBytes)
+        {
+            this.memoryBytes = memoryBytes;
+            return this;
+        }
+
+        /**
+         * Authenticated connections at once. Default: as many as a quarter of the memory budget
+         * holds ({@link #CONNECTION_BUFFER_BYTES} each), at most 1024; at most half of the budget.
+         */
         public Context maxConnections(final int maxConnections)
         {
             this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /** Connections not yet authenticated; when full, a new one evicts the oldest. Default 256. */
+        public Context maxPendingConnections(final int maxPendingConnections)
+        {
+            this.maxPendingConnections = maxPendingConnections;
+            return this;
+        }
+
+        /** Time a connection has to send its first authenticated frame. Default 5000 ms. */
+        public Context handshakeTimeoutMs(final int handshakeTimeoutMs)
+        {
+            this.handshakeTimeoutMs = handshakeTimeoutMs;
+            return this;
+        }
+
+        /** An authenticated connection silent this long is closed (its link reconnects). Default 300000 ms. */
+        public Context idleTimeoutMs(final int idleTimeoutMs)
+        {
+            this.idleTimeoutMs = idleTimeoutMs;
             return this;
         }
 
@@ -589,6 +838,43 @@ public final class MemoryDaemon implements AutoCloseable
         {
             this.maxRegionBytes = maxRegionBytes;
             return this;
+        }
+
+        /** The plan (after {@link #conclude()}). */
+        public Graph plan()
+        {
+            return plan;
+        }
+
+        /** The plan's digest (after {@link #conclude()}). */
+        public PlanDigest planDigest()
+        {
+            return planDigest;
+        }
+
+        /** The cluster key. */
+        public ClusterKey clusterKey()
+        {
+            return clusterKey;
+        }
+
+        /** The concluded connection limit. */
+        public int maxConnections()
+        {
+            return maxConnections;
+        }
+
+        /** The concluded memory budget. */
+        public long memoryBytes()
+        {
+            return memoryBytes;
+        }
+
+        // What regions may take: the budget less every connection's buffers at their limits.
+        long regionBudgetBytes()
+        {
+            return memoryBytes - (long)maxConnections * CONNECTION_BUFFER_BYTES -
+                (long)maxPendingConnections * (PENDING_IN_BYTES + PENDING_OUT_BYTES);
         }
 
         /**
@@ -611,9 +897,33 @@ public final class MemoryDaemon implements AutoCloseable
             {
                 problems.append("no listen address: pass --listen host:port; ");
             }
-            if (maxConnections < 1)
+            final long budget = memoryBytes < 0 ? jvmDirectMemoryBytes() : memoryBytes;
+            if (budget < 4L * CONNECTION_BUFFER_BYTES)
+            {
+                problems.append("memory budget ").append(budget).append(" bytes is below ")
+                    .append(4L * CONNECTION_BUFFER_BYTES).append(" (four connections' buffers): raise --max-memory " +
+                    "or the JVM's -XX:MaxDirectMemorySize; ");
+            }
+            final int connections = maxConnections < 0 ?
+                (int)Math.max(1, Math.min(1024, budget / 4 / CONNECTION_BUFFER_BYTES)) : maxConnections;
+            if (connections < 1)
             {
                 problems.append("max connections ").append(maxConnections).append(" must be at least 1; ");
+            }
+            else if ((long)connections * CONNECTION_BUFFER_BYTES > budget / 2)
+            {
+                problems.append("max connections ").append(connections).append(" need ")
+                    .append((long)connections * CONNECTION_BUFFER_BYTES).append(" bytes of buffers, more than half of " +
+                    "the memory budget of ").append(budget).append(" bytes: lower --max-connections or raise --max-memory; ");
+            }
+            if (maxPendingConnections < 1 || maxPendingConnections > 65_536)
+            {
+                problems.append("max pending connections ").append(maxPendingConnections).append(" must be in 1..65536; ");
+            }
+            if (handshakeTimeoutMs < 1 || idleTimeoutMs < 1)
+            {
+                problems.append("handshake timeout ").append(handshakeTimeoutMs).append(" ms and idle timeout ")
+                    .append(idleTimeoutMs).append(" ms must be positive; ");
             }
             if (maxRegionBytes < 8 || maxRegionBytes > RegionHeader.MAX_DATA_BYTES)
             {
@@ -625,6 +935,8 @@ public final class MemoryDaemon implements AutoCloseable
                 throw new IllegalArgumentException("memd configuration is invalid: " +
                     problems.substring(0, problems.length() - 2));
             }
+            memoryBytes = budget;
+            maxConnections = connections;
             if (planDigest == null)
             {
                 planDigest = PlanDigest.of(plan);
@@ -634,6 +946,26 @@ public final class MemoryDaemon implements AutoCloseable
                 maxRegions = plan.n();
             }
             return this;
+        }
+
+        // -XX:MaxDirectMemorySize, or the heap limit it defaults to.
+        private static long jvmDirectMemoryBytes()
+        {
+            try
+            {
+                final com.sun.management.HotSpotDiagnosticMXBean hotspot = java.lang.management.ManagementFactory
+                    .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+                final long configured = Long.parseLong(hotspot.getVMOption("MaxDirectMemorySize").getValue());
+                if (configured > 0)
+                {
+                    return configured;
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                // Not HotSpot: the heap limit is the usual default.
+            }
+            return Runtime.getRuntime().maxMemory();
         }
     }
 }

@@ -24,6 +24,7 @@ public final class ClusterKey
 
     private static final int MIN_KEY_BYTES = 16;
     private static final byte[] FINGERPRINT_LABEL = "mmx region key check v1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PROCESS_LABEL = "mmx process v1".getBytes(StandardCharsets.US_ASCII);
 
     private final byte[] key;
     private final byte[] fingerprint;
@@ -72,6 +73,18 @@ public final class ClusterKey
         {
             throw new IllegalStateException("HmacSHA256 is required by every Java 17 runtime", ex);
         }
+    }
+
+    /**
+     * The key of process {@code process}: HMAC-SHA256(this key, "mmx process v1" ‖ process as a
+     * little-endian i32). Give a process only its own; daemons that check identities derive them here.
+     */
+    public ProcessKey processKey(final int process)
+    {
+        final Mac mac = newMac();
+        mac.update(PROCESS_LABEL);
+        mac.update(new byte[]{(byte)process, (byte)(process >>> 8), (byte)(process >>> 16), (byte)(process >>> 24)});
+        return new ProcessKey(process, mac.doFinal());
     }
 
     /** The 16-byte fingerprint stored in region headers (a MAC of a fixed label, not the key). */

@@ -15,9 +15,17 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Regions as files in a shared-memory directory (default {@code /dev/shm/mmx}), mapped with
@@ -26,8 +34,13 @@ import java.nio.file.StandardCopyOption;
  * across processes of one host.
  *
  * <p>Access control here is enforced by the fabric library of each process (it opens links only
- * along the plan) and by file permissions (0600, one user per cluster); processes that bypass the
- * library are not stopped. Use memd where that matters.
+ * along the plan) and by file permissions: the directory is 0700 and must belong to this process's
+ * user, region files are created 0600 (one user per cluster); processes that bypass the library are
+ * not stopped. Use memd where that matters.
+ *
+ * <p>Exactly one region exists per owner whatever races: a region is written in a private file
+ * and published with {@code link(2)}, which fails if the name exists, so concurrent creators all
+ * end on the first published file.
  */
 public final class ShmRegionStore
 {
@@ -35,26 +48,65 @@ public final class ShmRegionStore
     public static final Path DEFAULT_DIRECTORY = Path.of("/dev/shm/mmx");
 
     private static final String SUFFIX = ".region";
+    private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwx------");
+    private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
     private final Path directory;
 
     /**
-     * A store in {@code directory}, created if missing.
+     * A store in {@code directory}, created 0700 if missing. An existing directory must belong to
+     * this process's user; its group and other permissions are removed.
      *
-     * @throws UncheckedIOException if the directory cannot be created.
+     * @throws UncheckedIOException  if the directory cannot be created or its permissions set.
+     * @throws IllegalStateException if it belongs to another user.
      */
     public ShmRegionStore(final Path directory)
     {
         this.directory = directory;
         try
         {
-            Files.createDirectories(directory);
+            if (!Files.isDirectory(directory))
+            {
+                final Path parent = directory.toAbsolutePath().getParent();
+                if (parent != null)
+                {
+                    Files.createDirectories(parent);
+                }
+                try
+                {
+                    Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+                }
+                catch (final FileAlreadyExistsException raced)
+                {
+                    // Another process created it meanwhile: checked below like any existing directory.
+                }
+            }
+            final int ownerUid = (Integer)Files.getAttribute(directory, "unix:uid");
+            final int selfUid = currentUid();
+            if (selfUid >= 0 && ownerUid != selfUid)
+            {
+                throw new IllegalStateException("region directory " + directory + " belongs to uid " + ownerUid +
+                    ", not to this process's uid " + selfUid + ": another user could replace regions there; " +
+                    "use a directory of your own (e.g. /dev/shm/mmx-$USER) or chown it");
+            }
+            if (!Files.getPosixFilePermissions(directory).equals(DIRECTORY_MODE))
+            {
+                Files.setPosixFilePermissions(directory, DIRECTORY_MODE);
+            }
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot create region directory " + directory + ": " + ex.getMessage() +
-                "; pick a writable directory on tmpfs (e.g. /dev/shm/mmx)", ex);
+            throw new UncheckedIOException("cannot create region directory " + directory + " with mode 0700: " +
+                ex.getMessage() + "; pick a writable directory on tmpfs (e.g. /dev/shm/mmx)", ex);
         }
+    }
+
+    // The effective uid owns /proc/self on Linux; elsewhere the owner check is skipped (-1).
+    private static int currentUid() throws IOException
+    {
+        final Path self = Path.of("/proc/self");
+        return Files.exists(self) ? (Integer)Files.getAttribute(self, "unix:uid") : -1;
     }
 
     /** The directory holding the region files. */
@@ -81,7 +133,7 @@ public final class ShmRegionStore
         final Path file = regionFile(owner);
         if (!Files.exists(file))
         {
-            create(owner, dataBytes, plan, key, file);
+            create(owner, dataBytes, plan, key, file); // loses quietly to a concurrent creator
         }
         final Mapping mapping = map(owner, file, plan, key);
         if (mapping.region == null)
@@ -112,16 +164,33 @@ public final class ShmRegionStore
 
     /**
      * A resolver that maps region files of this directory on demand, validated against {@code plan} and
-     * {@code key}, for a server that exposes this host's regions (the verbs region host). Mappings stay
-     * open for the life of the JVM: a served region must not move.
+     * {@code key}, for a server that exposes this host's regions (the verbs region host). Each region is
+     * mapped once, on its first successful resolution, and the same memory is returned from then on (a
+     * served region must not move, and a server registers it once); failures are not remembered, so a
+     * region created later is found. Mappings stay open for the life of the JVM.
      */
     public RegionResolver resolver(final PlanDigest plan, final ClusterKey key)
     {
+        final ConcurrentHashMap<Integer, RegionMemory> mapped = new ConcurrentHashMap<>();
         return (owner) ->
         {
+            final RegionMemory known = mapped.get(owner);
+            if (known != null)
+            {
+                return RegionResolver.Resolution.found(known);
+            }
             final Mapping mapping = map(owner, regionFile(owner), plan, key);
-            return mapping.region == null ? RegionResolver.Resolution.failed(mapping.status, mapping.message) :
-                RegionResolver.Resolution.found(mapping.region.memory());
+            if (mapping.region == null)
+            {
+                return RegionResolver.Resolution.failed(mapping.status, mapping.message);
+            }
+            final RegionMemory winner = mapped.putIfAbsent(owner, mapping.region.memory());
+            if (winner != null)
+            {
+                mapping.region.close(); // a concurrent resolution mapped it first
+                return RegionResolver.Resolution.found(winner);
+            }
+            return RegionResolver.Resolution.found(mapping.region.memory());
         };
     }
 
@@ -154,14 +223,34 @@ public final class ShmRegionStore
     private static void create(
         final int owner, final long dataBytes, final PlanDigest plan, final ClusterKey key, final Path file)
     {
-        // Write the header in a private file, then rename: readers never see a half-made region.
-        final Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        final MappedByteBuffer mapped = IoUtil.mapNewFile(tmp.toFile(), RegionHeader.HEADER_BYTES + dataBytes, true);
+        // Write the header in a private file created 0600, then publish it with link(2), which fails if
+        // the name exists: readers never see a half-made region, and racing creators never fork it.
+        final Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp-" + ProcessHandle.current().pid() +
+            "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         try
         {
-            RegionHeader.write(new UnsafeBuffer(mapped), owner, dataBytes, plan, key);
-            Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+            try (FileChannel channel = FileChannel.open(tmp, java.util.EnumSet.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE), FILE_MODE))
+            {
+                final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0,
+                    RegionHeader.HEADER_BYTES + dataBytes);
+                try
+                {
+                    RegionHeader.write(new UnsafeBuffer(mapped), owner, dataBytes, plan, key);
+                }
+                finally
+                {
+                    IoUtil.unmap(mapped);
+                }
+            }
+            try
+            {
+                Files.createLink(file, tmp);
+            }
+            catch (final FileAlreadyExistsException lost)
+            {
+                // Another creator published first: everybody maps its file.
+            }
         }
         catch (final IOException ex)
         {
@@ -171,14 +260,13 @@ public final class ShmRegionStore
         }
         finally
         {
-            IoUtil.unmap(mapped);
             try
             {
                 Files.deleteIfExists(tmp);
             }
             catch (final IOException ignore)
             {
-                // Best effort: the rename normally consumed it.
+                // Best effort: a leftover private file is never mapped as a region.
             }
         }
     }

@@ -22,9 +22,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,9 +33,11 @@ import java.util.concurrent.TimeUnit;
  * its {@link VerbsEdgeAcceptor} announced it; any other request is destroyed unanswered, which
  * the requester sees as REJECTED. The grant decides; this class only makes the native calls.
  *
- * <p>One PD for the host: an rkey is a capability for its region, handed only to authenticated
- * plan neighbours. Binding an rkey to one QP would need type-2 memory windows, which DiSNI 2.1
- * does not expose. Compiled against DiSNI 2.1, not yet run on RDMA hardware.
+ * <p>Access per edge ({@link EdgeRegistrations}): each (owner, requester) edge has its own
+ * protection domain holding one registration of the owner's data area and that edge's queue
+ * pairs, so its rkey works only for its own QPs, and revoking one edge leaves the others. (Type-2
+ * memory windows would bind an rkey to one QP within a shared PD; DiSNI 2.1 does not expose them.)
+ * Compiled against DiSNI 2.1, not yet run on RDMA hardware.
  */
 public final class DisniRegionHost implements AutoCloseable
 {
@@ -47,10 +47,9 @@ public final class DisniRegionHost implements AutoCloseable
 
     private final RdmaEventChannel channel;
     private final RdmaCmId listenId;
-    private final IbvPd pd;
     private final IbvCQ cq;
     private final RegionResolver resolver;
-    private final Map<Integer, IbvMr> registrations = new HashMap<>();
+    private final EdgeRegistrations<IbvPd, IbvMr> registrations;
     private final List<RdmaCmId> connections = new ArrayList<>();
     private final VerbsEdgeAcceptor acceptor;
     private final VerbsHandshakeChannel handshakes;
@@ -76,7 +75,7 @@ public final class DisniRegionHost implements AutoCloseable
             throw new IOException(cmListen + " is not the address of an RDMA interface: bind the verbs host to the IP " +
                 "of its RoCE or IPoIB interface");
         }
-        this.pd = context.allocPd();
+        this.registrations = new EdgeRegistrations<>(new DisniRegistrations(context));
         // Requesters post nothing to the host's side of a QP; one CQ serves them all.
         this.cq = context.createCQ(null, 16, 0);
         this.acceptor = new VerbsEdgeAcceptor(plan, digest, key, this::registration, new FabricCounters(),
@@ -131,7 +130,7 @@ public final class DisniRegionHost implements AutoCloseable
     }
 
     // Called under the acceptor's lock; control path only.
-    private VerbsEdgeAcceptor.Registration registration(final int owner)
+    private VerbsEdgeAcceptor.Registration registration(final int owner, final int requester)
     {
         final RegionResolver.Resolution r = resolver.resolve(owner);
         if (r.status() != OpStatus.OK)
@@ -140,18 +139,55 @@ public final class DisniRegionHost implements AutoCloseable
         }
         try
         {
-            IbvMr mr = registrations.get(owner);
             final long dataAddress = r.memory().buffer().addressOffset() + RegionHeader.HEADER_BYTES;
-            if (mr == null || mr.getAddr() != dataAddress)
-            {
-                mr = DisniPostSend.registerRegion(pd, dataAddress, Math.toIntExact(r.memory().dataBytes()));
-                registrations.put(owner, mr);
-            }
-            return new VerbsEdgeAcceptor.Registration(dataAddress, mr.getRkey(), r.memory().dataBytes());
+            final EdgeRegistrations.Edge<IbvPd, IbvMr> edge =
+                registrations.grant(owner, requester, dataAddress, r.memory().dataBytes());
+            return new VerbsEdgeAcceptor.Registration(dataAddress, edge.rkey(), r.memory().dataBytes());
         }
         catch (final IOException ex)
         {
             return null;
+        }
+    }
+
+    /** The DiSNI calls behind {@link EdgeRegistrations}. */
+    private static final class DisniRegistrations implements EdgeRegistrations.Native<IbvPd, IbvMr>
+    {
+        private final IbvContext context;
+
+        DisniRegistrations(final IbvContext context)
+        {
+            this.context = context;
+        }
+
+        @Override
+        public IbvPd allocPd() throws IOException
+        {
+            return context.allocPd();
+        }
+
+        @Override
+        public IbvMr register(final IbvPd pd, final long address, final int length) throws IOException
+        {
+            return DisniPostSend.registerRegion(pd, address, length);
+        }
+
+        @Override
+        public int rkey(final IbvMr mr)
+        {
+            return mr.getRkey();
+        }
+
+        @Override
+        public void deregister(final IbvMr mr)
+        {
+            DisniVerbsConnector.quietly(() -> mr.deregMr().execute().free());
+        }
+
+        @Override
+        public void deallocPd(final IbvPd pd)
+        {
+            DisniVerbsConnector.quietly(pd::deallocPd);
         }
     }
 
@@ -204,6 +240,16 @@ public final class DisniRegionHost implements AutoCloseable
             DisniVerbsConnector.quietly(id::destroyId);
             return;
         }
+        final EdgeRegistrations.Edge<IbvPd, IbvMr> edge;
+        synchronized (acceptor)
+        {
+            edge = registrations.byRkey(granted.rkey());
+        }
+        if (edge == null)
+        {
+            DisniVerbsConnector.quietly(id::destroyId); // the edge was revoked since its grant
+            return;
+        }
         final IbvQPInitAttr attr = new IbvQPInitAttr();
         attr.setQp_type((byte)VerbsAbi.IBV_QPT_RC);
         attr.setSend_cq(cq);
@@ -212,7 +258,7 @@ public final class DisniRegionHost implements AutoCloseable
         attr.cap().setMax_recv_wr(1);
         attr.cap().setMax_send_sge(1);
         attr.cap().setMax_recv_sge(1);
-        id.createQP(pd, attr);
+        id.createQP(edge.pd(), attr); // in the edge's PD: only this edge's rkey works on it
         final RdmaConnParam param = new RdmaConnParam();
         param.setRetry_count(DisniVerbsConnector.RETRY_COUNT);
         param.setRnr_retry_count(DisniVerbsConnector.RETRY_COUNT);
@@ -239,9 +285,9 @@ public final class DisniRegionHost implements AutoCloseable
             DisniVerbsConnector.quietly(id::destroyQP);
             DisniVerbsConnector.quietly(id::destroyId);
         }
-        for (final IbvMr mr : registrations.values())
+        synchronized (acceptor)
         {
-            DisniVerbsConnector.quietly(() -> mr.deregMr().execute().free());
+            registrations.close();
         }
         DisniVerbsConnector.quietly(cq::destroyCQ);
         DisniVerbsConnector.quietly(listenId::destroyId);

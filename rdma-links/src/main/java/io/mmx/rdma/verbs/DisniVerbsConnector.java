@@ -14,6 +14,7 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.RdmaVerbs;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.ProcessKey;
 import io.mmx.rdma.region.PlanDigest;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -45,7 +46,8 @@ public final class DisniVerbsConnector implements VerbsConnector
     private static final int POLL_MS = 10;
 
     private final IntFunction<VerbsHostAddress> placement;
-    private final VerbsHandshake codec;
+    // The handshake codec of each requesting process: its own key only, when the caller holds process keys.
+    private final IntFunction<VerbsHandshake> codecOf;
     private final int timeoutMs;
     private final SecureRandom random = new SecureRandom();
     private final DisniPostSend poster;
@@ -60,8 +62,48 @@ public final class DisniVerbsConnector implements VerbsConnector
     public DisniVerbsConnector(
         final IntFunction<VerbsHostAddress> placement, final ClusterKey key, final PlanDigest plan, final int timeoutMs)
     {
+        this(placement, sharedCodec(new VerbsHandshake(key, plan)), timeoutMs);
+    }
+
+    /**
+     * A connector for processes whose keys the caller holds (a node: its hosted processes).
+     *
+     * @param keys the key of each requesting process, null for a process not hosted here.
+     */
+    public DisniVerbsConnector(
+        final IntFunction<VerbsHostAddress> placement,
+        final IntFunction<ProcessKey> keys,
+        final PlanDigest plan,
+        final int timeoutMs)
+    {
+        this(placement, perProcessCodecs(keys, plan), timeoutMs);
+    }
+
+    private static IntFunction<VerbsHandshake> sharedCodec(final VerbsHandshake codec)
+    {
+        return (self) -> codec;
+    }
+
+    private static IntFunction<VerbsHandshake> perProcessCodecs(final IntFunction<ProcessKey> keys, final PlanDigest plan)
+    {
+        final Map<Integer, VerbsHandshake> codecs = new HashMap<>();
+        return (self) -> codecs.computeIfAbsent(self, (s) ->
+        {
+            final ProcessKey key = keys.apply(s);
+            if (key == null || key.process() != s)
+            {
+                throw new IllegalArgumentException("no key for process " + s + " here: a node holds the keys of the " +
+                    "processes it hosts only");
+            }
+            return new VerbsHandshake(key, plan);
+        });
+    }
+
+    private DisniVerbsConnector(
+        final IntFunction<VerbsHostAddress> placement, final IntFunction<VerbsHandshake> codecOf, final int timeoutMs)
+    {
         this.placement = placement;
-        this.codec = new VerbsHandshake(key, plan);
+        this.codecOf = codecOf;
         this.timeoutMs = timeoutMs;
         try
         {
@@ -80,7 +122,7 @@ public final class DisniVerbsConnector implements VerbsConnector
         final VerbsHostAddress host = placement.apply(owner);
         final Edge edge = new Edge(host);
         final long startNs = System.nanoTime();
-        final VerbsConnectAttempt attempt = new VerbsConnectAttempt(self, owner, host.cm().toString(), codec,
+        final VerbsConnectAttempt attempt = new VerbsConnectAttempt(self, owner, host.cm().toString(), codecOf.apply(self),
             random.nextLong(), startNs, TimeUnit.MILLISECONDS.toNanos(timeoutMs), edge);
         try
         {

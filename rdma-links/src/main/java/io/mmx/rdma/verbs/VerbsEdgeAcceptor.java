@@ -35,8 +35,11 @@ public final class VerbsEdgeAcceptor
     @FunctionalInterface
     public interface HostedRegions
     {
-        /** The registration of {@code owner}'s region, or null if it is not (yet) hosted here. */
-        Registration registration(int owner);
+        /**
+         * The registration of {@code owner}'s region for the edge from {@code requester} (each edge has
+         * its own rkey), or null if the region is not (yet) hosted here.
+         */
+        Registration registration(int owner, int requester);
     }
 
     /**
@@ -135,7 +138,7 @@ public final class VerbsEdgeAcceptor
                 OpStatus.REFUSED_NOT_NEIGHBOUR, requester, owner), codec.reply(request, OpStatus.REFUSED_NOT_NEIGHBOUR,
                 0, 0, 0));
         }
-        final Registration registration = regions.registration(owner);
+        final Registration registration = regions.registration(owner, requester);
         if (registration == null)
         {
             return refuse(OpStatus.REGION_LOST, VerbsHandshake.refusalMessage(OpStatus.REGION_LOST, requester, owner),

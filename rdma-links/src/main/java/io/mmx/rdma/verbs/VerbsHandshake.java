@@ -3,6 +3,7 @@ package io.mmx.rdma.verbs;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.region.ProcessKey;
 
 import javax.crypto.Mac;
 import java.nio.ByteBuffer;
@@ -14,19 +15,21 @@ import java.util.Arrays;
 /**
  * The two messages that set up the queue pair of one plan edge: the requester asks for the
  * owner's region, the region's host answers with where it is and its rkey, or why not. Both are
- * fixed-size, little-endian, and end with a 16-byte tag: HMAC-SHA256 under the cluster key over
- * a label, the message before the tag and the sender's full 32-byte plan digest, truncated to
- * 128 bits. The digest is authenticated but not sent (only its first 8 bytes, to tell a wrong plan
+ * fixed-size, little-endian, and end with a 16-byte tag: HMAC-SHA256 under the requester's
+ * process key ({@link ClusterKey#processKey}) over a label, the message before the tag and the
+ * sender's full 32-byte plan digest, truncated to 128 bits. So a request proves its requester (a
+ * holder of another process's key cannot make one), and only a holder of the cluster key (the
+ * region's host) can answer it. The digest is authenticated but not sent (only its first 8 bytes, to tell a wrong plan
  * from a wrong key), so that both messages fit {@link #PRIVATE_DATA_LIMIT}, the rdma_cm private
  * data of an InfiniBand connect request.
  *
  * <pre>
  * REQUEST (48 bytes)
- *   0 u8 version=1  1 u8 kind=0x51  2 u16 cmPort (the requester's rdma_cm source port)
+ *   0 u8 version=2  1 u8 kind=0x51  2 u16 cmPort (the requester's rdma_cm source port)
  *   4 i32 requester  8 i32 owner  12 u32 reserved=0  16 u64 nonce  24 u8[8] plan digest prefix
  *  32 u8[16] tag
  * REPLY (56 bytes)
- *   0 u8 version=1  1 u8 kind=0x52  2 u8 status (OpStatus ordinal)  3 u8 reserved=0
+ *   0 u8 version=2  1 u8 kind=0x52  2 u8 status (OpStatus ordinal)  3 u8 reserved=0
  *   4 i32 requester  8 i32 owner  12 u32 rkey  16 u64 nonce (echoed)  24 u64 remote base
  *  32 u64 data bytes  40 u8[16] tag
  * </pre>
@@ -43,7 +46,7 @@ public final class VerbsHandshake
     /** Bytes of a reply. */
     public static final int REPLY_LENGTH = 56;
     /** Protocol version. */
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
     /** Bytes of the truncated tag. */
     public static final int TAG_LENGTH = 16;
 
@@ -67,16 +70,33 @@ public final class VerbsHandshake
     static final int RSP_DATA_BYTES = 32;
     static final int RSP_TAG = 40;
 
-    private static final byte[] LABEL = "mmx verbs handshake v1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LABEL = "mmx verbs handshake v2".getBytes(StandardCharsets.US_ASCII);
 
-    private final Mac mac;
+    // The MAC of a process's key, or null when this side does not hold it.
+    private final java.util.function.IntFunction<Mac> macOf;
     private final PlanDigest plan;
     private final byte[] planBytes;
 
-    /** A codec for one process (or host) under {@code key} and {@code plan}. */
+    /**
+     * A codec that holds the cluster key, so it derives every process's key: a region host, which
+     * checks requests from any process, or a tool.
+     */
     public VerbsHandshake(final ClusterKey key, final PlanDigest plan)
     {
-        this.mac = key.newMac();
+        final java.util.Map<Integer, Mac> macs = new java.util.HashMap<>();
+        this.macOf = (process) -> macs.computeIfAbsent(process, (p) -> key.processKey(p).newMac());
+        this.plan = plan;
+        this.planBytes = plan.toByteArray();
+    }
+
+    /**
+     * A codec of one process that holds only its own key: it can request as that process and
+     * verify replies to it, nothing else.
+     */
+    public VerbsHandshake(final ProcessKey key, final PlanDigest plan)
+    {
+        final Mac mac = key.newMac();
+        this.macOf = (process) -> process == key.process() ? mac : null;
         this.plan = plan;
         this.planBytes = plan.toByteArray();
     }
@@ -114,9 +134,19 @@ public final class VerbsHandshake
         }
     }
 
-    /** Encodes a request of {@code requester} for the region of {@code owner}. */
+    /**
+     * Encodes a request of {@code requester} for the region of {@code owner}, tagged under the
+     * requester's process key.
+     *
+     * @throws IllegalArgumentException if this codec does not hold {@code requester}'s key.
+     */
     public byte[] request(final int requester, final int owner, final int cmPort, final long nonce)
     {
+        if (macOf.apply(requester) == null)
+        {
+            throw new IllegalArgumentException("this codec holds no key for process " + requester +
+                ": a process requests only as itself");
+        }
         if (cmPort < 0 || cmPort > 0xFFFF)
         {
             throw new IllegalArgumentException("rdma_cm port " + cmPort + " is not a port number (0..65535)");
@@ -126,12 +156,13 @@ public final class VerbsHandshake
         b.put(0, VERSION).put(1, KIND_REQUEST).putShort(REQ_CM_PORT, (short)cmPort)
             .putInt(REQ_REQUESTER, requester).putInt(REQ_OWNER, owner).putLong(REQ_NONCE, nonce)
             .put(REQ_PLAN_PREFIX, planBytes, 0, PLAN_PREFIX_LENGTH);
-        tag(bytes, REQ_TAG, bytes, REQ_TAG);
+        tag(requester, bytes, REQ_TAG, bytes, REQ_TAG);
         return bytes;
     }
 
     /**
-     * Decodes and authenticates a request. Bytes after {@link #REQUEST_LENGTH} are ignored: the
+     * Decodes and authenticates a request: its tag must verify under the key of the requester it
+     * names, so a holder of one process's key cannot request as another. Bytes after {@link #REQUEST_LENGTH} are ignored: the
      * connection manager pads private data to its full size.
      */
     public Request parseRequest(final byte[] bytes, final int length)
@@ -154,11 +185,11 @@ public final class VerbsHandshake
                 owner + " under plan " + hex(bytes, REQ_PLAN_PREFIX) + " but this host serves plan " + plan.shortHex() +
                 ": activate the same plan on every process", requester, owner, cmPort, nonce);
         }
-        if (!verify(bytes, REQ_TAG))
+        if (!verify(requester, bytes, REQ_TAG))
         {
             return new Request(OpStatus.BAD_CLUSTER_KEY, "a verbs connection request claiming to be from process " +
-                requester + " is not authenticated by this cluster's key: give every process and host the same " +
-                "cluster key file", requester, owner, cmPort, nonce);
+                requester + " is not authenticated by that process's key (derived from this cluster's key): give " +
+                "every process and host the same cluster key file", requester, owner, cmPort, nonce);
         }
         return new Request(OpStatus.OK, "process " + requester + " asks for the region of process " + owner,
             requester, owner, cmPort, nonce);
@@ -177,7 +208,12 @@ public final class VerbsHandshake
             .putInt(RSP_REQUESTER, request.requester()).putInt(RSP_OWNER, request.owner())
             .putInt(RSP_RKEY, ok ? rkey : 0).putLong(RSP_NONCE, request.nonce())
             .putLong(RSP_BASE, ok ? remoteBase : 0).putLong(RSP_DATA_BYTES, ok ? dataBytes : 0);
-        tag(bytes, RSP_TAG, bytes, RSP_TAG);
+        if (macOf.apply(request.requester()) == null)
+        {
+            throw new IllegalArgumentException("this codec holds no key for process " + request.requester() +
+                ": only a host with the cluster key answers requests");
+        }
+        tag(request.requester(), bytes, RSP_TAG, bytes, RSP_TAG);
         return bytes;
     }
 
@@ -193,7 +229,7 @@ public final class VerbsHandshake
             return Grant.refused(OpStatus.PROTOCOL_ERROR, edge + " answered " + length + " bytes that are not an mmx " +
                 "handshake version " + VERSION + " reply: run the same mmx version on every process");
         }
-        if (!verify(bytes, RSP_TAG))
+        if (!verify(le(bytes).getInt(RSP_REQUESTER), bytes, RSP_TAG))
         {
             return Grant.refused(OpStatus.BAD_CLUSTER_KEY, edge + " answered with a reply not authenticated by " +
                 "this cluster's key and plan " + plan.shortHex() + ": give every process and host the same cluster " +
@@ -239,18 +275,24 @@ public final class VerbsHandshake
         }
     }
 
-    private void tag(final byte[] bytes, final int signedLength, final byte[] out, final int outOffset)
+    private void tag(
+        final int process, final byte[] bytes, final int signedLength, final byte[] out, final int outOffset)
     {
+        final Mac mac = macOf.apply(process);
         mac.update(LABEL);
         mac.update(bytes, 0, signedLength);
         mac.update(planBytes);
         System.arraycopy(mac.doFinal(), 0, out, outOffset, TAG_LENGTH);
     }
 
-    private boolean verify(final byte[] bytes, final int tagOffset)
+    private boolean verify(final int process, final byte[] bytes, final int tagOffset)
     {
+        if (macOf.apply(process) == null)
+        {
+            return false;
+        }
         final byte[] expected = new byte[TAG_LENGTH];
-        tag(bytes, tagOffset, expected, 0);
+        tag(process, bytes, tagOffset, expected, 0);
         return MessageDigest.isEqual(expected, Arrays.copyOfRange(bytes, tagOffset, tagOffset + TAG_LENGTH));
     }
 

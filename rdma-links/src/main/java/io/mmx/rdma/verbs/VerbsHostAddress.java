@@ -11,4 +11,9 @@ import java.net.InetSocketAddress;
  */
 public record VerbsHostAddress(InetSocketAddress cm, InetSocketAddress handshake)
 {
+    /** The convention of {@code mmx memd --verbs-listen} and {@code mmx node --verbs}: the handshake on the next port. */
+    public static VerbsHostAddress handshakeOnNextPort(final InetSocketAddress cm)
+    {
+        return new VerbsHostAddress(cm, new InetSocketAddress(cm.getHostString(), cm.getPort() + 1));
+    }
 }

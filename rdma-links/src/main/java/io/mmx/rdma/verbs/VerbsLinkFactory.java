@@ -42,6 +42,22 @@ public final class VerbsLinkFactory implements RegionLinkFactory
         return new VerbsLinkFactory(new DisniVerbsConnector(placement, key, plan, connectTimeoutMs));
     }
 
+    /**
+     * The verbs backend for processes whose keys the caller holds: each link's handshake is
+     * authenticated by its process's own key (a node passes its hosted processes' keys).
+     *
+     * @throws VerbsUnavailableException if libdisni, libibverbs or an RDMA device is missing.
+     */
+    public static VerbsLinkFactory open(
+        final IntFunction<VerbsHostAddress> placement,
+        final IntFunction<io.mmx.rdma.region.ProcessKey> keys,
+        final PlanDigest plan,
+        final int connectTimeoutMs)
+    {
+        VerbsBackend.requireAvailable();
+        return new VerbsLinkFactory(new DisniVerbsConnector(placement, keys, plan, connectTimeoutMs));
+    }
+
     @Override
     public RegionLink open(final int self, final int owner)
     {

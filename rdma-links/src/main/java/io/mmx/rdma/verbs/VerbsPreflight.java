@@ -11,8 +11,15 @@ import java.util.stream.Stream;
 
 /**
  * Checks, in order, what the verbs backend needs before it touches DiSNI: the libdisni JNI
- * library, libibverbs, and at least one RDMA device. The first thing missing is reported in
- * one sentence that names it and how to install it; later checks are not run.
+ * library, libibverbs, at least one RDMA device, and on every device the atomic capability the
+ * backend relies on. The first thing missing is reported in one sentence that names it and how
+ * to install it; later checks are not run.
+ *
+ * <p>Atomics: CAS and fetch-and-add run as NIC atomics on region words that the owner's host also
+ * reads, and the link takes the returned old word in host byte order; both hold only on a device
+ * whose {@code atomic_cap} is {@code IBV_ATOMIC_HCA} (atomic among all QPs of the device) or
+ * {@code IBV_ATOMIC_GLOB}. DiSNI 2.1 has no {@code ibv_query_device}, so the capability is read
+ * from {@code ibv_devinfo -v} (ibverbs-utils).
  */
 public final class VerbsPreflight
 {
@@ -39,6 +46,29 @@ public final class VerbsPreflight
 
         /** Names of the RDMA devices present. */
         List<String> rdmaDevices();
+
+        /** The output of {@code ibv_devinfo -v -d DEVICE}, or null when it cannot be run. */
+        String deviceInfo(String device);
+    }
+
+    /** {@code enum ibv_atomic_cap}: no atomics. */
+    public static final int IBV_ATOMIC_NONE = 0;
+    /** {@code enum ibv_atomic_cap}: atomic among the QPs of this device. */
+    public static final int IBV_ATOMIC_HCA = 1;
+    /** {@code enum ibv_atomic_cap}: atomic with the CPU and other devices too. */
+    public static final int IBV_ATOMIC_GLOB = 2;
+
+    private static final java.util.regex.Pattern ATOMIC_CAP =
+        java.util.regex.Pattern.compile("(?m)^\\s*atomic_cap:\\s*(\\S+)\\s*\\((\\d+)\\)");
+
+    /**
+     * The {@code atomic_cap} value in {@code ibv_devinfo -v} output (a line like
+     * {@code atomic_cap: ATOMIC_HCA (1)}), or -1 if there is none.
+     */
+    public static int atomicCap(final String deviceInfo)
+    {
+        final java.util.regex.Matcher m = ATOMIC_CAP.matcher(deviceInfo);
+        return m.find() ? Integer.parseInt(m.group(2)) : -1;
     }
 
     /**
@@ -88,7 +118,28 @@ public final class VerbsPreflight
                 "testing create a software device with `modprobe rdma_rxe && rdma link add rxe0 type rxe netdev " +
                 "eth0`; hosts without RDMA use the memd backend");
         }
-        return new Result(true, null, "verbs backend ready: libdisni, libibverbs and RDMA device(s) " + devices);
+        for (final String device : devices)
+        {
+            final String info = environment.deviceInfo(device);
+            if (info == null)
+            {
+                return new Result(false, "ibv_devinfo", "the verbs backend reads the atomic capability of RDMA " +
+                    "device " + device + " with `ibv_devinfo -v` and cannot run it: install it with `apt-get install " +
+                    "-y ibverbs-utils` (Debian/Ubuntu) or `dnf install -y libibverbs-utils` (RHEL/Fedora)");
+            }
+            final int cap = atomicCap(info);
+            if (cap != IBV_ATOMIC_HCA && cap != IBV_ATOMIC_GLOB)
+            {
+                return new Result(false, "atomic-capability", "RDMA device " + device + " reports atomic_cap " +
+                    (cap < 0 ? "nothing (no atomic_cap line in `ibv_devinfo -v -d " + device + "`)" : cap +
+                    (cap == IBV_ATOMIC_NONE ? " (IBV_ATOMIC_NONE)" : "")) + ", and the verbs backend needs " +
+                    "IBV_ATOMIC_HCA or IBV_ATOMIC_GLOB: its CAS and fetch-and-add are NIC atomics that must be atomic " +
+                    "among all queue pairs of the device and return the old word in host byte order; use a NIC with " +
+                    "that capability (or remove this device), or the memd backend");
+            }
+        }
+        return new Result(true, null, "verbs backend ready: libdisni, libibverbs and RDMA device(s) " + devices +
+            " with IBV_ATOMIC_HCA or better");
     }
 
     private static Result missingIbverbs(final String detail)
@@ -157,6 +208,31 @@ public final class VerbsPreflight
                 }
             }
             return devices;
+        }
+
+        @Override
+        public String deviceInfo(final String device)
+        {
+            try
+            {
+                final Process p = new ProcessBuilder("ibv_devinfo", "-v", "-d", device).redirectErrorStream(true).start();
+                final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS))
+                {
+                    p.destroyForcibly();
+                    return null;
+                }
+                return p.exitValue() == 0 ? out : null;
+            }
+            catch (final java.io.IOException ex)
+            {
+                return null;
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return null;
+            }
         }
 
         private static void addPath(final Set<String> dirs, final String path)

@@ -186,19 +186,32 @@ public final class VerbsRegionLink implements RegionLink
                         null, 0);
                 }
                 break;
-            case VerbsAbi.IBV_WC_REM_ACCESS_ERR:
-                // Bounds were checked here, so the registration itself disagrees: wrong rkey or a smaller region.
-                sink.complete(correlationId, OpStatus.REGION_MISMATCH, 0, null, 0);
-                break;
             default:
-                // Flushed, retries exhausted, fatal: the QP is in the error state and every outcome on it is
-                // unknown. Report this one; the fabric times out the others, whose slots die with the QP.
-                connection.queuePair().close();
-                connection = VerbsConnector.Connection.failed(OpStatus.NOT_CONNECTED, "the queue pair to process " +
-                    owner + " failed with work completion status " + wcStatus + "; it is reconnected on the next operation");
-                java.util.Arrays.fill(slotBusy, false);
-                sink.complete(correlationId, OpStatus.TIMEOUT, 0, null, 0);
+                // Any error completion moves an RC queue pair to the error state: the requests behind this one are
+                // flushed, and the completions of those before it may never be polled. So the link goes to
+                // reconnect, and every operation it held completes now: this one with what it says (a remote
+                // access error means it was refused, so not executed), the others TIMEOUT, "outcome unknown".
+                failQueuePair(slot, correlationId, wcStatus);
                 break;
+        }
+    }
+
+    private void failQueuePair(final int failedSlot, final long failedCorrelationId, final int wcStatus)
+    {
+        connection.queuePair().close();
+        connection = VerbsConnector.Connection.failed(OpStatus.NOT_CONNECTED, "the queue pair to process " + owner +
+            " failed with work completion status " + wcStatus + (wcStatus == VerbsAbi.IBV_WC_REM_ACCESS_ERR ?
+            " (remote access error: the grant's rkey or size no longer matches the region)" : "") +
+            "; it is reconnected on the next operation");
+        sink.complete(failedCorrelationId, wcStatus == VerbsAbi.IBV_WC_REM_ACCESS_ERR ? OpStatus.REGION_MISMATCH :
+            OpStatus.TIMEOUT, 0, null, 0);
+        for (int other = 0; other < slotBusy.length; other++)
+        {
+            if (slotBusy[other] && other != failedSlot)
+            {
+                slotBusy[other] = false;
+                sink.complete(slotCorrelation[other], OpStatus.TIMEOUT, 0, null, 0);
+            }
         }
     }
 

@@ -54,7 +54,7 @@ class MemdFailureTest
         {
             final InetSocketAddress address = new InetSocketAddress("127.0.0.1", silent.getLocalPort());
             final long startNs = System.nanoTime();
-            final MemdRegionLink link = new MemdRegionLink(1, 0, address, KEY, DIGEST, 300);
+            final MemdRegionLink link = new MemdRegionLink(KEY.processKey(1), 0, address, DIGEST, 300);
             final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
             try (Socket ignored = silent.accept())
             {

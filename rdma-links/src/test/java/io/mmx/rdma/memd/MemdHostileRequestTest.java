@@ -55,7 +55,7 @@ class MemdHostileRequestTest
     void setUp()
     {
         daemon = MemoryDaemon.start(new MemoryDaemon.Context()
-            .listen(new InetSocketAddress("127.0.0.1", 0)).clusterKey(KEY).plan(PLAN).maxConnections(32));
+            .listen(new InetSocketAddress("127.0.0.1", 0)).clusterKey(KEY).plan(PLAN).maxConnections(32).maxPendingConnections(32));
         address = daemon.boundAddress();
         for (int q = 0; q < 3; q++)
         {

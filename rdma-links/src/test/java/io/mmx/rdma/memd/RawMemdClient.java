@@ -44,9 +44,27 @@ final class RawMemdClient implements AutoCloseable
         out.flush();
     }
 
-    /** A request frame tagged under {@code key} and {@code nonceForTag}. */
+    /** A request frame tagged under the requester's process key derived from {@code key}, and {@code nonceForTag}. */
     static byte[] frame(
         final ClusterKey key,
+        final byte[] nonceForTag,
+        final int op,
+        final int requester,
+        final long requestId,
+        final int owner,
+        final int length,
+        final long offset,
+        final long operand1,
+        final long operand2,
+        final byte[] payload)
+    {
+        return frame(key.processKey(requester), nonceForTag, op, requester, requestId, owner, length, offset,
+            operand1, operand2, payload);
+    }
+
+    /** A request frame naming {@code requester}, tagged under {@code tagKey} (which may be another process's). */
+    static byte[] frame(
+        final io.mmx.rdma.region.ProcessKey tagKey,
         final byte[] nonceForTag,
         final int op,
         final int requester,
@@ -65,7 +83,7 @@ final class RawMemdClient implements AutoCloseable
         b.put(MemdProtocol.VERSION).put((byte)op).putShort((short)0).putInt(requester).putLong(requestId)
             .putInt(owner).putInt(length).putLong(offset).putLong(operand1).putLong(operand2).put(payload);
         final byte[] tag = new byte[MemdProtocol.TAG_LENGTH];
-        MemdProtocol.tag(key.newMac(), nonceForTag, b, MemdProtocol.LENGTH_PREFIX, signed, tag, 0);
+        MemdProtocol.tag(tagKey.newMac(), nonceForTag, b, MemdProtocol.LENGTH_PREFIX, signed, tag, 0);
         b.position(MemdProtocol.LENGTH_PREFIX + signed);
         b.put(tag);
         return b.array();

@@ -31,7 +31,7 @@ class VerbsEdgeAcceptorTest
 
     private final FabricCounters counters = new FabricCounters();
     private final List<Integer> registrationsAskedFor = new ArrayList<>();
-    private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(RING, PLAN, KEY, (owner) ->
+    private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(RING, PLAN, KEY, (owner, requester) ->
     {
         registrationsAskedFor.add(owner);
         return owner <= 1 ? new VerbsEdgeAcceptor.Registration(0x10_0000L * (owner + 1), 0x700 + owner, 4096) : null;

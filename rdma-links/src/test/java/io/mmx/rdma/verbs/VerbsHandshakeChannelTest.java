@@ -30,7 +30,7 @@ class VerbsHandshakeChannelTest
 
     private final FabricCounters counters = new FabricCounters();
     private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(PATH, PLAN, KEY,
-        (owner) -> new VerbsEdgeAcceptor.Registration(0x4000_0000L + owner * 4096L, 0x300 + owner, 4096), counters,
+        (owner, requester) -> new VerbsEdgeAcceptor.Registration(0x4000_0000L + owner * 4096L, 0x300 + owner, 4096), counters,
         1024, 5_000_000_000L);
     private final VerbsHandshakeChannel host = VerbsHandshakeChannel.serve(
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
@@ -50,9 +50,14 @@ class VerbsHandshakeChannelTest
 
     private VerbsConnectAttempt connect(final int self, final int owner, final ClusterKey key)
     {
+        return connect(self, owner, key, 1000L + self);
+    }
+
+    private VerbsConnectAttempt connect(final int self, final int owner, final ClusterKey key, final long nonce)
+    {
         final VerbsHandshake codec = new VerbsHandshake(key, PLAN);
         final VerbsConnectAttempt[] attempt = new VerbsConnectAttempt[1];
-        attempt[0] = new VerbsConnectAttempt(self, owner, host.boundAddress().toString(), codec, 1000L + self,
+        attempt[0] = new VerbsConnectAttempt(self, owner, host.boundAddress().toString(), codec, nonce,
             System.nanoTime(), 5_000_000_000L, new VerbsConnectAttempt.Actions()
             {
                 @Override
@@ -150,6 +155,64 @@ class VerbsHandshakeChannelTest
         synchronized (acceptor)
         {
             assertEquals(2, counters.get(FabricCounters.Other.MALFORMED_FRAME));
+        }
+    }
+
+    @Test
+    void silentPeersDoNotDelayOthersAndAreClosedAtTheirTimeout() throws Exception
+    {
+        final java.util.List<Socket> silent = new java.util.ArrayList<>();
+        try
+        {
+            for (int i = 0; i < 64; i++)
+            {
+                final Socket s = new Socket();
+                silent.add(s);
+                s.connect(host.boundAddress(), 2000);
+                if ((i & 1) == 1)
+                {
+                    s.getOutputStream().write(new byte[10]); // half a request, then nothing
+                }
+            }
+            // 16 requesters at once, behind 64 silent peers: each is served well within one I/O timeout.
+            final long startNs = System.nanoTime();
+            final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(16);
+            try
+            {
+                final java.util.List<java.util.concurrent.Future<VerbsConnectAttempt>> attempts = new java.util.ArrayList<>();
+                for (int i = 0; i < 16; i++)
+                {
+                    final long nonce = 5000L + i;
+                    attempts.add(pool.submit(() -> connect(1, 2, KEY, nonce)));
+                }
+                for (final java.util.concurrent.Future<VerbsConnectAttempt> attempt : attempts)
+                {
+                    final VerbsConnectAttempt a = attempt.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    assertEquals(VerbsConnectAttempt.State.CONNECTING, a.state(), a.message());
+                }
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+            final long servedMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+            System.out.println("VerbsHandshakeChannelTest: 16 concurrent exchanges behind 64 silent peers took " +
+                servedMs + " ms (I/O timeout 2000 ms)");
+            assertTrue(servedMs < 2000, "served only after " + servedMs + " ms: silent peers delayed them");
+            for (final Socket s : silent)
+            {
+                s.setSoTimeout(10_000);
+                assertEquals(-1, s.getInputStream().read(), "a silent peer is closed at its timeout, without a reply");
+            }
+            io.mmx.rdma.testing.Await.until(() -> host.openConnections() == 0, 10_000_000_000L,
+                () -> host.openConnections() + " handshake connections still open");
+        }
+        finally
+        {
+            for (final Socket s : silent)
+            {
+                s.close();
+            }
         }
     }
 

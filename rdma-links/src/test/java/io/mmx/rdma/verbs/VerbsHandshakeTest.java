@@ -109,8 +109,8 @@ class VerbsHandshakeTest
         }
         final byte[] good = requester.request(3, 7, 1, 1);
         assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(good, 47).status());
-        good[0] = 2;
-        assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(good, 48).status());
+        good[0] = 9;
+        assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(good, 48).status(), "another version");
     }
 
     @Test
@@ -141,5 +141,25 @@ class VerbsHandshakeTest
     private static byte[] padded(final byte[] bytes)
     {
         return Arrays.copyOf(bytes, VerbsHandshake.PRIVATE_DATA_LIMIT);
+    }
+
+    @Test
+    void aHolderOfOneProcessKeyCannotRequestAsAnother()
+    {
+        final VerbsHandshake onlyTwo = new VerbsHandshake(KEY.processKey(2), PLAN);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> onlyTwo.request(1, 0, 4791, 7));
+        final byte[] asTwo = onlyTwo.request(2, 0, 4791, 7);
+        assertEquals(OpStatus.OK, host.parseRequest(asTwo, asTwo.length).status(), "2 as itself");
+        final byte[] forged = asTwo.clone();
+        java.nio.ByteBuffer.wrap(forged).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(VerbsHandshake.REQ_REQUESTER, 1);
+        final VerbsHandshake.Request claim = host.parseRequest(forged, forged.length);
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, claim.status(), "2's key claiming to be 1");
+        assertTrue(claim.message().contains("not authenticated by that process's key"), claim.message());
+
+        // A reply the host makes for 2 verifies for 2's codec, and for nobody else's.
+        final byte[] reply = host.reply(host.parseRequest(asTwo, asTwo.length), OpStatus.OK, 0x1000, 0x44, 64);
+        assertEquals(OpStatus.OK, onlyTwo.parseReply(reply, reply.length, 2, 0, 7).status());
+        final VerbsHandshake onlyThree = new VerbsHandshake(KEY.processKey(3), PLAN);
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, onlyThree.parseReply(reply, reply.length, 2, 0, 7).status());
     }
 }

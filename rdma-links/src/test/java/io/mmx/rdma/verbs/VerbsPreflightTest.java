@@ -14,8 +14,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The verbs start-up check: order of checks and one clear message per missing piece. */
 class VerbsPreflightTest
 {
-    private record Fake(String disni, String ibverbs, List<String> devices) implements VerbsPreflight.Environment
+    // A trimmed `ibv_devinfo -v` of a device with atomics, as rdma-core's devinfo prints it.
+    static final String HCA_DEVINFO = "hca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n" +
+        "\tmax_qp:\t\t\t\t131072\n\tatomic_cap:\t\t\tATOMIC_HCA (1)\n\tmax_ee_rd_atom:\t\t\t0\n";
+
+    private record Fake(String disni, String ibverbs, List<String> devices, String devinfo)
+        implements VerbsPreflight.Environment
     {
+        Fake(final String disni, final String ibverbs, final List<String> devices)
+        {
+            this(disni, ibverbs, devices, HCA_DEVINFO);
+        }
+
+        @Override
+        public String deviceInfo(final String device)
+        {
+            return devinfo;
+        }
+
         @Override
         public String loadDisni()
         {
@@ -78,6 +94,32 @@ class VerbsPreflightTest
         assertTrue(r.ok());
         assertNull(r.missing());
         assertEquals(r, VerbsBackend.requireAvailable(r));
+    }
+
+    @Test
+    void aDeviceWithoutTheAtomicCapabilityIsRefusedByName()
+    {
+        final VerbsPreflight.Result none = VerbsPreflight.check(new Fake(null, null, List.of("rxe0"),
+            HCA_DEVINFO.replace("ATOMIC_HCA (1)", "ATOMIC_NONE (0)")));
+        assertFalse(none.ok());
+        assertEquals("atomic-capability", none.missing());
+        assertTrue(none.message().contains("rxe0") && none.message().contains("IBV_ATOMIC_NONE") &&
+            none.message().contains("needs IBV_ATOMIC_HCA"), none.message());
+
+        final VerbsPreflight.Result glob = VerbsPreflight.check(new Fake(null, null, List.of("mlx5_0"),
+            HCA_DEVINFO.replace("ATOMIC_HCA (1)", "ATOMIC_GLOB (2)")));
+        assertTrue(glob.ok(), glob.message());
+
+        final VerbsPreflight.Result silent = VerbsPreflight.check(new Fake(null, null, List.of("mlx5_0"), "hca_id: mlx5_0\n"));
+        assertEquals("atomic-capability", silent.missing());
+        assertTrue(silent.message().contains("no atomic_cap line"), silent.message());
+
+        final VerbsPreflight.Result noTool = VerbsPreflight.check(new Fake(null, null, List.of("mlx5_0"), null));
+        assertEquals("ibv_devinfo", noTool.missing());
+        assertTrue(noTool.message().contains("ibverbs-utils"), noTool.message());
+
+        assertEquals(VerbsPreflight.IBV_ATOMIC_HCA, VerbsPreflight.atomicCap(HCA_DEVINFO));
+        assertEquals(-1, VerbsPreflight.atomicCap("atomic_cap: (x)"));
     }
 
     @Test
