@@ -262,16 +262,22 @@ public final class RegularSlotGraph
         return false;
     }
 
-    /** The first loop slot or repeated copy of row {@code u}, ignoring freed (-1) slots; or -1. */
-    private int findDefectSkippingFree(final int u)
+    /** Starts a fresh set of vertex marks: {@code marks[v] == stamp} means marked. */
+    private void nextStamp()
     {
-        final int base = u * d;
         if (marks == null || stamp == Integer.MAX_VALUE)
         {
             marks = new int[n];
             stamp = 0;
         }
         stamp++;
+    }
+
+    /** The first loop slot or repeated copy of row {@code u}, ignoring freed (-1) slots; or -1. */
+    private int findDefectSkippingFree(final int u)
+    {
+        final int base = u * d;
+        nextStamp();
         for (int i = 0; i < d; i++)
         {
             final int v = adj[base + i];
@@ -561,12 +567,7 @@ public final class RegularSlotGraph
             }
             return -1;
         }
-        if (marks == null || stamp == Integer.MAX_VALUE)
-        {
-            marks = new int[n];
-            stamp = 0;
-        }
-        stamp++;
+        nextStamp();
         for (int i = 0; i < d; i++)
         {
             final int v = adj[base + i];

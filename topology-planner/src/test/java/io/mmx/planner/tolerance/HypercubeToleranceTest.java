@@ -45,6 +45,20 @@ class HypercubeToleranceTest
     }
 
     @Test
+    void spectralCertificateStaysBelowTheTruthOnLargeCubes()
+    {
+        // Hypercubes are the one family here whose truth is known far beyond brute force.
+        for (int k = 4; k <= 12; k++)
+        {
+            final Graph g = cube(k);
+            final Certificate certificate = CertifiedBound.certify(g, new io.mmx.planner.spectral.Lanczos(k).run(g)
+                .estimate());
+            final int truth = exact(g).exactF();
+            assertTrue(certificate.certifiedF() <= truth, "Q" + k + ": " + certificate + " truth " + truth);
+        }
+    }
+
+    @Test
     void witnessIsAValidBlockedSetOfTheStatedSize()
     {
         for (int k = 2; k <= 12; k++)
