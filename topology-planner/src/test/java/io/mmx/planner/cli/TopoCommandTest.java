@@ -166,6 +166,9 @@ class TopoCommandTest
         final Path plan = dir.resolve("plan.json");
         final Run run = topo("plan", "--n", "2000", "--degree", "8", "--attack-budget", "100ms", "--out", plan.toString());
         assertEquals(0, run.exitCode(), run.err());
+        // The seed was drawn at random: print it so that a failure replays with --seed.
+        System.out.println("TopoCommandTest probable plan: " +
+            run.out().lines().filter(l -> l.startsWith("seed ")).findFirst().orElse("no seed line"));
         assertTrue(run.out().contains("drawn at random"), run.out());
         assertTrue(run.out().contains("probable   >="), run.out());
         final String good = Files.readString(plan);

@@ -85,7 +85,7 @@ class ProbableBoundTest
     }
 
     @Test
-    void valuesAtTheIssueSizes()
+    void valuesAtPlanSizes()
     {
         final ProbableTolerance p = ProbableBound.of(4096, 8, 32, 1e-9);
         System.out.println("n=4096 d=8: " + p);
