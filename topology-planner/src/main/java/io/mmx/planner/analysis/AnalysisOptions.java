@@ -2,6 +2,7 @@ package io.mmx.planner.analysis;
 
 import io.mmx.planner.spectral.Lanczos;
 import io.mmx.planner.tolerance.ExactTolerance;
+import io.mmx.planner.tolerance.ProbableBound;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.List;
  * @param exactVertexLimit           graphs up to this many vertices are solved exactly (<= 64).
  * @param exactBudgetMillis          time budget of the exact search (it gives up beyond it).
  * @param exactDiameterVertexLimit   exact diameter up to this many vertices, else a double-sweep lower bound.
+ * @param probableTarget             largest failure probability accepted for the probable bound.
  */
 public record AnalysisOptions(
     long seed,
@@ -28,43 +30,53 @@ public record AnalysisOptions(
     long attackBudgetMillis,
     int exactVertexLimit,
     long exactBudgetMillis,
-    int exactDiameterVertexLimit)
+    int exactDiameterVertexLimit,
+    double probableTarget)
 {
-    /** Seed 1, 300 Lanczos steps, failure probability 1e-6, 500 ms attack, exact up to 40 vertices. */
+    /**
+     * Seed 1, 300 Lanczos steps, failure probability 1e-6, 500 ms attack, exact up to 40 vertices,
+     * probable bound at failure probability 1e-9.
+     */
     public static AnalysisOptions defaults()
     {
         return new AnalysisOptions(1L, Lanczos.DEFAULT_ITERATIONS, Lanczos.DEFAULT_FAILURE_PROBABILITY,
-            Lanczos.DEFAULT_BASIS_BUDGET_BYTES, 500L, 40, 5_000L, 10_000);
+            Lanczos.DEFAULT_BASIS_BUDGET_BYTES, 500L, 40, 5_000L, 10_000, ProbableBound.DEFAULT_TARGET);
     }
 
     public AnalysisOptions withSeed(final long value)
     {
         return new AnalysisOptions(value, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
-            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit);
+            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit, probableTarget);
     }
 
     public AnalysisOptions withAttackBudgetMillis(final long value)
     {
         return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, value,
-            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit);
+            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit, probableTarget);
     }
 
     public AnalysisOptions withExactVertexLimit(final int value)
     {
         return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
-            value, exactBudgetMillis, exactDiameterVertexLimit);
+            value, exactBudgetMillis, exactDiameterVertexLimit, probableTarget);
     }
 
     public AnalysisOptions withLanczosIterations(final int value)
     {
         return new AnalysisOptions(seed, value, failureProbability, basisBudgetBytes, attackBudgetMillis,
-            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit);
+            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit, probableTarget);
     }
 
     public AnalysisOptions withExactDiameterVertexLimit(final int value)
     {
         return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
-            exactVertexLimit, exactBudgetMillis, value);
+            exactVertexLimit, exactBudgetMillis, value, probableTarget);
+    }
+
+    public AnalysisOptions withProbableTarget(final double value)
+    {
+        return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
+            exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit, value);
     }
 
     /**
@@ -102,6 +114,10 @@ public record AnalysisOptions(
         if (exactDiameterVertexLimit < 0)
         {
             problems.add("exactDiameterVertexLimit must be >= 0 (got " + exactDiameterVertexLimit + ")");
+        }
+        if (!(probableTarget > 0 && probableTarget < 1))
+        {
+            problems.add("probableTarget must be in (0, 1) (got " + probableTarget + ")");
         }
         if (!problems.isEmpty())
         {

@@ -3,6 +3,7 @@ package io.mmx.planner.analysis;
 import io.mmx.planner.spectral.SpectrumEstimate;
 import io.mmx.planner.tolerance.AttackResult;
 import io.mmx.planner.tolerance.Certificate;
+import io.mmx.planner.tolerance.ProbableTolerance;
 
 import java.util.OptionalInt;
 
@@ -22,6 +23,7 @@ import java.util.OptionalInt;
  * @param certificate   proven lower bound on f_max.
  * @param attack        witness-backed upper bound on f_max.
  * @param exactF        exact f_max when n is small enough.
+ * @param probable      the probable bound over the generator's randomness, or why it does not apply.
  * @param timings       time per stage.
  */
 public record GraphAnalysis(
@@ -37,6 +39,7 @@ public record GraphAnalysis(
     Certificate certificate,
     AttackResult attack,
     OptionalInt exactF,
+    ProbableTolerance probable,
     StageTimings timings)
 {
     /** Proven lower bound on f_max (plain accessor for reports). */

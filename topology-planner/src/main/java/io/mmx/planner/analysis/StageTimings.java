@@ -9,6 +9,7 @@ package io.mmx.planner.analysis;
  * @param exactMillis       exact branch and bound (0 when skipped).
  * @param certificateMillis the certified bound.
  * @param attackMillis      the attack search.
+ * @param probableMillis    the probable (pairing-model) bound.
  * @param totalMillis       everything.
  */
 public record StageTimings(
@@ -18,6 +19,7 @@ public record StageTimings(
     long exactMillis,
     long certificateMillis,
     long attackMillis,
+    long probableMillis,
     long totalMillis)
 {
 }

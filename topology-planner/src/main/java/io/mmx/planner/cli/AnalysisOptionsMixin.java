@@ -17,12 +17,23 @@ final class AnalysisOptionsMixin
         description = "compute the exact f_max by branch and bound when n is at most this, <= 64 (default: ${DEFAULT-VALUE})")
     int exactLimit;
 
+    @Option(names = "--probable-failure", paramLabel = "P", defaultValue = "1e-9",
+        description = "largest chance, over the random seed, that probable_f is wrong; in (0, 1) " +
+            "(default: ${DEFAULT-VALUE})")
+    double probableFailure;
+
     AnalysisOptions toOptions(final long seed)
     {
+        if (!(probableFailure > 0 && probableFailure < 1))
+        {
+            throw new IllegalArgumentException("--probable-failure " + probableFailure + " is not a probability " +
+                "strictly between 0 and 1; give e.g. 1e-9");
+        }
         return AnalysisOptions.defaults()
             .withSeed(seed)
             .withAttackBudgetMillis(attackBudget.toMillis())
             .withExactVertexLimit(exactLimit)
+            .withProbableTarget(probableFailure)
             .validate();
     }
 }

@@ -10,6 +10,7 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.concurrent.Callable;
 
 /** {@code topo plan}: generate, place, analyse and write a plan. */
@@ -31,9 +32,10 @@ final class PlanCommand implements Callable<Integer>
         description = "graph degree: RDMA connections (QPs) per process; 1 <= D < N, N*D even")
     int degree;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "1",
-        description = "seed of the generator and the analysis (default: ${DEFAULT-VALUE}); same seed, same plan")
-    long seed;
+    @Option(names = "--seed", paramLabel = "S",
+        description = "seed of the generator and the analysis (default: drawn at random and recorded); " +
+            "same seed, same plan")
+    Long seed;
 
     @Option(names = "--generator", paramLabel = "G", defaultValue = "random",
         description = "graph family: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})",
@@ -56,8 +58,10 @@ final class PlanCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final PlanRequest request = new PlanRequest(n, degree, seed, generator, placement.toLayout(),
-            placement.maxCrossRackFraction, analysis.toOptions(seed));
+        // A seed drawn here, before the graph exists, is what makes probable_f a valid statement.
+        final long chosen = seed != null ? seed : new SecureRandom().nextLong();
+        final PlanRequest request = new PlanRequest(n, degree, chosen, generator, placement.toLayout(),
+            placement.maxCrossRackFraction, analysis.toOptions(chosen));
         final Plan plan = Planner.plan(request, Progress.toStderr(spec, n));
         PlanFile.write(plan, out);
         if (json)
@@ -67,6 +71,11 @@ final class PlanCommand implements Callable<Integer>
         else
         {
             PlanSummary.print(plan, spec.commandLine().getOut());
+            if (seed == null)
+            {
+                spec.commandLine().getOut().println("seed " + chosen + " drawn at random (give --seed " + chosen +
+                    " to make this plan again)");
+            }
             spec.commandLine().getOut().println("plan written to " + out + " (" + plan.contentHash() + ")");
         }
         return ExitCodes.OK;

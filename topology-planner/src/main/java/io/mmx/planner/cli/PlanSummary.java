@@ -42,8 +42,20 @@ final class PlanSummary
             percent(t.path("certified_f").asInt(), n), "proof: " + t.path("certified_method").asText());
         if (t.hasNonNull("exact_f"))
         {
-            out.printf(Locale.ROOT, "           exact       = %-8d %s  branch and bound%n", t.path("exact_f").asInt(),
-                percent(t.path("exact_f").asInt(), n));
+            out.printf(Locale.ROOT, "           exact       = %-8d %s  %s%n", t.path("exact_f").asInt(),
+                percent(t.path("exact_f").asInt(), n), "harper".equals(t.path("exact_method").asText()) ?
+                "Harper's theorem (hypercube)" : "branch and bound");
+        }
+        if (t.hasNonNull("probable_f"))
+        {
+            out.printf(Locale.ROOT, "           probable   >= %-8d %s  over the generator's random seed; wrong with " +
+                "probability <= %.1e%n", t.path("probable_f").asInt(), percent(t.path("probable_f").asInt(), n),
+                t.path("probable_failure_probability").asDouble());
+        }
+        else if (t.has("probable_justification"))
+        {
+            out.printf(Locale.ROOT, "           probable   not applicable: %s%n",
+                t.path("probable_justification").asText().replaceFirst("^Not applicable: ", ""));
         }
         out.printf(Locale.ROOT, "           attack     <= %-8d %s  witness: %d live processes with |N[S]| = %d <= n/2%n",
             t.path("attack_f").asInt(), percent(t.path("attack_f").asInt(), n), t.path("witness_size").asInt(),

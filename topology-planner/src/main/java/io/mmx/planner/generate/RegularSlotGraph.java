@@ -205,6 +205,142 @@ public final class RegularSlotGraph
     }
 
     /**
+     * Repairs the multigraph of a fresh ungrouped pairing into a simple {@code d}-regular graph by
+     * adding edges only: each self-loop and every repeated copy of an edge is dropped (the simple
+     * graph underneath keeps all of its edges, so every N[S] stays what the pairing gave), and the
+     * freed slots are joined to one another by new edges between distinct, non-adjacent vertices.
+     * Adding edges never shrinks a closed neighbourhood, which is what lets a first-moment count
+     * over the pairing model bound the tolerance of the result.
+     *
+     * @param tries random greedy matchings of the freed slots tried before giving up.
+     * @return false if no try joined every freed slot; the slots are then unchanged from the pairing
+     *         with its defects dropped (-1 in freed slots), and the caller must pair afresh.
+     */
+    public boolean repairByAddingEdges(final SplittableRandom random, final int tries)
+    {
+        if (slotGroup != null)
+        {
+            throw new IllegalStateException("add-only repair is for ungrouped pairings");
+        }
+        int freed = 0;
+        for (int u = 0; u < n; u++)
+        {
+            int slot;
+            while ((slot = findDefectSkippingFree(u)) >= 0)
+            {
+                // A loop frees both of its slots at u; a repeat frees one copy at each end.
+                final int v = adj[slot];
+                adj[slot] = -1;
+                adj[slotHolding(v, u, -1)] = -1;
+                freed += 2;
+            }
+        }
+        if (freed == 0)
+        {
+            return true;
+        }
+        final int[] free = new int[freed];
+        int k = 0;
+        for (int s = 0; s < adj.length; s++)
+        {
+            if (adj[s] < 0)
+            {
+                free[k++] = s;
+            }
+        }
+        for (int attempt = 0; attempt < tries; attempt++)
+        {
+            if (matchFreeSlots(free, random))
+            {
+                return true;
+            }
+            for (final int s : free)
+            {
+                adj[s] = -1;
+            }
+        }
+        return false;
+    }
+
+    /** Starts a fresh set of vertex marks: {@code marks[v] == stamp} means marked. */
+    private void nextStamp()
+    {
+        if (marks == null || stamp == Integer.MAX_VALUE)
+        {
+            marks = new int[n];
+            stamp = 0;
+        }
+        stamp++;
+    }
+
+    /** The first loop slot or repeated copy of row {@code u}, ignoring freed (-1) slots; or -1. */
+    private int findDefectSkippingFree(final int u)
+    {
+        final int base = u * d;
+        nextStamp();
+        for (int i = 0; i < d; i++)
+        {
+            final int v = adj[base + i];
+            if (v < 0)
+            {
+                continue;
+            }
+            if (v == u || marks[v] == stamp)
+            {
+                return base + i;
+            }
+            marks[v] = stamp;
+        }
+        return -1;
+    }
+
+    /** One random greedy perfect matching of the free slots into new simple edges; false if it got stuck. */
+    private boolean matchFreeSlots(final int[] free, final SplittableRandom random)
+    {
+        final int size = free.length;
+        for (int i = size - 1; i > 0; i--)
+        {
+            final int j = random.nextInt(i + 1);
+            final int t = free[i];
+            free[i] = free[j];
+            free[j] = t;
+        }
+        for (int i = 0; i < size; i++)
+        {
+            final int s = free[i];
+            if (adj[s] >= 0)
+            {
+                continue;
+            }
+            final int u = s / d;
+            final int offset = random.nextInt(size);
+            int partner = -1;
+            for (int step = 0; step < size && partner < 0; step++)
+            {
+                final int t = free[(offset + step) % size];
+                final int v = t / d;
+                if (adj[t] < 0 && t != s && v != u && !hasEdge(u, v))
+                {
+                    partner = t;
+                }
+            }
+            if (partner < 0)
+            {
+                return false;
+            }
+            adj[s] = partner / d;
+            adj[partner] = u;
+        }
+        return true;
+    }
+
+    /** True if the slots describe a connected graph. */
+    public boolean isConnected()
+    {
+        return components(new int[n]) <= 1;
+    }
+
+    /**
      * Joins the components of a simple graph by switching an edge of one component with an
      * edge of another: the two new edges cross between them, so they are always new.
      *
@@ -431,12 +567,7 @@ public final class RegularSlotGraph
             }
             return -1;
         }
-        if (marks == null || stamp == Integer.MAX_VALUE)
-        {
-            marks = new int[n];
-            stamp = 0;
-        }
-        stamp++;
+        nextStamp();
         for (int i = 0; i < d; i++)
         {
             final int v = adj[base + i];

@@ -6,11 +6,13 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.analysis.GraphAnalysis;
+import io.mmx.planner.analysis.GraphAnalyzer;
 import io.mmx.planner.graph.Graph;
 import io.mmx.planner.placement.QpAccounting;
 import io.mmx.planner.spectral.SpectrumEstimate;
 import io.mmx.planner.tolerance.DomainFailureLevel;
 import io.mmx.planner.tolerance.FailureDomainReport;
+import io.mmx.planner.tolerance.ProbableTolerance;
 
 /**
  * The {@code analysis} object of a plan file, field by field as docs/plan-format.md lists it.
@@ -58,6 +60,7 @@ public final class PlanAnalysisJson
         timing.put("exact", analysis.timings().exactMillis());
         timing.put("certificate", analysis.timings().certificateMillis());
         timing.put("attack", analysis.timings().attackMillis());
+        timing.put("probable", analysis.timings().probableMillis());
         timing.put("total", analysis.timings().totalMillis());
         return root;
     }
@@ -74,6 +77,7 @@ public final class PlanAnalysisJson
         s.put("exact_limit", options.exactVertexLimit());
         s.put("exact_budget_ms", options.exactBudgetMillis());
         s.put("exact_diameter_limit", options.exactDiameterVertexLimit());
+        s.put("probable_target", options.probableTarget());
         return s;
     }
 
@@ -81,7 +85,7 @@ public final class PlanAnalysisJson
     static AnalysisOptions options(final JsonNode settings)
     {
         final String[] fields = {"seed", "lanczos_iterations", "failure_probability", "basis_budget_bytes",
-            "attack_budget_ms", "exact_limit", "exact_budget_ms", "exact_diameter_limit"};
+            "attack_budget_ms", "exact_limit", "exact_budget_ms", "exact_diameter_limit", "probable_target"};
         for (final String field : fields)
         {
             if (!settings.hasNonNull(field) || !settings.get(field).isNumber())
@@ -92,7 +96,8 @@ public final class PlanAnalysisJson
         return new AnalysisOptions(settings.get("seed").asLong(), settings.get("lanczos_iterations").asInt(),
             settings.get("failure_probability").asDouble(), settings.get("basis_budget_bytes").asLong(),
             settings.get("attack_budget_ms").asLong(), settings.get("exact_limit").asInt(),
-            settings.get("exact_budget_ms").asLong(), settings.get("exact_diameter_limit").asInt()).validate();
+            settings.get("exact_budget_ms").asLong(), settings.get("exact_diameter_limit").asInt(),
+            settings.get("probable_target").asDouble()).validate();
     }
 
     static ObjectNode spectrum(final SpectrumEstimate s)
@@ -129,13 +134,30 @@ public final class PlanAnalysisJson
         if (analysis.exactF().isPresent())
         {
             t.put("exact_f", analysis.exactF().getAsInt());
+            t.put("exact_method", GraphAnalyzer.HARPER.equals(analysis.certificate().method()) ?
+                GraphAnalyzer.HARPER : "branch-and-bound");
         }
         else
         {
             t.putNull("exact_f");
+            t.putNull("exact_method");
         }
         t.put("message_passing_f", (n + 1) / 2 - 1);
         t.put("degree_limit_f", analysis.certificate().degreeLimitF());
+        final ProbableTolerance probable = analysis.probable();
+        if (probable.applicable())
+        {
+            t.put("probable_f", probable.probableF());
+            t.put("probable_failure_probability", probable.failureProbability());
+            t.put("probable_live_set_limit", probable.liveSetLimit());
+        }
+        else
+        {
+            t.putNull("probable_f");
+            t.putNull("probable_failure_probability");
+            t.putNull("probable_live_set_limit");
+        }
+        t.put("probable_justification", probable.justification());
         return t;
     }
 

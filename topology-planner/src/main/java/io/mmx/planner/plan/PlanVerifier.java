@@ -29,8 +29,9 @@ public final class PlanVerifier
         "/spectrum/lambda_min_lower", "/spectrum/lambda_bound", "/spectrum/failure_probability",
         "/spectrum/reorthogonalisation", "/spectrum/bound_justification",
         "/tolerance/certified_f", "/tolerance/certified_method", "/tolerance/certified_justification",
-        "/tolerance/live_set_upper", "/tolerance/exact_f", "/tolerance/message_passing_f",
-        "/tolerance/degree_limit_f",
+        "/tolerance/live_set_upper", "/tolerance/exact_f", "/tolerance/exact_method", "/tolerance/message_passing_f",
+        "/tolerance/degree_limit_f", "/tolerance/probable_f", "/tolerance/probable_failure_probability",
+        "/tolerance/probable_live_set_limit", "/tolerance/probable_justification",
         "/qp/per_process_max", "/qp/per_process_mean", "/qp/full_mesh_per_process", "/qp/per_nic_max",
         "/qp/per_nic_mean", "/qp/full_mesh_per_nic", "/qp/cross_rack_edges"};
     private static final String[] DOMAIN_ROW_FIELDS = {
@@ -65,7 +66,8 @@ public final class PlanVerifier
             return problems;
         }
         progress.stage("recomputing the analysis");
-        final JsonNode expected = Planner.analyze(graph, plan.placement(), options.withAttackBudgetMillis(0), progress);
+        final JsonNode expected = Planner.analyze(graph, plan.placement(), options.withAttackBudgetMillis(0),
+            Planner.origin(plan.generator(), graph, plan.seed()), progress);
         final JsonNode stored = plan.analysis();
         for (final String path : DETERMINISTIC)
         {

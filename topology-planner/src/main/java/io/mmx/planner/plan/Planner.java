@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.analysis.GraphAnalysis;
 import io.mmx.planner.analysis.GraphAnalyzer;
+import io.mmx.planner.analysis.GraphOrigin;
 import io.mmx.planner.generate.GenerationRequest;
 import io.mmx.planner.generate.GraphGenerator;
 import io.mmx.planner.generate.Generators;
 import io.mmx.planner.generate.RackAwareGenerator;
+import io.mmx.planner.generate.RandomRegularGenerator;
 import io.mmx.planner.graph.Graph;
 import io.mmx.planner.placement.Placement;
 import io.mmx.planner.placement.QpAccounting;
@@ -50,8 +52,20 @@ public final class Planner
         final GraphGenerator generator = generator(request, placement);
         progress.stage(String.format(Locale.ROOT, "generating a %d-regular graph on %d processes (%s, seed %d)",
             request.degree(), request.n(), generator.name(), request.seed()));
-        final Graph graph = generator.generate(request.n(), request.degree(), request.seed());
-        final ObjectNode analysis = analyze(graph, placement, request.analysis(), progress);
+        final Graph graph;
+        final GraphOrigin origin;
+        if (generator instanceof RandomRegularGenerator random)
+        {
+            final RandomRegularGenerator.Drawn drawn = random.draw(request.n(), request.degree(), request.seed());
+            graph = drawn.graph();
+            origin = origin(drawn);
+        }
+        else
+        {
+            graph = generator.generate(request.n(), request.degree(), request.seed());
+            origin = origin(generator.name(), graph, request.seed());
+        }
+        final ObjectNode analysis = analyze(graph, placement, request.analysis(), origin, progress);
         progress.stage("sealing the plan");
         return Plan.sealed(graph, request.degree(), generator.name(), request.seed(), placement, analysis);
     }
@@ -64,9 +78,69 @@ public final class Planner
         return Plan.sealed(graph, graph.regularDegree(), IMPORTED, options.seed(), placement, analysis);
     }
 
-    /** The analysis object of a plan: graph, spectrum, tolerance, QPs, failure domains. */
+    /** The analysis object of a graph not drawn by the random generator (no probable bound). */
     public static ObjectNode analyze(final Graph graph, final Placement placement, final AnalysisOptions options,
         final ProgressListener progress)
+    {
+        return analyze(graph, placement, options, GraphOrigin.imported(), progress);
+    }
+
+    /**
+     * Where a plan's graph came from: the pairing path of the random generator only if regenerating
+     * it from {@code generator} and {@code seed} gives exactly {@code graph} by that path.
+     */
+    public static GraphOrigin origin(final String generator, final Graph graph, final long seed)
+    {
+        if (RandomRegularGenerator.NAME.equals(generator))
+        {
+            final int d = graph.regularDegree();
+            if (d <= 0)
+            {
+                return GraphOrigin.other("the graph is not regular, so the random generator did not draw it");
+            }
+            final RandomRegularGenerator.Drawn drawn;
+            try
+            {
+                drawn = new RandomRegularGenerator().draw(graph.n(), d, seed);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                return GraphOrigin.other("the random generator cannot draw this shape: " + ex.getMessage());
+            }
+            if (!drawn.graph().equals(graph))
+            {
+                return GraphOrigin.other("the graph differs from what the random generator draws from seed " + seed +
+                    " (edited after it was drawn)");
+            }
+            return origin(drawn);
+        }
+        if (IMPORTED.equals(generator) || EDITED.equals(generator))
+        {
+            return GraphOrigin.imported();
+        }
+        if (RackAwareGenerator.NAME.equals(generator))
+        {
+            return GraphOrigin.other("the rack-aware generator restricts which slots pair, so the uniform pairing " +
+                "count does not describe it");
+        }
+        return GraphOrigin.other("generator '" + generator + "' is deterministic: there is no randomness to bound");
+    }
+
+    private static GraphOrigin origin(final RandomRegularGenerator.Drawn drawn)
+    {
+        return switch (drawn.method())
+        {
+            case PAIRING_WITH_ADDED_EDGES -> GraphOrigin.pairing(RandomRegularGenerator.PAIRING_ATTEMPTS);
+            case SWITCHES -> GraphOrigin.other("for this shape the random generator repaired the pairing with " +
+                "switches, which remove edges, so the pairing count does not bound it");
+            case COMPLEMENT -> GraphOrigin.other("for degree >= n/2 the random generator takes a complement, which " +
+                "the pairing count does not bound");
+        };
+    }
+
+    /** The analysis object of a plan: graph, spectrum, tolerance, QPs, failure domains. */
+    public static ObjectNode analyze(final Graph graph, final Placement placement, final AnalysisOptions options,
+        final GraphOrigin origin, final ProgressListener progress)
     {
         if (placement != null && placement.processes() != graph.n())
         {
@@ -75,7 +149,7 @@ public final class Planner
         }
         progress.stage(String.format(Locale.ROOT, "analysing: structure, spectrum (Lanczos), certificate, " +
             "attack (budget %d ms)", options.attackBudgetMillis()));
-        final GraphAnalysis analysis = GraphAnalyzer.analyze(graph, options);
+        final GraphAnalysis analysis = GraphAnalyzer.analyze(graph, options, origin);
         final QpAccounting qps = placement == null ? null : QpAccounting.of(graph, placement);
         FailureDomainReport racks = null;
         FailureDomainReport hosts = null;

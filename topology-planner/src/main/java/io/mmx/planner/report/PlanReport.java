@@ -62,20 +62,38 @@ public final class PlanReport
 
         html.append("<h2>Crash tolerance</h2>\n<p>Consensus stays live while the live processes S have |N[S]| &gt; n/2. ")
             .append("f<sub>max</sub> is the number of crashes survived whichever processes crash; it lies in the bracket ")
-            .append("below: the certified end is a proof, the attack end comes with a witness that anyone can check.</p>\n");
+            .append("below: the certified end is a proof, the attack end comes with a witness that anyone can check. ")
+            .append("The probable value, when shown, holds for all but a tiny fraction of the seeds the generator could ")
+            .append("have been given: a statement about how the graph was drawn, not a proof about this graph.</p>\n");
         html.append(bracket(n, t));
         html.append("<table><tr><th>bound</th><th>crashes</th><th>of n</th><th>why</th></tr>\n");
         row(html, "message passing alone", t.path("message_passing_f").asInt(), n, "a majority must stay up");
         row(html, "certified (proof)", t.path("certified_f").asInt(), n, t.path("certified_method").asText());
         if (t.hasNonNull("exact_f"))
         {
-            row(html, "exact", t.path("exact_f").asInt(), n, "branch and bound");
+            row(html, "exact", t.path("exact_f").asInt(), n, "harper".equals(t.path("exact_method").asText()) ?
+                "Harper's theorem (hypercube)" : "branch and bound");
+        }
+        if (t.hasNonNull("probable_f"))
+        {
+            row(html, "probable (generator's randomness)", t.path("probable_f").asInt(), n, String.format(Locale.ROOT,
+                "wrong with probability <= %.1e over the seed", t.path("probable_failure_probability").asDouble()));
+        }
+        else
+        {
+            html.append("<tr><td>probable</td><td class=\"num\">&ndash;</td><td></td><td>")
+                .append(SvgChart.escape(t.path("probable_justification").asText())).append("</td></tr>\n");
         }
         row(html, "attack (witness)", t.path("attack_f").asInt(), n, t.path("witness_size").asInt() +
             " live processes with |N[S]| = " + t.path("witness_closed_neighbourhood").asInt());
         row(html, "any degree-" + plan.degree() + " graph", t.path("degree_limit_f").asInt(), n, "|N[S]| <= (d+1)|S|");
         html.append("</table>\n<p class=\"note\">").append(SvgChart.escape(t.path("certified_justification").asText()))
             .append("</p>\n");
+        if (t.hasNonNull("probable_f"))
+        {
+            html.append("<p class=\"note\">").append(SvgChart.escape(t.path("probable_justification").asText()))
+                .append("</p>\n");
+        }
 
         html.append("<h2>Expansion profile</h2>\n<p>For each live-set size k: the proven minimum of |N[S]| and the ")
             .append("smallest |N[S]| the attacks found. Where a curve is under the n/2 line, a live set of that size ")
@@ -145,6 +163,17 @@ public final class PlanReport
         svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"22\">message passing %d</text>", Math.max(2, width * mp / n - 120), mp));
         svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"72\">certified %d</text>", Math.min(width - 110, width * cert / n), cert));
         svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"88\">attack %d</text>", Math.min(width - 80, width * attack / n), attack));
+        if (t.hasNonNull("probable_f"))
+        {
+            // The probable end sits between the proof and the witness: a tick and a label above the bar.
+            final int probable = t.path("probable_f").asInt();
+            final double x = width * probable / n;
+            svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"30\" width=\"%.1f\" height=\"24\" fill=\"#98df8a\"/>",
+                width * cert / n, width * Math.max(0, probable - cert) / n));
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"26\" y2=\"58\" stroke=\"#1f77b4\" " +
+                "stroke-width=\"2\"/>", x, x));
+            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"22\">probable %d</text>", Math.min(width - 100, x), probable));
+        }
         svg.append("<text x=\"0\" y=\"88\">0</text>");
         return svg.append("</svg>\n").toString();
     }

@@ -20,6 +20,7 @@ import java.util.OptionalInt;
  *     s t / ((n - s)(n - t)) <= ((theta_n - theta_2) / (theta_n + theta_2))^2 (Haemers 1995, Laplacian
  *     interlacing) with theta = d - lambda; |T| >= n - threshold and the left side grows in s and t.</li>
  * <li><b>exact</b>: when an exhaustive search result is supplied it is used as is.</li>
+ * <li><b>harper</b>: for a verified hypercube, the exact value by Harper's theorem ({@link #exact}).</li>
  * </ul>
  *
  * <p>Spectral arguments use {@link SpectrumEstimate#lambda2Upper()}, {@link SpectrumEstimate#lambdaMinLower()}
@@ -59,6 +60,14 @@ public final class CertifiedBound
         }
         final SizeBound bound = liveSetUpperBound(graph, spectrum, threshold);
         return new Certificate(n - 1 - bound.size(), bound.method(), bound.justification(), bound.size(), degreeLimitF);
+    }
+
+    /** The certificate of a graph whose exact f_max a theorem gives ({@code method} names it). */
+    public static Certificate exact(final Graph graph, final int exactF, final String method, final String justification)
+    {
+        final int n = graph.n();
+        final int degreeLimitF = n - ceilDiv(n / 2 + 1, graph.maxDegree() + 1);
+        return new Certificate(exactF, method, justification, n - 1 - exactF, degreeLimitF);
     }
 
     /**

@@ -79,10 +79,10 @@ class GraphAnalyzerTest
     @Test
     void optionsNameEveryProblem()
     {
-        final AnalysisOptions bad = new AnalysisOptions(1, 1, 2.0, -1, -5, 99, 0, -1);
+        final AnalysisOptions bad = new AnalysisOptions(1, 1, 2.0, -1, -5, 99, 0, -1, 0.0);
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, bad::validate);
         for (final String field : new String[] {"lanczosIterations", "failureProbability", "basisBudgetBytes",
-            "attackBudgetMillis", "exactVertexLimit", "exactBudgetMillis", "exactDiameterVertexLimit"})
+            "attackBudgetMillis", "exactVertexLimit", "exactBudgetMillis", "exactDiameterVertexLimit", "probableTarget"})
         {
             assertTrue(e.getMessage().contains(field), e.getMessage());
         }

@@ -161,6 +161,72 @@ class TopoCommandTest
     }
 
     @Test
+    void probableBoundOnlyForPlansTheGeneratorDrew(@TempDir final Path dir) throws IOException
+    {
+        final Path plan = dir.resolve("plan.json");
+        final Run run = topo("plan", "--n", "2000", "--degree", "8", "--attack-budget", "100ms", "--out", plan.toString());
+        assertEquals(0, run.exitCode(), run.err());
+        // The seed was drawn at random: print it so that a failure replays with --seed.
+        System.out.println("TopoCommandTest probable plan: " +
+            run.out().lines().filter(l -> l.startsWith("seed ")).findFirst().orElse("no seed line"));
+        assertTrue(run.out().contains("drawn at random"), run.out());
+        assertTrue(run.out().contains("probable   >="), run.out());
+        final String good = Files.readString(plan);
+        final JsonNode root = new ObjectMapper().readTree(good);
+        final JsonNode t = root.path("analysis").path("tolerance");
+        assertEquals(root.path("seed").asLong(), root.path("analysis").path("settings").path("seed").asLong());
+        assertTrue(t.path("probable_f").isInt(), t.toString());
+        assertTrue(t.path("probable_failure_probability").asDouble() <= 1e-9, t.toString());
+        assertTrue(t.path("certified_f").asInt() <= t.path("probable_f").asInt(), t.toString());
+        assertTrue(t.path("probable_f").asInt() <= t.path("attack_f").asInt(), "a 1e-9 event or a wrong count: " + t);
+        assertEquals(0, topo("verify", plan.toString()).exitCode());
+
+        final Path inflated = dir.resolve("inflated.json");
+        final int probable = t.path("probable_f").asInt();
+        Files.writeString(inflated, good.replace("\"probable_f\" : " + probable, "\"probable_f\" : " + (probable + 9)));
+        final Run rejected = topo("verify", inflated.toString());
+        assertEquals(ExitCodes.VERIFY_FAILED, rejected.exitCode());
+        assertTrue(rejected.err().contains("analysis.tolerance.probable_f"), rejected.err());
+
+        final Run imported = topo("analyze", plan.toString(), "--attack-budget", "100ms", "--json");
+        assertEquals(0, imported.exitCode(), imported.err());
+        final JsonNode it = new ObjectMapper().readTree(imported.out()).path("tolerance");
+        assertTrue(it.path("probable_f").isNull(), it.toString());
+        assertTrue(it.path("probable_justification").asText().startsWith("Not applicable"), it.toString());
+
+        final Run report = topo("report", plan.toString(), "--out", dir.resolve("report").toString(),
+            "--profile-budget", "200ms");
+        assertEquals(0, report.exitCode(), report.err());
+        assertTrue(Files.readString(dir.resolve("report").resolve("index.html")).contains("probable " + probable));
+
+        final Run strict = topo("plan", "--n", "2000", "--degree", "8", "--attack-budget", "100ms",
+            "--probable-failure", "1e-30", "--seed", "4", "--out", dir.resolve("strict.json").toString(), "--json");
+        assertEquals(0, strict.exitCode(), strict.err());
+        assertTrue(new ObjectMapper().readTree(strict.out()).path("tolerance").path("probable_f").asInt() < probable);
+
+        final Run bad = topo("plan", "--n", "100", "--degree", "4", "--probable-failure", "2", "--out",
+            dir.resolve("bad.json").toString());
+        assertEquals(ExitCodes.BAD_INPUT, bad.exitCode());
+        assertTrue(bad.err().contains("--probable-failure"), bad.err());
+        assertFalse(Files.exists(dir.resolve("bad.json")));
+    }
+
+    @Test
+    void hypercubePlansAreExactByHarper(@TempDir final Path dir) throws IOException
+    {
+        final Run run = topo("plan", "--n", "1024", "--degree", "10", "--generator", "hypercube", "--seed", "1",
+            "--attack-budget", "100ms", "--out", dir.resolve("q10.json").toString(), "--json");
+        assertEquals(0, run.exitCode(), run.err());
+        final JsonNode t = new ObjectMapper().readTree(run.out()).path("tolerance");
+        assertEquals(763, t.path("exact_f").asInt(), t.toString());
+        assertEquals("harper", t.path("exact_method").asText());
+        assertEquals(763, t.path("certified_f").asInt());
+        assertEquals(763, t.path("attack_f").asInt());
+        assertTrue(t.path("probable_f").isNull());
+        assertEquals(0, topo("verify", dir.resolve("q10.json").toString()).exitCode());
+    }
+
+    @Test
     void growShrinkAndDiffReportTheRewiring(@TempDir final Path dir)
     {
         final Path plan = dir.resolve("plan.json");

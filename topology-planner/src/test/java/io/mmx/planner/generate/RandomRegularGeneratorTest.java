@@ -64,6 +64,29 @@ class RandomRegularGeneratorTest
     }
 
     @Test
+    void sparseShapesComeFromThePairingPathOthersSayHow()
+    {
+        System.out.println("RandomRegularGeneratorTest base seed " + BASE_SEED);
+        final RandomRegularGenerator random = new RandomRegularGenerator();
+        final SplittableRandom seeds = new SplittableRandom(BASE_SEED + 2);
+        final int[][] shapes = {{4096, 8}, {1000, 3}, {100, 4}, {256, 16}, {30, 7}};
+        for (final int[] shape : shapes)
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                final long seed = seeds.nextLong();
+                final RandomRegularGenerator.Drawn drawn = random.draw(shape[0], shape[1], seed);
+                final String context = "n=" + shape[0] + " d=" + shape[1] + " seed=" + seed;
+                assertEquals(RandomRegularGenerator.Method.PAIRING_WITH_ADDED_EDGES, drawn.method(), context);
+                GraphChecks.assertConnectedRegular(drawn.graph(), shape[0], shape[1], context);
+                assertEquals(drawn.graph(), generator.generate(shape[0], shape[1], seed), context);
+            }
+        }
+        assertEquals(RandomRegularGenerator.Method.SWITCHES, random.draw(1000, 2, 5).method());
+        assertEquals(RandomRegularGenerator.Method.COMPLEMENT, random.draw(20, 10, 5).method());
+    }
+
+    @Test
     void denseDegreeUsesComplementAndStaysRandom()
     {
         final Graph complete = generator.generate(12, 11, 7);

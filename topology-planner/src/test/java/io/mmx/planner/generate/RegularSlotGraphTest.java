@@ -29,6 +29,36 @@ class RegularSlotGraphTest
     }
 
     @Test
+    void addOnlyRepairKeepsEveryEdgeOfThePairing()
+    {
+        // 3-regular multigraph on 8 vertices: a loop at 0, double edges 1=2 and 6=7.
+        final int[] adj = {0, 0, 1, 0, 2, 2, 1, 1, 3, 2, 4, 5, 3, 5, 6, 3, 4, 7, 4, 7, 7, 5, 6, 6};
+        final int[][] kept = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {3, 5}, {4, 5}, {4, 6}, {5, 7}, {6, 7}};
+        for (long seed = 1; seed <= 20; seed++)
+        {
+            final RegularSlotGraph slots = new RegularSlotGraph(8, 3, adj.clone());
+            assertTrue(slots.repairByAddingEdges(new SplittableRandom(seed), 16), "seed " + seed);
+            final Graph g = slots.toGraph();
+            assertEquals(3, g.regularDegree(), "seed " + seed);
+            for (final int[] e : kept)
+            {
+                assertTrue(g.hasEdge(e[0], e[1]), "seed " + seed + ": edge " + Arrays.toString(e) + " was removed");
+            }
+            assertEquals(0, slots.switches(), "no switch may run");
+        }
+    }
+
+    @Test
+    void addOnlyRepairReportsAShapeItCannotMend()
+    {
+        // One double edge 0=1 and nothing else wrong: the two freed slots sit on adjacent vertices,
+        // so adding edges alone cannot restore degree 3.
+        final int[] adj = {1, 1, 2, 0, 0, 3, 0, 4, 5, 1, 4, 5, 2, 3, 5, 2, 3, 4};
+        final RegularSlotGraph slots = new RegularSlotGraph(6, 3, adj);
+        assertTrue(!slots.repairByAddingEdges(new SplittableRandom(3), 16));
+    }
+
+    @Test
     void joinsComponentsBySwitching()
     {
         // Two disjoint K4s become one connected 3-regular graph on 8 vertices.

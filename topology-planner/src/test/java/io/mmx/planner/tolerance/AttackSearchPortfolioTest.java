@@ -1,0 +1,26 @@
+package io.mmx.planner.tolerance;
+
+import io.mmx.planner.analysis.TestGraphs;
+import io.mmx.planner.graph.Graph;
+import io.mmx.planner.spectral.Lanczos;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The two-worker attack (n >= 512): witnesses stay valid. */
+class AttackSearchPortfolioTest
+{
+    @Test
+    void parallelWorkersReturnAValidWitness()
+    {
+        for (long seed = 1; seed <= 3; seed++)
+        {
+            System.out.println("AttackSearchPortfolioTest n=1024 d=8 graphSeed=" + seed);
+            final Graph g = TestGraphs.randomRegular(1024, 8, seed);
+            final AttackResult attack = new AttackSearch(seed, 150).search(g, 512, new Lanczos(seed).run(g).lambda2Vector());
+            ToleranceSoundnessTest.assertValidWitness(g, attack, 512);
+            // Any 8-regular graph on 1024 vertices has a blocked set of 512/9 = 56 (one vertex per 9 covered).
+            assertTrue(attack.witness().length >= 56, "seed " + seed + ": " + attack.witness().length);
+        }
+    }
+}
