@@ -623,7 +623,9 @@ probe_cluster() {
   local timeout="$1" hostdir host expected live leaders="" label
   shift
   CLUSTER_PROBLEMS=() CLUSTER_LOST=() CLUSTER_CRASHED=0 CLUSTER_BLOCKED=0 CLUSTER_VERDICT=GREEN
-  memd_probe_all "$timeout" "$@"
+  # REUSE_MEMD_PROBE=1: keep the memd verdicts of the previous call (a settle loop polls nodes
+  # many times a minute; memd did not restart, and each memd probe costs a JVM start).
+  [ "${REUSE_MEMD_PROBE:-0}" = 1 ] || memd_probe_all "$timeout" "$@"
   for hostdir in "$@"; do
     probe_host "$hostdir" "$timeout"
     host="$(env_get "$hostdir" MMX_HOST)"
