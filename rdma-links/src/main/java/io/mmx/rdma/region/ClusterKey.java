@@ -63,6 +63,12 @@ public final class ClusterKey
     /** A fresh HMAC-SHA256 instance under this key; one per thread. */
     public Mac newMac()
     {
+        return hmacSha256(key);
+    }
+
+    /** A fresh HMAC-SHA256 instance under {@code key} (the cluster's or a process's). */
+    static Mac hmacSha256(final byte[] key)
+    {
         try
         {
             final Mac mac = Mac.getInstance("HmacSHA256");

@@ -1,8 +1,6 @@
 package io.mmx.rdma.region;
 
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
-import java.security.GeneralSecurityException;
 import java.util.Arrays;
 
 /**
@@ -38,16 +36,7 @@ public final class ProcessKey
     /** A fresh HMAC-SHA256 instance under this key; one per thread. */
     public Mac newMac()
     {
-        try
-        {
-            final Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return mac;
-        }
-        catch (final GeneralSecurityException ex)
-        {
-            throw new IllegalStateException("HmacSHA256 is required by every Java 17 runtime", ex);
-        }
+        return ClusterKey.hmacSha256(key);
     }
 
     @Override
