@@ -135,6 +135,12 @@ public final class Simulation
         return up[p];
     }
 
+    /** Whether {@code p}'s host was lost: its process and its region are gone. */
+    public boolean regionLost(final int p)
+    {
+        return regions[p].lost();
+    }
+
     public MmPaxosCore core(final int p)
     {
         return cores[p];
