@@ -168,7 +168,12 @@ final class AcceptorDriver
         for (int i = 0; i < flightAccepts; i++)
         {
             final Message.Accept a = accepts[i];
-            outcomes[i] = AcceptorTransition.accept(next, a.ballot, a.firstSlot, a.values);
+            if (config.has(Flaw.RECLAIM_EARLY))
+            {
+                next.raiseFloor(a.firstSlot);
+            }
+            outcomes[i] = AcceptorTransition.accept(next, a.ballot, a.firstSlot, a.values,
+                config.has(Flaw.ACCEPT_IGNORES_PROMISE));
         }
         if (pendingPrepare > flightPrepare)
         {
