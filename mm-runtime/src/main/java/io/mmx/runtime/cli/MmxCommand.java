@@ -24,11 +24,12 @@ import java.io.UncheckedIOException;
         MemdCommand.class,
         LocalCommand.class,
         StatusCommand.class,
+        SimCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:success",
-        "1:the cluster did not do what was asked (demo or status found it unhealthy)",
+        "1:the cluster did not do what was asked (demo or status found it unhealthy; sim found a failing seed)",
         "2:bad arguments or input file",
         "3:I/O or start-up error"})
 public final class MmxCommand implements Runnable
@@ -49,7 +50,7 @@ public final class MmxCommand implements Runnable
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(),
-            "name a command: demo, node, memd, local or status (mmx --help lists them)");
+            "name a command: demo, node, memd, local, status or sim (mmx --help lists them)");
     }
 
     /** The command line with mmx's error handling. */

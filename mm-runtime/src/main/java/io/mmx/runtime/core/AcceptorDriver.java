@@ -17,7 +17,7 @@ final class AcceptorDriver
 {
     private enum State
     {
-        IDLE, READ_HEAD, READ_RECORD, WRITE_RECORD, PUBLISH_HEAD
+        IDLE, READ_HEAD, READ_RECORD, VALIDATE_HEAD, WRITE_RECORD, PUBLISH_HEAD
     }
 
     private final int self;
@@ -168,7 +168,12 @@ final class AcceptorDriver
         for (int i = 0; i < flightAccepts; i++)
         {
             final Message.Accept a = accepts[i];
-            outcomes[i] = AcceptorTransition.accept(next, a.ballot, a.firstSlot, a.values);
+            if (config.has(Flaw.RECLAIM_EARLY))
+            {
+                next.raiseFloor(a.firstSlot);
+            }
+            outcomes[i] = AcceptorTransition.accept(next, a.ballot, a.firstSlot, a.values,
+                config.has(Flaw.ACCEPT_IGNORES_PROMISE));
         }
         if (pendingPrepare > flightPrepare)
         {
@@ -182,6 +187,7 @@ final class AcceptorDriver
         if (!next.changed())
         {
             // Nothing to publish: the cached record already says it all (facts about q never expire).
+            retries = 0;
             resolveFlight(cached);
             kick();
             return;
@@ -217,6 +223,9 @@ final class AcceptorDriver
                 break;
             case READ_RECORD:
                 onRecord(status, data);
+                break;
+            case VALIDATE_HEAD:
+                onValidated(status, value);
                 break;
             case WRITE_RECORD:
                 onRecordWritten(status);
@@ -268,6 +277,38 @@ final class AcceptorDriver
             retry();
             return;
         }
+        if (config.has(Flaw.TRUST_TORN_READ))
+        {
+            // BROKEN (test-only): the two checked words do not prove the record was read whole.
+            cacheValid = true;
+            kick();
+            return;
+        }
+        // The copy may interleave with a rewrite of the record slot (multi-word reads are not
+        // atomic). The slot is rewritten only after the head moved away from it, and head values
+        // never repeat: if the head still equals cachedHead, the record was the head for the whole
+        // copy, so what we decoded is exactly the published state.
+        issue(State.VALIDATE_HEAD, MemoryOpKind.READ, RegionLayout.HEAD_WORD, 1, 0, 0, null);
+    }
+
+    private void onValidated(final MemoryStatus status, final long head)
+    {
+        if (status != MemoryStatus.OK)
+        {
+            retry();
+            return;
+        }
+        if (head != cachedHead)
+        {
+            cached.clear();
+            if (++retries > config.maxTransitionRetries())
+            {
+                giveUp();
+                return;
+            }
+            useHead(head);
+            return;
+        }
         cacheValid = true;
         kick();
     }
@@ -279,7 +320,7 @@ final class AcceptorDriver
             retry();
             return;
         }
-        if (config.twoWriteTransition())
+        if (config.has(Flaw.TWO_WRITE_TRANSITION))
         {
             // BROKEN (test-only): publishes with a plain write, losing concurrent transitions.
             issue(State.PUBLISH_HEAD, MemoryOpKind.WRITE, RegionLayout.HEAD_WORD, 1, 0, nextHead, null);
@@ -290,7 +331,7 @@ final class AcceptorDriver
 
     private void onPublished(final MemoryStatus status, final long previous)
     {
-        if (config.twoWriteTransition())
+        if (config.has(Flaw.TWO_WRITE_TRANSITION))
         {
             if (status == MemoryStatus.OK)
             {

@@ -262,7 +262,10 @@ public final class AcceptorRecord
 
     /**
      * Decodes a record read from a region. Returns false, leaving this object cleared, when the
-     * words are not a whole record published with {@code expectedSeq} (torn or since reused).
+     * words are visibly not a whole record published with {@code expectedSeq} (torn or since
+     * reused). True does not prove the record was read whole: a rewrite between the checked words
+     * with a record of the same shape passes. A reader confirms by re-reading the head after the
+     * record ({@code AcceptorDriver}).
      */
     public boolean decode(final long[] src, final int offset, final int availableWords, final long expectedSeq)
     {
@@ -304,6 +307,12 @@ public final class AcceptorRecord
             ballots[i] = ballot;
             values[i] = len == 0 ? EMPTY : Arrays.copyOfRange(src, w, w + (int)len);
             w += (int)len;
+        }
+        if (w != end)
+        {
+            // The entries do not fill the length: length and count come from different records.
+            clear();
+            return false;
         }
         seq = expectedSeq;
         promised = src[offset + PROMISED];

@@ -41,6 +41,38 @@ public final class AcceptorTransition
     public static AcceptOutcome accept(
         final AcceptorRecord record, final long ballot, final long firstSlot, final long[][] values)
     {
+        return accept(record, ballot, firstSlot, values, false);
+    }
+
+    /** {@code ignorePromise}: the {@link Flaw#ACCEPT_IGNORES_PROMISE} flaw (slots held at higher ballots stay). */
+    static AcceptOutcome accept(final AcceptorRecord record, final long ballot, final long firstSlot,
+        final long[][] values, final boolean ignorePromise)
+    {
+        if (ignorePromise)
+        {
+            if (firstSlot < record.floor())
+            {
+                return AcceptOutcome.BELOW_FLOOR;
+            }
+            int added = 0;
+            for (int i = 0; i < values.length; i++)
+            {
+                added += record.find(firstSlot + i) < 0 ? 1 : 0;
+            }
+            if (added > record.freeEntries())
+            {
+                return AcceptOutcome.WINDOW_FULL;
+            }
+            for (int i = 0; i < values.length; i++)
+            {
+                final int at = record.find(firstSlot + i);
+                if (at < 0 || record.ballot(at) <= ballot)
+                {
+                    record.put(firstSlot + i, ballot, values[i]);
+                }
+            }
+            return AcceptOutcome.ACCEPTED;
+        }
         if (ballot < record.promised())
         {
             return AcceptOutcome.REFUSED_BALLOT;

@@ -30,9 +30,7 @@ public final class CoreConfig
     private RegionLayout layout;
     private boolean concluded;
 
-    // Test-only broken variants (set by io.mmx.runtime.core test helpers): never in production config.
-    boolean brokenHalfQuorum;
-    boolean brokenTwoWriteTransition;
+    private Flaw flaw = Flaw.NONE;
 
     public CoreConfig graph(final Graph graph)
     {
@@ -277,12 +275,28 @@ public final class CoreConfig
     public int quorumSize()
     {
         final int n = graph.n();
-        return brokenHalfQuorum ? Math.max(1, n / 2) : n / 2 + 1;
+        return flaw == Flaw.HALF_QUORUM ? Math.max(1, n / 2) : n / 2 + 1;
     }
 
-    public boolean twoWriteTransition()
+    /**
+     * Selects a deliberate protocol bug, for simulations that test their checkers only: a node
+     * never calls this. {@link Flaw#NONE} (the default) is the protocol.
+     */
+    public CoreConfig flaw(final Flaw flaw)
     {
-        return brokenTwoWriteTransition;
+        checkMutable();
+        this.flaw = java.util.Objects.requireNonNull(flaw, "flaw");
+        return this;
+    }
+
+    public Flaw flaw()
+    {
+        return flaw;
+    }
+
+    boolean has(final Flaw f)
+    {
+        return flaw == f;
     }
 
     public int maxBatch()

@@ -33,4 +33,22 @@ public interface Effects
 
     /** The process's progress report changed. */
     void status(Status status);
+
+    /**
+     * For checkers: this process learned that {@code slot} is decided with {@code value} (its
+     * proposer counted a quorum, a Commit arrived, or a decided-log read), before any dedup or
+     * ordering. A real driver ignores it.
+     */
+    default void learned(final long slot, final long[] value)
+    {
+    }
+
+    /**
+     * For checkers: this process's proposer counted a quorum for {@code ballot}: of promises
+     * ({@code slots} = 0), or of acceptances of slots {@code firstSlot .. firstSlot + slots - 1}.
+     * A real driver ignores it.
+     */
+    default void quorumCounted(final long ballot, final long firstSlot, final int slots)
+    {
+    }
 }

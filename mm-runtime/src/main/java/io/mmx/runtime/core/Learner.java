@@ -32,6 +32,8 @@ final class Learner
     private long logOpId = -1;
     private boolean logMarking;
     private long loggingThrough;
+    /** The value DECIDED_THROUGH holds in our region (written and confirmed). */
+    private long markedThrough = -1;
     private long opSeq;
 
     private long catchupOpId = -1;
@@ -62,6 +64,7 @@ final class Learner
     {
         appliedThrough = decidedThrough;
         durableThrough = decidedThrough;
+        markedThrough = decidedThrough;
         highestKnownDecided = Math.max(highestKnownDecided, decidedThrough);
     }
 
@@ -168,6 +171,7 @@ final class Learner
 
     void onDecided(final long slot, final long[] value, final long nowTicks)
     {
+        effects.learned(slot, value);
         hint(slot);
         // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
         // ring until it is in the region's decided log.
@@ -208,8 +212,16 @@ final class Learner
     /** Appends applied slots to the region's decided log, then publishes the new prefix. */
     private void writeLog()
     {
-        if (logOpId != -1 || durableThrough >= appliedThrough)
+        if (logOpId != -1 || durableThrough >= appliedThrough && markedThrough >= durableThrough)
         {
+            return;
+        }
+        if (markedThrough < durableThrough)
+        {
+            // A run of entries starts only right after the published prefix (a skip may have moved
+            // durableThrough on): readers rely on "entries being written are at most catchupBatch
+            // past DECIDED_THROUGH" to tell a torn entry (onCatchupCompletion).
+            markDurable();
             return;
         }
         final long from = durableThrough + 1;
@@ -235,6 +247,16 @@ final class Learner
             count * entryWords, 0, 0, logScratch);
     }
 
+    private long markingThrough;
+
+    private void markDurable()
+    {
+        logMarking = true;
+        markingThrough = durableThrough;
+        logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
+        effects.memory(logOpId, MemoryOpKind.WRITE, self, RegionLayout.DECIDED_THROUGH_WORD, 1, 0, durableThrough, null);
+    }
+
     void onLogCompletion(final long opId, final MemoryStatus status)
     {
         if (opId != logOpId)
@@ -250,12 +272,10 @@ final class Learner
         if (!logMarking)
         {
             durableThrough = Math.max(durableThrough, loggingThrough); // a skip may have moved it on
-            logMarking = true;
-            logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
-            effects.memory(logOpId, MemoryOpKind.WRITE, self, RegionLayout.DECIDED_THROUGH_WORD, 1, 0,
-                durableThrough, null);
+            markDurable();
             return;
         }
+        markedThrough = Math.max(markedThrough, markingThrough);
         writeLog();
     }
 
@@ -286,49 +306,95 @@ final class Learner
         {
             final int degree = graph.degree(self);
             final int cursor = catchupRegionCursor++ % (degree + 1);
-            final int region = cursor == 0 ? self : graph.neighbour(self, cursor - 1);
-            final int entries = Math.min(count, layout.decidedEntriesBeforeWrap(from));
+            catchupRegion = cursor == 0 ? self : graph.neighbour(self, cursor - 1);
             catchupFrom = from;
+            catchupCount = Math.min(count, layout.decidedEntriesBeforeWrap(from));
+            catchupStep = 0;
             catchupOpId = OpIds.make(OpIds.CATCHUP_READ, 0, ++opSeq);
-            effects.memory(catchupOpId, MemoryOpKind.READ_BULK, region, layout.decidedEntryOffsetWords(from),
-                entries * layout.decidedEntryWords(), 0, 0, null);
+            effects.memory(catchupOpId, MemoryOpKind.READ, catchupRegion, RegionLayout.DECIDED_THROUGH_WORD, 1, 0, 0, null);
         }
     }
 
-    void onCatchupCompletion(final long opId, final MemoryStatus status, final long[] data, final long nowTicks)
+    private int catchupRegion;
+    private int catchupCount;
+    /** 0: reading DECIDED_THROUGH before the entries, 1: reading the entries, 2: DECIDED_THROUGH after. */
+    private int catchupStep;
+    private long catchupMarkedBefore;
+    private long[] catchupData;
+
+    /**
+     * A decided-log read is three reads: DECIDED_THROUGH (d1), the entries, DECIDED_THROUGH again
+     * (d2). Multi-word reads may interleave with the owner's writes, so an entry is used only when
+     * it was whole before the read (slot &lt;= d1) and its ring position could not have been
+     * rewritten during it (the owner writes entries at most catchupBatch past DECIDED_THROUGH, so
+     * slot + capacity &gt; d2 + catchupBatch).
+     */
+    void onCatchupCompletion(final long opId, final MemoryStatus status, final long value, final long[] data,
+        final long nowTicks)
     {
         if (opId != catchupOpId)
         {
             return;
         }
         catchupOpId = -1;
-        if (status != MemoryStatus.OK || data == null)
+        if (status != MemoryStatus.OK)
         {
             return;
         }
-        final int entryWords = layout.decidedEntryWords();
-        if (catchupFrom == appliedThrough + 1 && data.length >= entryWords && data[0] - 1 > catchupFrom &&
-            data[0] == data[entryWords - 1])
+        if (catchupStep == 0)
         {
-            // The ring moved past the slot we need: it holds newer slots there now. Everything up to
-            // (newer - capacity) has been overwritten everywhere this log could have had it.
-            final long newer = data[0] - 1;
-            final long skipTo = newer - layout.decidedCapacity();
-            if (skipTo > appliedThrough && skipTo <= highestKnownDecided)
+            catchupMarkedBefore = value;
+            final long newest = config.has(Flaw.TRUST_TORN_LOG_READ) ? catchupFrom + catchupCount - 1 :
+                Math.min(catchupFrom + catchupCount - 1, value);
+            if (catchupFrom == appliedThrough + 1 && value - layout.decidedCapacity() >= catchupFrom)
             {
-                skip(skipTo, nowTicks);
+                // The ring moved past the slot we need: everything up to (d1 - capacity) has been
+                // (or is being) overwritten in this log.
+                final long skipTo = value - layout.decidedCapacity();
+                if (skipTo > appliedThrough && skipTo <= highestKnownDecided)
+                {
+                    skip(skipTo, nowTicks);
+                }
+                return;
             }
+            if (newest < catchupFrom)
+            {
+                return; // this log does not hold the slots yet
+            }
+            catchupCount = (int)(newest - catchupFrom + 1);
+            catchupStep = 1;
+            catchupOpId = OpIds.make(OpIds.CATCHUP_READ, 0, ++opSeq);
+            effects.memory(catchupOpId, MemoryOpKind.READ_BULK, catchupRegion, layout.decidedEntryOffsetWords(catchupFrom),
+                catchupCount * layout.decidedEntryWords(), 0, 0, null);
             return;
         }
-        for (int w = 0, k = 0; w + entryWords <= data.length; w += entryWords, k++)
+        if (catchupStep == 1)
+        {
+            if (data == null)
+            {
+                return;
+            }
+            catchupData = data;
+            catchupStep = 2;
+            catchupOpId = OpIds.make(OpIds.CATCHUP_READ, 0, ++opSeq);
+            effects.memory(catchupOpId, MemoryOpKind.READ, catchupRegion, RegionLayout.DECIDED_THROUGH_WORD, 1, 0, 0, null);
+            return;
+        }
+        final long markedAfter = value;
+        final long[] entries = catchupData;
+        catchupData = null;
+        final int entryWords = layout.decidedEntryWords();
+        for (int w = 0, k = 0; w + entryWords <= entries.length; w += entryWords, k++)
         {
             final long slot = catchupFrom + k;
-            final long len = data[w + 1];
-            if (data[w] != slot + 1 || data[w + entryWords - 1] != slot + 1 || len < 0 || len > layout.maxValueWords())
+            final long len = entries[w + 1];
+            final boolean checked = !config.has(Flaw.TRUST_TORN_LOG_READ);
+            if (checked && (slot > catchupMarkedBefore || slot + layout.decidedCapacity() <= markedAfter +
+                config.catchupBatch()) || entries[w] != slot + 1 || entries[w + entryWords - 1] != slot + 1 || len < 0 || len > layout.maxValueWords())
             {
-                break; // not (yet, or no longer) this slot's entry: the ring holds another slot there
+                break;
             }
-            onDecided(slot, java.util.Arrays.copyOfRange(data, w + 2, w + 2 + (int)len), nowTicks);
+            onDecided(slot, java.util.Arrays.copyOfRange(entries, w + 2, w + 2 + (int)len), nowTicks);
         }
     }
 

@@ -113,7 +113,7 @@ public final class MmPaxosCore implements AcceptorReplies
         }
         learner.recover(header[RegionLayout.DECIDED_THROUGH_WORD]);
         learner.reloadLog();
-        proposer.recover(header[RegionLayout.PROPOSER_ROUND_WORD]);
+        proposer.recover(config.has(Flaw.FORGET_PROPOSER_ROUND) ? 0 : header[RegionLayout.PROPOSER_ROUND_WORD]);
         ready = true;
         drivers[0].activate();
         if (leader == self)
@@ -270,7 +270,7 @@ public final class MmPaxosCore implements AcceptorReplies
                 learner.onLogCompletion(opId, status);
                 break;
             case OpIds.CATCHUP_READ:
-                learner.onCatchupCompletion(opId, status, data, nowTicks);
+                learner.onCatchupCompletion(opId, status, value, data, nowTicks);
                 break;
             case OpIds.LOG_RELOAD:
                 learner.onReload(opId, status, data);
@@ -512,7 +512,8 @@ public final class MmPaxosCore implements AcceptorReplies
             effects.send(Ballot.proposer(accept.ballot, n),
                 new Message.Floored(self, acceptor, accept.ballot, accept.firstSlot, floor));
         }
-        bundles.resolve(accept.ballot, accept.firstSlot, acceptor, outcome == AcceptorTransition.AcceptOutcome.ACCEPTED,
+        bundles.resolve(accept.ballot, accept.firstSlot, acceptor, outcome == AcceptorTransition.AcceptOutcome.ACCEPTED ||
+            outcome == AcceptorTransition.AcceptOutcome.BELOW_FLOOR && config.has(Flaw.BELOW_FLOOR_COUNTED),
             outcome == AcceptorTransition.AcceptOutcome.WINDOW_FULL);
     }
 }

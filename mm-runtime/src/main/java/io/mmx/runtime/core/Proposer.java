@@ -267,12 +267,17 @@ final class Proposer
         persistedRound = Ballot.round(ballot, n);
         prepareSent = true;
         phaseTick = nowTicks;
+        if (config.has(Flaw.SKIP_PHASE1))
+        {
+            becomeLeader(nowTicks);
+            return;
+        }
         effects.broadcast(new Message.Prepare(self, ballot));
     }
 
     void onPromise(final Message.Promise p, final long nowTicks)
     {
-        if (role != Status.Role.PREPARING || p.ballot != ballot || !mark(promiseBits, p.acceptor))
+        if (role != Status.Role.PREPARING || p.ballot != ballot || !countPromise(p))
         {
             return;
         }
@@ -282,7 +287,7 @@ final class Proposer
         {
             final long slot = p.slots[i];
             final Long known = candidateBallots.get(slot);
-            if (known == null || known < p.ballots[i])
+            if (known == null || known < p.ballots[i] && !config.has(Flaw.ADOPT_FIRST_VALUE))
             {
                 candidateBallots.put(slot, p.ballots[i]);
                 candidateValues.put(slot, p.values[i]);
@@ -301,6 +306,7 @@ final class Proposer
      */
     private void becomeLeader(final long nowTicks)
     {
+        effects.quorumCounted(ballot, 0, 0);
         role = Status.Role.LEADING;
         lastDecidedAcks = promiseCount;
         if (maxFloor > 0)
@@ -456,7 +462,7 @@ final class Proposer
         for (final int acceptor : a.acceptors)
         {
             executorOf[acceptor] = a.from();
-            if (mark(g.ackBits, acceptor))
+            if (countAck(g, acceptor, a.from()))
             {
                 g.ackCount++;
             }
@@ -470,6 +476,7 @@ final class Proposer
 
     private void decide(final Group g, final long nowTicks)
     {
+        effects.quorumCounted(ballot, g.firstSlot, g.values.length);
         groups.remove(g);
         groupsDecided++;
         slotsDecided += g.values.length;
@@ -659,6 +666,36 @@ final class Proposer
     }
 
     /** Sets bit {@code i}; returns true if it was clear (a distinct acceptor). */
+    /** Distinct acceptors count (I6); the flaws count something else. */
+    private boolean countPromise(final Message.Promise p)
+    {
+        if (config.has(Flaw.COUNT_EXECUTORS_PHASE1))
+        {
+            return mark(promiseBits, p.from());
+        }
+        if (config.has(Flaw.COUNT_PAIRS_PHASE1))
+        {
+            return flawPairs.add(ballot + "/" + p.acceptor + "/" + p.from());
+        }
+        return mark(promiseBits, p.acceptor);
+    }
+
+    private boolean countAck(final Group g, final int acceptor, final int executor)
+    {
+        if (config.has(Flaw.COUNT_EXECUTORS_PHASE2))
+        {
+            return flawPairs.add(ballot + "/" + g.firstSlot + "/" + executor);
+        }
+        if (config.has(Flaw.COUNT_PAIRS_PHASE2))
+        {
+            return flawPairs.add(ballot + "/" + g.firstSlot + "/" + acceptor + "/" + executor);
+        }
+        return mark(g.ackBits, acceptor);
+    }
+
+    /** Only for the counting flaws (never allocated into otherwise). */
+    private final java.util.HashSet<String> flawPairs = new java.util.HashSet<>();
+
     private static boolean mark(final long[] bits, final int i)
     {
         final long mask = 1L << (i & 63);

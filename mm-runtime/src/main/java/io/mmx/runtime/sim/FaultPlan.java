@@ -31,6 +31,22 @@ public final class FaultPlan
     public long detectionDelayMicros = 300;
     public long leaderSkewMaxMicros = 200;
     public long faultDurationMaxMicros = 3_000;
+    /**
+     * Memory as real backends may behave: an op takes effect at a random moment between issue
+     * and completion, multi-word ops in chunks at random word boundaries (so they interleave word
+     * by word with concurrent ops). Off: every op is atomic at issue.
+     */
+    public boolean tornMemory;
+    /** A timed-out op that lands late does so within this long after its timeout (unless fenced first). */
+    public long lateLandingMaxMicros = 2_000;
+    /** Probability that a memory op is slow, taking up to {@link #memoryTailMaxMicros} (torn memory only). */
+    public double memoryTailProbability;
+    public long memoryTailMaxMicros = 2_000;
+    /** Probability that a message is a straggler, delayed by up to {@link #messageTailMaxMicros} more. */
+    public double messageTailProbability;
+    public long messageTailMaxMicros = 30_000;
+    /** Competing leaders: two processes each told by part of the cluster that it leads. */
+    public double splitLeaderWeight;
 
     /** No random faults; fixed small latencies. */
     public static FaultPlan calm()
@@ -61,16 +77,61 @@ public final class FaultPlan
         f.detectionDelayMicros = 50 + r.nextInt(1_000);
         f.leaderSkewMaxMicros = r.nextInt(2_000);
         f.faultDurationMaxMicros = 500 + r.nextInt(5_000);
+        f.tornMemory = r.nextInt(4) != 0;
+        f.lateLandingMaxMicros = 1 + r.nextInt(5_000);
+        f.memoryTailProbability = r.nextBoolean() ? r.nextDouble() * 0.1 : 0;
+        f.memoryTailMaxMicros = 50 + r.nextInt(350); // slower ops would be reported as timeouts
+        f.messageTailProbability = r.nextBoolean() ? r.nextDouble() * 0.02 : 0;
+        f.messageTailMaxMicros = 1_000 + r.nextInt(30_000);
+        f.splitLeaderWeight = r.nextBoolean() ? r.nextDouble() * 0.5 : 0;
         return f;
+    }
+
+    /** Fault kinds by name, as {@code mmx sim --faults} takes them. */
+    public static final java.util.List<String> KINDS = java.util.List.of("crash", "host-loss", "false-suspicion",
+        "churn", "split-leader", "partition", "loss", "duplication", "delay-tail", "memory-timeout", "torn-memory");
+
+    /** Turns off every fault kind not in {@code kinds} (names from {@link #KINDS}). */
+    public FaultPlan only(final java.util.Set<String> kinds)
+    {
+        for (final String k : kinds)
+        {
+            if (!KINDS.contains(k))
+            {
+                throw new IllegalArgumentException("unknown fault kind '" + k + "'; known: " + String.join(",", KINDS));
+            }
+        }
+        crashWeight = kinds.contains("crash") ? crashWeight : 0;
+        hostLossWeight = kinds.contains("host-loss") ? hostLossWeight : 0;
+        falseSuspicionWeight = kinds.contains("false-suspicion") ? falseSuspicionWeight : 0;
+        leaderChurnWeight = kinds.contains("churn") ? leaderChurnWeight : 0;
+        splitLeaderWeight = kinds.contains("split-leader") ? splitLeaderWeight : 0;
+        partitionWeight = kinds.contains("partition") ? partitionWeight : 0;
+        messageLoss = kinds.contains("loss") ? messageLoss : 0;
+        messageDuplication = kinds.contains("duplication") ? messageDuplication : 0;
+        messageTailProbability = kinds.contains("delay-tail") ? messageTailProbability : 0;
+        memoryTimeout = kinds.contains("memory-timeout") ? memoryTimeout : 0;
+        tornMemory = kinds.contains("torn-memory") && tornMemory;
+        memoryTailProbability = tornMemory ? memoryTailProbability : 0;
+        final double events = crashWeight + hostLossWeight + falseSuspicionWeight + leaderChurnWeight +
+            splitLeaderWeight + partitionWeight;
+        if (events == 0)
+        {
+            faultIntervalMicros = 0;
+        }
+        return this;
     }
 
     @Override
     public String toString()
     {
-        return String.format("FaultPlan{delay %d..%dus loss %.3f dup %.3f mem %d..%dus memTimeout %.4f " +
-            "faultEvery %dus crash %.2f falseSusp %.2f churn %.2f partition %.2f hostLoss %.2f maxCrashed %.2f}",
-            messageDelayMinMicros, messageDelayMaxMicros, messageLoss, messageDuplication, memoryLatencyMinMicros,
-            memoryLatencyMaxMicros, memoryTimeout, faultIntervalMicros, crashWeight, falseSuspicionWeight,
-            leaderChurnWeight, partitionWeight, hostLossWeight, maxCrashedFraction);
+        return String.format("FaultPlan{delay %d..%dus tail %.3f..%dus loss %.3f dup %.3f mem %d..%dus tail %.3f..%dus%s " +
+            "memTimeout %.4f late<=%dus faultEvery %dus crash %.2f falseSusp %.2f churn %.2f split %.2f " +
+            "partition %.2f hostLoss %.2f maxCrashed %.2f}",
+            messageDelayMinMicros, messageDelayMaxMicros, messageTailProbability, messageTailMaxMicros, messageLoss,
+            messageDuplication, memoryLatencyMinMicros, memoryLatencyMaxMicros, memoryTailProbability, memoryTailMaxMicros,
+            tornMemory ? " torn" : "",
+            memoryTimeout, lateLandingMaxMicros, faultIntervalMicros, crashWeight, falseSuspicionWeight,
+            leaderChurnWeight, splitLeaderWeight, partitionWeight, hostLossWeight, maxCrashedFraction);
     }
 }

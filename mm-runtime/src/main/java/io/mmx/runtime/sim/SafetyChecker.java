@@ -4,8 +4,12 @@ import java.util.Arrays;
 
 /**
  * Always-on safety checks over every decision of every process:
- * agreement (one value per slot), validity (only proposed ids, or the empty no-op),
- * integrity (no proposal id in two slots; each process applies slots consecutively).
+ * agreement (one value per slot, whether a proposer counted a quorum, a learner applied it, or
+ * anyone learned it from a Commit or a decided-log read), validity (only proposed ids, or the
+ * empty no-op), integrity (no proposal id in two slots; each process applies slots
+ * consecutively; after a restart a process applies at each slot what the cluster decided
+ * there, so never other than what it applied before its crash), one value per (slot, ballot)
+ * proposed, and the acceptor invariants of {@link AcceptorAudit}.
  * The first violation is kept with a description; the simulation stops on it.
  */
 public final class SafetyChecker
@@ -19,6 +23,11 @@ public final class SafetyChecker
     private long[] idSlot = new long[1024];
     private final long[] lastApplied;
     private String violation;
+    private final java.util.HashMap<SlotBallot, long[]> proposals = new java.util.HashMap<>();
+
+    private record SlotBallot(long slot, long ballot)
+    {
+    }
 
     SafetyChecker(final int n)
     {
@@ -71,6 +80,62 @@ public final class SafetyChecker
         lastApplied[p] = toSlot;
     }
 
+    /** Lowest ballot at which a proposer counted a quorum of acceptances, per slot. */
+    private final java.util.HashMap<Long, Long> decidedBallot = new java.util.HashMap<>();
+
+    /** A proposer counted a quorum accepting {@code slot} at {@code ballot}. */
+    void decidedAt(final long slot, final long ballot)
+    {
+        decidedBallot.merge(slot, ballot, Math::min);
+    }
+
+    /** A leader sent an Accept proposing {@code value} for {@code slot} at {@code ballot}. */
+    void proposedAt(final int leader, final long slot, final long ballot, final long[] value)
+    {
+        // The claim agreement rests on: once (slot, b) is decided, every proposal at a ballot above
+        // b carries the decided value (checked whether or not that proposal is ever decided).
+        final Long b = decidedBallot.get(slot);
+        if (b != null && ballot > b && violation == null)
+        {
+            final long[] chosenValue = proposals.get(new SlotBallot(slot, b));
+            if (chosenValue != null && !Arrays.equals(chosenValue, value))
+            {
+                violation = "proposal: slot " + slot + " was decided at ballot " + b + " as " +
+                    Arrays.toString(chosenValue) + ", yet process " + leader + " proposes " + Arrays.toString(value) +
+                    " at ballot " + ballot;
+                return;
+            }
+        }
+        final long[] before = proposals.putIfAbsent(new SlotBallot(slot, ballot), value);
+        if (before != null && before != value && !Arrays.equals(before, value) && violation == null)
+        {
+            violation = "one value per ballot: slot " + slot + " proposed at ballot " + ballot + " as " +
+                Arrays.toString(before) + " and as " + Arrays.toString(value) + " (by process " + leader + ")";
+        }
+    }
+
+    long[] proposalAt(final long slot, final long ballot)
+    {
+        return proposals.get(new SlotBallot(slot, ballot));
+    }
+
+    void acceptorViolation(final String description)
+    {
+        if (violation == null)
+        {
+            violation = "acceptor: " + description;
+        }
+    }
+
+    /** Process {@code p} learned a decision (quorum counted, Commit, decided-log read), applied or not. */
+    void learned(final int p, final long slot, final long[] value)
+    {
+        if (violation == null)
+        {
+            register(p, slot, value, "learned");
+        }
+    }
+
     void decided(final int p, final long slot, final long[] value)
     {
         if (violation != null)
@@ -83,6 +148,11 @@ public final class SafetyChecker
             return;
         }
         lastApplied[p] = slot;
+        register(p, slot, value, "applied");
+    }
+
+    private void register(final int p, final long slot, final long[] value, final String how)
+    {
         if (slot >= chosen.length)
         {
             chosen = Arrays.copyOf(chosen, (int)Math.max(slot + 1, chosen.length * 2L));
@@ -93,7 +163,7 @@ public final class SafetyChecker
             if (!Arrays.equals(first, value))
             {
                 violation = "agreement: slot " + slot + " decided as " + Arrays.toString(first) + " and as " +
-                    Arrays.toString(value) + " (by process " + p + ")";
+                    Arrays.toString(value) + " (" + how + " by process " + p + ")";
             }
             return;
         }

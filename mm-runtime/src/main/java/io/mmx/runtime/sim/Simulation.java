@@ -35,6 +35,8 @@ public final class Simulation
     private static final int FALSE_SUSPICION_END = 10;
     private static final int CHURN_END = 11;
     private static final int PARTITION_END = 12;
+    private static final int MEM_APPLY = 13;
+    private static final int SPLIT_END = 14;
 
     private static final MemoryStatus[] STATUSES = MemoryStatus.values();
 
@@ -53,6 +55,9 @@ public final class Simulation
     private final Status[] lastStatus;
     private final SafetyChecker checker;
     private final SimStats stats = new SimStats();
+    /** Per process: its ops with words not yet applied or dropped (current incarnation only). */
+    private final java.util.ArrayList<PendingOp>[] pending;
+    private final AcceptorAudit audit;
 
     private long now;
     private long tickMicros = 100;
@@ -95,6 +100,14 @@ public final class Simulation
         this.side = new boolean[n];
         this.leaderVersionSeen = new long[n];
         this.checker = new SafetyChecker(n);
+        @SuppressWarnings("unchecked")
+        final java.util.ArrayList<PendingOp>[] lists = new java.util.ArrayList[n];
+        for (int p = 0; p < n; p++)
+        {
+            lists[p] = new java.util.ArrayList<>(4);
+        }
+        this.pending = lists;
+        this.audit = new AcceptorAudit(config, checker);
         final long[] header = new long[RegionLayout.HEADER_WORDS];
         for (int p = 0; p < n; p++)
         {
@@ -278,11 +291,18 @@ public final class Simulation
             case MEM_DONE:
                 if (up[p] && incarnation[p] == queue.inc[e])
                 {
+                    final PendingOp op = (PendingOp)queue.obj[e];
                     enter();
-                    cores[p].onMemoryCompletion(queue.a[e], STATUSES[queue.c[e]], queue.b[e], (long[])queue.obj[e],
-                        ticks());
+                    cores[p].onMemoryCompletion(queue.a[e], STATUSES[queue.c[e]], op == null ? 0 : op.result,
+                        op == null ? null : op.data, ticks());
                     exit();
                 }
+                break;
+            case MEM_APPLY:
+                applyChunk((PendingOp)queue.obj[e], queue.c[e]);
+                break;
+            case SPLIT_END:
+                announce(computeLeader());
                 break;
             case TICK:
                 if (up[p] && incarnation[p] == queue.inc[e])
@@ -391,6 +411,13 @@ public final class Simulation
         cores[p] = null;
         incarnation[p]++;
         stats.crashes++;
+        // A crash in the middle of an op leaves each of its words applied or not.
+        final PendingOp[] inFlight = pending[p].toArray(new PendingOp[0]);
+        pending[p].clear();
+        for (final PendingOp op : inFlight)
+        {
+            resolveRandomly(op);
+        }
         for (int i = 0; i < graph.degree(p); i++)
         {
             final int q = graph.neighbour(p, i);
@@ -442,6 +469,7 @@ public final class Simulation
         faults.messageLoss = 0;
         faults.messageDuplication = 0;
         faults.memoryTimeout = 0;
+        faults.messageTailProbability = 0;
         if (restartAll)
         {
             for (int p = 0; p < n; p++)
@@ -606,7 +634,7 @@ public final class Simulation
     private void randomFault()
     {
         final double total = faults.crashWeight * 2 + faults.falseSuspicionWeight + faults.leaderChurnWeight +
-            faults.partitionWeight + faults.hostLossWeight;
+            faults.partitionWeight + faults.hostLossWeight + faults.splitLeaderWeight;
         double x = random.nextDouble() * total;
         if ((x -= faults.crashWeight * 2) < 0 || (x -= faults.hostLossWeight) < 0)
         {
@@ -640,6 +668,22 @@ public final class Simulation
                 queue.push(now + 1 + random.nextLong(faults.faultDurationMaxMicros), FALSE_SUSPICION_END, p,
                     incarnation[p], q, 0, 0, null);
             }
+        }
+        else if ((x -= faults.splitLeaderWeight) < 0)
+        {
+            // Two processes each believe they lead, as told by different parts of the cluster.
+            final int a = random.nextInt(n);
+            final int b = random.nextInt(n);
+            leaderVersion++;
+            for (int p = 0; p < n; p++)
+            {
+                if (up[p])
+                {
+                    queue.push(now + random.nextLong(faults.leaderSkewMaxMicros + 1), LEADER, p, incarnation[p],
+                        random.nextBoolean() ? a : b, leaderVersion, 0, null);
+                }
+            }
+            queue.push(now + 1 + random.nextLong(faults.faultDurationMaxMicros), SPLIT_END, 0, 0, 0, 0, 0, null);
         }
         else if ((x -= faults.leaderChurnWeight) < 0)
         {
@@ -677,6 +721,11 @@ public final class Simulation
 
     private long messageDelay()
     {
+        if (faults.messageTailProbability > 0 && random.nextDouble() < faults.messageTailProbability)
+        {
+            // A straggler: tens of milliseconds late (it may reach a process that restarted since).
+            return faults.messageDelayMaxMicros + 1 + random.nextLong(faults.messageTailMaxMicros);
+        }
         return faults.messageDelayMinMicros +
             random.nextLong(faults.messageDelayMaxMicros - faults.messageDelayMinMicros + 1);
     }
@@ -685,80 +734,154 @@ public final class Simulation
         final int offset, final int length, final long expected, final long value, final long[] payload)
     {
         stats.memoryOps[kind.ordinal()]++;
-        final long latency = faults.memoryLatencyMinMicros +
-            random.nextLong(faults.memoryLatencyMaxMicros - faults.memoryLatencyMinMicros + 1);
+        final long latency = faults.memoryTailProbability > 0 && random.nextDouble() < faults.memoryTailProbability ?
+            faults.memoryLatencyMaxMicros + 1 + random.nextLong(faults.memoryTailMaxMicros) :
+            faults.memoryLatencyMinMicros + random.nextLong(faults.memoryLatencyMaxMicros - faults.memoryLatencyMinMicros + 1);
         if (region < 0 || region >= n || (region != executor && !graph.hasEdge(executor, region)))
         {
             stats.memoryRefused++;
-            complete(executor, inc, opId, MemoryStatus.REFUSED, 0, null, latency);
+            complete(executor, inc, opId, MemoryStatus.REFUSED, null, latency);
             return;
         }
         final SimRegion r = regions[region];
         if (r.lost())
         {
             stats.memoryTimeouts++;
-            complete(executor, inc, opId, MemoryStatus.TIMEOUT, 0, null, faults.memoryTimeoutMicros);
+            complete(executor, inc, opId, MemoryStatus.TIMEOUT, null, faults.memoryTimeoutMicros);
             return;
         }
         if (offset < 0 || length < 1 || offset + length > r.words() || (kind != MemoryOpKind.READ_BULK &&
             kind != MemoryOpKind.WRITE_BULK && length != 1))
         {
-            complete(executor, inc, opId, MemoryStatus.OUT_OF_BOUNDS, 0, null, latency);
+            complete(executor, inc, opId, MemoryStatus.OUT_OF_BOUNDS, null, latency);
             return;
         }
+        fence(executor, region);
+        final long[] copy = payload == null ? null : java.util.Arrays.copyOf(payload, length);
+        final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value, copy,
+            chunks(length));
         final boolean timeout = faults.memoryTimeout > 0 && random.nextDouble() < faults.memoryTimeout;
-        if (timeout && random.nextBoolean())
-        {
-            // Timed out before reaching the region: no effect.
-            stats.memoryTimeouts++;
-            complete(executor, inc, opId, MemoryStatus.TIMEOUT, 0, null, faults.memoryTimeoutMicros);
-            return;
-        }
-        long result = 0;
-        long[] data = null;
-        switch (kind)
-        {
-            case READ:
-                result = r.get(offset);
-                break;
-            case WRITE:
-                r.set(offset, value);
-                break;
-            case CAS:
-                result = r.get(offset);
-                if (result == expected)
-                {
-                    r.set(offset, value);
-                }
-                break;
-            case FETCH_ADD:
-                result = r.get(offset);
-                r.set(offset, result + value);
-                break;
-            case READ_BULK:
-                data = new long[length];
-                r.read(offset, data, length);
-                break;
-            case WRITE_BULK:
-                r.write(offset, payload, length);
-                break;
-            default:
-                throw new IllegalStateException("unknown memory op " + kind);
-        }
         if (timeout)
         {
-            // Took effect, but the completion was lost: the executor sees a timeout (ambiguous).
+            // The completion reports TIMEOUT. The op never lands, lands before the timeout, or lands
+            // later: until the executor's next op on this region is issued (the backend's fence), or
+            // at a random moment if none comes.
             stats.memoryTimeouts++;
-            complete(executor, inc, opId, MemoryStatus.TIMEOUT, 0, null, faults.memoryTimeoutMicros);
+            op.timedOut = true;
+            final int fate = random.nextInt(3);
+            if (fate > 0)
+            {
+                final long from = fate == 1 ? now : now + faults.memoryTimeoutMicros;
+                schedule(op, from, from + (fate == 1 ? faults.memoryTimeoutMicros : faults.lateLandingMaxMicros));
+            }
+            complete(executor, inc, opId, MemoryStatus.TIMEOUT, null, faults.memoryTimeoutMicros);
             return;
         }
-        complete(executor, inc, opId, MemoryStatus.OK, result, data, latency);
+        if (!faults.tornMemory)
+        {
+            // Atomic at issue time: the kind memory of earlier simulators.
+            for (int i = 0; i < op.chunks(); i++)
+            {
+                applyChunk(op, i);
+            }
+        }
+        else
+        {
+            schedule(op, now, now + latency);
+        }
+        complete(executor, inc, opId, MemoryStatus.OK, op, latency);
+    }
+
+    /** Cuts {@code length} words into chunks at random boundaries (one chunk unless memory is torn). */
+    private int[] chunks(final int length)
+    {
+        final int count = !faults.tornMemory || length == 1 ? 1 : 1 + random.nextInt(Math.min(length, 6));
+        final int[] start = new int[count + 1];
+        for (int i = 1; i < count; i++)
+        {
+            start[i] = 1 + random.nextInt(length - 1);
+        }
+        start[count] = length;
+        java.util.Arrays.sort(start, 1, count);
+        return start;
+    }
+
+    /** Each chunk of {@code op} takes effect at its own random moment in [from, to]. */
+    private void schedule(final PendingOp op, final long from, final long to)
+    {
+        pending[op.executor].add(op);
+        for (int i = 0; i < op.chunks(); i++)
+        {
+            queue.push(from + random.nextLong(to - from + 1), MEM_APPLY, op.executor, op.inc, i, 0, 0, op);
+        }
+    }
+
+    private void applyChunk(final PendingOp op, final int chunk)
+    {
+        if (op.resolved[chunk])
+        {
+            return;
+        }
+        final SimRegion r = regions[op.region];
+        if (r.lost())
+        {
+            op.resolve(chunk);
+        }
+        else
+        {
+            final long before = op.kind == MemoryOpKind.CAS || op.kind == MemoryOpKind.WRITE ? r.get(op.offset) : 0;
+            op.apply(chunk, r);
+            if (op.offset == RegionLayout.HEAD_WORD && (op.kind == MemoryOpKind.CAS || op.kind == MemoryOpKind.WRITE) &&
+                r.get(RegionLayout.HEAD_WORD) != before)
+            {
+                audit.published(op.region, r, op.executor);
+            }
+        }
+        if (op.unresolved == 0)
+        {
+            pending[op.executor].remove(op);
+        }
+    }
+
+    /** Issuing an op on a region fences the executor's earlier timed-out ops there: they land now or never. */
+    private void fence(final int executor, final int region)
+    {
+        final java.util.ArrayList<PendingOp> list = pending[executor];
+        for (int i = list.size() - 1; i >= 0; i--)
+        {
+            final PendingOp op = list.get(i);
+            if (op.timedOut && op.region == region)
+            {
+                list.remove(i);
+                resolveRandomly(op);
+            }
+        }
+    }
+
+    /** Each word not yet applied is applied now or dropped: a crash or a fence in the middle of the op. */
+    private void resolveRandomly(final PendingOp op)
+    {
+        final boolean all = random.nextBoolean();
+        for (int i = 0; i < op.chunks(); i++)
+        {
+            if (!op.resolved[i])
+            {
+                if (all || random.nextBoolean())
+                {
+                    applyChunk(op, i);
+                }
+                else
+                {
+                    op.resolve(i);
+                }
+            }
+        }
     }
 
     private void complete(final int executor, final int inc, final long opId, final MemoryStatus status,
-        final long value, final long[] data, final long latency)
+        final PendingOp op, final long latency)
     {
-        queue.push(now + latency, MEM_DONE, executor, inc, status.ordinal(), opId, value, data);
+        queue.push(now + latency, MEM_DONE, executor, inc, status.ordinal(), opId, 0, op);
     }
 
     private void enter()
@@ -812,6 +935,40 @@ public final class Simulation
             }
         }
 
+        private void observe(final Message message)
+        {
+            if (message instanceof Message.Accept)
+            {
+                final Message.Accept a = (Message.Accept)message;
+                for (int i = 0; i < a.values.length; i++)
+                {
+                    checker.proposedAt(p, a.firstSlot + i, a.ballot, a.values[i]);
+                }
+            }
+        }
+
+        @Override
+        public void quorumCounted(final long ballot, final long firstSlot, final int slots)
+        {
+            if (live())
+            {
+                pause();
+                audit.quorumCounted(p, ballot, firstSlot, slots);
+                resume();
+            }
+        }
+
+        @Override
+        public void learned(final long slot, final long[] value)
+        {
+            if (live())
+            {
+                pause();
+                checker.learned(p, slot, value);
+                resume();
+            }
+        }
+
         @Override
         public void send(final int to, final Message message)
         {
@@ -820,6 +977,7 @@ public final class Simulation
                 return;
             }
             pause();
+            observe(message);
             Simulation.this.send(p, to, message);
             resume();
         }
@@ -832,6 +990,7 @@ public final class Simulation
                 return;
             }
             pause();
+            observe(message);
             for (int to = 0; to < n; to++)
             {
                 Simulation.this.send(p, to, message);

@@ -56,4 +56,58 @@ class AcceptorRecordTest
         assertEquals(-1, r.find(2));
         assertEquals(5, r.promised(), "a refused group changes nothing");
     }
+
+    /**
+     * A reader's copy interleaved with a rewrite of the slot whose words land in any order: words
+     * 0-1 and the trailing echo still of {@code before}, the words in between already of {@code after}.
+     */
+    static long[] torn(final AcceptorRecord before, final AcceptorRecord after, final int words)
+    {
+        final long[] old = new long[words];
+        before.encode(old, 0);
+        final long[] torn = new long[words];
+        after.encode(torn, 0);
+        // Past the new record's end, the slot still holds the old record's words.
+        final int newLength = (int)torn[AcceptorRecord.LENGTH];
+        final int oldLength = (int)old[AcceptorRecord.LENGTH];
+        torn[AcceptorRecord.SEQ] = old[AcceptorRecord.SEQ];
+        torn[AcceptorRecord.LENGTH] = old[AcceptorRecord.LENGTH];
+        System.arraycopy(old, newLength, torn, newLength, Math.max(0, oldLength - newLength));
+        torn[oldLength - 1] = old[oldLength - 1];
+        return torn;
+    }
+
+    @Test
+    void tornReadWithAShorterRewriteIsRejected()
+    {
+        // Reader sees seq 5 (promised 10, accepted slot 3 at 15), copies words 0-1; the lane's
+        // executor rewrites the slot with a shorter record (promised 20, nothing accepted, seq 7).
+        final AcceptorRecord five = new AcceptorRecord(8, 4);
+        AcceptorTransition.accept(five, 15, 3, new long[][] {{42, 43}});
+        five.seq(5);
+        final AcceptorRecord seven = new AcceptorRecord(8, 4);
+        AcceptorTransition.prepare(seven, 20);
+        seven.seq(7);
+        final long[] torn = torn(five, seven, AcceptorRecord.capacityWords(8, 4));
+        final AcceptorRecord d = new AcceptorRecord(8, 4);
+        assertFalse(d.decode(torn, 0, torn.length, 5), "a torn record that was never published: " + d);
+    }
+
+    @Test
+    void decodeAloneCannotTellATornReadOfTheSameShape()
+    {
+        // The rewrite has the same length and its echo has not landed yet: both checked words
+        // still say 5, and nothing in the words tells the tear. This is why AcceptorDriver re-reads the head after the record.
+        final AcceptorRecord five = new AcceptorRecord(8, 4);
+        AcceptorTransition.accept(five, 15, 3, new long[][] {{42}});
+        five.seq(5);
+        final AcceptorRecord seven = new AcceptorRecord(8, 4);
+        AcceptorTransition.accept(seven, 20, 4, new long[][] {{44}});
+        seven.seq(7);
+        final long[] torn = torn(five, seven, AcceptorRecord.capacityWords(8, 4));
+        final AcceptorRecord d = new AcceptorRecord(8, 4);
+        assertTrue(d.decode(torn, 0, torn.length, 5));
+        assertEquals(20, d.promised());
+        assertEquals(-1, d.find(3), "the accepted entry of slot 3 is missing from the torn view");
+    }
 }

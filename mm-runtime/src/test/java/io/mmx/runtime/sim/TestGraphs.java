@@ -17,24 +17,11 @@ public final class TestGraphs
 
     public static Graph complete(final int n)
     {
-        final Graph.Builder b = Graph.builder(n);
-        for (int u = 0; u < n; u++)
-        {
-            for (int v = u + 1; v < n; v++)
-            {
-                b.addEdge(u, v);
-            }
-        }
-        return b.build();
+        return SeedSweep.complete(n);
     }
 
     public static Graph cycle(final int n)
     {
-        final Graph.Builder b = Graph.builder(n);
-        for (int u = 0; u < n; u++)
-        {
-            b.addEdge(u, (u + 1) % n);
-        }
-        return b.build();
+        return SeedSweep.cycle(n);
     }
 }

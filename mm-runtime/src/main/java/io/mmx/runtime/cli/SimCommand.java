@@ -1,0 +1,208 @@
+package io.mmx.runtime.cli;
+
+import io.mmx.runtime.core.Flaw;
+import io.mmx.runtime.sim.FaultPlan;
+import io.mmx.runtime.sim.SeedSweep;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code mmx sim}: a long deterministic-simulation sweep, one seed after another, every checker
+ * on. Prints each failing seed with the command that replays it; the last line sums up.
+ */
+@Command(
+    name = "sim",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Sweeps simulator seeds: each draws a cluster, faults and a schedule; safety is checked on every",
+        "event, then the cluster heals and must commit again (or, below the tolerance line, say it is blocked).",
+        "Last line: 'sim: S seeds, V safety violations, L liveness failures, R seeds/s'.",
+        "Exit 0 when V = L = 0, 1 otherwise, 2 on bad arguments. With --variant, a deliberately broken",
+        "protocol runs, and the first seed that catches it is reported (exit 0 if one does)."})
+public final class SimCommand implements Callable<Integer>
+{
+    @Option(names = "--seeds", required = true, paramLabel = "FROM-TO", description = "Seeds to run, e.g. 1-100000.")
+    String seeds;
+
+    @Option(names = "--n", paramLabel = "N", description = "Every cluster has N processes (default: drawn per seed, 1..24).")
+    Integer n;
+
+    @Option(names = "--n-range", paramLabel = "A-B", description = "Cluster sizes drawn in A..B.")
+    String nRange;
+
+    @Option(names = "--faults", paramLabel = "all|none|LIST", defaultValue = "all",
+        description = "Fault kinds: all, none, or a comma list of: ${sys:mmx.sim.kinds}.")
+    String faults;
+
+    @Option(names = "--slots", paramLabel = "K", defaultValue = "20",
+        description = "Slots a healed cluster must commit within the liveness bound (default 20).")
+    int slots;
+
+    @Option(names = "--variant", paramLabel = "NAME", description = "Run a broken protocol variant: one of ${sys:mmx.sim.variants}.")
+    String variant;
+
+    @Option(names = "--verbose", description = "Print a diagnosis of every failing seed.")
+    boolean verbose;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    static
+    {
+        System.setProperty("mmx.sim.kinds", String.join(",", FaultPlan.KINDS));
+        System.setProperty("mmx.sim.variants", String.join(",", Arrays.stream(Flaw.values())
+            .filter(f -> f != Flaw.NONE).map(Flaw::cliName).toArray(String[]::new)));
+    }
+
+    @Override
+    public Integer call()
+    {
+        final long[] range = range("--seeds", seeds, 0, Long.MAX_VALUE);
+        final SeedSweep.Options options = new SeedSweep.Options();
+        if (n != null && nRange != null)
+        {
+            throw bad("give --n or --n-range, not both");
+        }
+        if (n != null)
+        {
+            if (n < 1 || n > 4096)
+            {
+                throw bad("--n " + n + ": a cluster has 1..4096 processes");
+            }
+            options.n = n;
+        }
+        if (nRange != null)
+        {
+            final long[] r = range("--n-range", nRange, 1, 4096);
+            options.minN = (int)r[0];
+            options.maxN = (int)r[1];
+        }
+        if (slots < 1)
+        {
+            throw bad("--slots " + slots + ": must be at least 1");
+        }
+        options.livenessSlots = slots;
+        options.faults = faultKinds(faults);
+        if (variant != null)
+        {
+            final Flaw flaw = Flaw.byName(variant);
+            if (flaw == null || flaw == Flaw.NONE)
+            {
+                throw bad("--variant '" + variant + "': not a variant; known: " + System.getProperty("mmx.sim.variants"));
+            }
+            options.flaw = flaw;
+        }
+        options.verbose = verbose;
+        final PrintWriter out = spec.commandLine().getOut();
+        final long t0 = System.nanoTime();
+        long count = 0;
+        long safety = 0;
+        long liveness = 0;
+        long caughtBy = -1;
+        for (long seed = range[0]; seed <= range[1]; seed++)
+        {
+            final SeedSweep.Outcome o = SeedSweep.run(seed, options);
+            count++;
+            if (o.verdict() != SeedSweep.Verdict.OK)
+            {
+                if (o.verdict() == SeedSweep.Verdict.SAFETY)
+                {
+                    safety++;
+                }
+                else
+                {
+                    liveness++;
+                }
+                out.println(o.verdict() + " " + o.description());
+                out.println("  replay: bin/mmx sim --seeds " + seed + "-" + seed + replayOptions());
+                out.flush();
+                if (options.flaw != Flaw.NONE)
+                {
+                    caughtBy = seed;
+                    break;
+                }
+            }
+            if (seed == Long.MAX_VALUE)
+            {
+                break;
+            }
+        }
+        final double secs = (System.nanoTime() - t0) / 1e9;
+        if (options.flaw != Flaw.NONE)
+        {
+            out.println(caughtBy >= 0 ? "variant " + options.flaw.cliName() + " (" + options.flaw.description() +
+                "): caught by seed " + caughtBy + " (" + count + " seeds run)" :
+                "variant " + options.flaw.cliName() + ": NOT caught by any of " + count + " seeds");
+        }
+        out.printf("sim: %d seeds, %d safety violations, %d liveness failures, %.1f seeds/s%n", count, safety, liveness,
+            count / Math.max(secs, 1e-9));
+        out.flush();
+        if (options.flaw != Flaw.NONE)
+        {
+            return caughtBy >= 0 ? MmxCommand.OK : MmxCommand.UNHEALTHY;
+        }
+        return safety == 0 && liveness == 0 ? MmxCommand.OK : MmxCommand.UNHEALTHY;
+    }
+
+    private String replayOptions()
+    {
+        return (n != null ? " --n " + n : "") + (nRange != null ? " --n-range " + nRange : "") +
+            ("all".equals(faults) ? "" : " --faults " + faults) + (slots != 20 ? " --slots " + slots : "") +
+            (variant != null ? " --variant " + variant : "") + " --verbose";
+    }
+
+    private Set<String> faultKinds(final String spec)
+    {
+        if ("all".equals(spec))
+        {
+            return null;
+        }
+        final Set<String> kinds = new LinkedHashSet<>();
+        if ("none".equals(spec))
+        {
+            return kinds;
+        }
+        for (final String k : spec.split(","))
+        {
+            final String kind = k.trim();
+            if (!FaultPlan.KINDS.contains(kind))
+            {
+                throw bad("--faults '" + spec + "': '" + kind + "' is not a fault kind; use all, none, or some of " +
+                    String.join(",", FaultPlan.KINDS));
+            }
+            kinds.add(kind);
+        }
+        return kinds;
+    }
+
+    private long[] range(final String option, final String spec, final long min, final long max)
+    {
+        final int dash = spec.indexOf('-', 1);
+        try
+        {
+            final long a = Long.parseLong(dash < 0 ? spec.trim() : spec.substring(0, dash).trim());
+            final long b = dash < 0 ? a : Long.parseLong(spec.substring(dash + 1).trim());
+            if (a < min || b < a || b > max)
+            {
+                throw new NumberFormatException();
+            }
+            return new long[] {a, b};
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw bad(option + " '" + spec + "': expected FROM-TO with " + min + " <= FROM <= TO <= " + max);
+        }
+    }
+
+    private CommandLine.ParameterException bad(final String message)
+    {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+}

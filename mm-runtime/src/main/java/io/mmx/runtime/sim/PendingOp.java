@@ -1,0 +1,110 @@
+package io.mmx.runtime.sim;
+
+import io.mmx.runtime.core.MemoryOpKind;
+
+/**
+ * A memory operation between its issue and the moment all of its words took effect (or were
+ * dropped). A multi-word op is cut into chunks at random word boundaries; each chunk takes effect
+ * at its own random moment, so concurrent ops interleave word by word.
+ */
+final class PendingOp
+{
+    final int executor;
+    final int inc;
+    final long opId;
+    final MemoryOpKind kind;
+    final int region;
+    final int offset;
+    final int length;
+    final long expected;
+    final long value;
+    final long[] payload;
+    /** Chunk i covers words [chunkStart[i], chunkStart[i + 1]) of the op. */
+    final int[] chunkStart;
+    final boolean[] resolved;
+    int unresolved;
+    /** Whose completion reported TIMEOUT: it may still land until fenced. */
+    boolean timedOut;
+    long result;
+    long[] data;
+
+    PendingOp(final int executor, final int inc, final long opId, final MemoryOpKind kind, final int region,
+        final int offset, final int length, final long expected, final long value, final long[] payload,
+        final int[] chunkStart)
+    {
+        this.executor = executor;
+        this.inc = inc;
+        this.opId = opId;
+        this.kind = kind;
+        this.region = region;
+        this.offset = offset;
+        this.length = length;
+        this.expected = expected;
+        this.value = value;
+        this.payload = payload;
+        this.chunkStart = chunkStart;
+        this.resolved = new boolean[chunkStart.length - 1];
+        this.unresolved = resolved.length;
+        if (kind == MemoryOpKind.READ_BULK)
+        {
+            data = new long[length];
+        }
+    }
+
+    int chunks()
+    {
+        return resolved.length;
+    }
+
+    /** Applies chunk {@code i} to {@code r} now. */
+    void apply(final int i, final SimRegion r)
+    {
+        final int from = chunkStart[i];
+        final int to = chunkStart[i + 1];
+        switch (kind)
+        {
+            case READ:
+                result = r.get(offset);
+                break;
+            case WRITE:
+                r.set(offset, value);
+                break;
+            case CAS:
+                result = r.get(offset);
+                if (result == expected)
+                {
+                    r.set(offset, value);
+                }
+                break;
+            case FETCH_ADD:
+                result = r.get(offset);
+                r.set(offset, result + value);
+                break;
+            case READ_BULK:
+                for (int w = from; w < to; w++)
+                {
+                    data[w] = r.get(offset + w);
+                }
+                break;
+            case WRITE_BULK:
+                for (int w = from; w < to; w++)
+                {
+                    r.set(offset + w, payload[w]);
+                }
+                break;
+            default:
+                throw new IllegalStateException("unknown memory op " + kind);
+        }
+        resolve(i);
+    }
+
+    /** Marks chunk {@code i} done, applied or dropped. */
+    void resolve(final int i)
+    {
+        if (!resolved[i])
+        {
+            resolved[i] = true;
+            unresolved--;
+        }
+    }
+}

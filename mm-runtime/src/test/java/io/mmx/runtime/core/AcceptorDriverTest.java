@@ -1,0 +1,127 @@
+package io.mmx.runtime.core;
+
+import io.mmx.planner.graph.Graph;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** One acceptor driver against scripted memory completions. */
+class AcceptorDriverTest
+{
+    /** Records the driver's memory ops and replies; completions are fed by the test. */
+    static final class Script implements Effects, AcceptorReplies
+    {
+        long opId;
+        MemoryOpKind kind;
+        final List<String> replies = new ArrayList<>();
+
+        @Override
+        public void send(final int to, final Message message)
+        {
+        }
+
+        @Override
+        public void broadcast(final Message message)
+        {
+        }
+
+        @Override
+        public void memory(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
+            final int lengthWords, final long expected, final long value, final long[] payload)
+        {
+            this.opId = opId;
+            this.kind = kind;
+        }
+
+        @Override
+        public void decided(final long slot, final long[] value)
+        {
+        }
+
+        @Override
+        public void skipped(final long fromSlot, final long toSlot)
+        {
+        }
+
+        @Override
+        public void status(final Status status)
+        {
+        }
+
+        @Override
+        public void promised(final int acceptor, final long ballot, final AcceptorRecord record)
+        {
+            replies.add("promise " + ballot + " " + record);
+        }
+
+        @Override
+        public void refused(final int acceptor, final long ballot, final long promised)
+        {
+            replies.add("nack " + ballot);
+        }
+
+        @Override
+        public void acceptResolved(final int acceptor, final Message.Accept accept,
+            final AcceptorTransition.AcceptOutcome outcome, final long floor)
+        {
+        }
+    }
+
+    static AcceptorDriver driver(final CoreConfig config, final Script script)
+    {
+        return new AcceptorDriver(0, 0, 0, 0, config, script, script, new Learner(0, config, script),
+            new long[config.layout().recordCapacityWords()]);
+    }
+
+    /**
+     * A reader sees head seq 5 and copies the record while its lane's executor rewrites the slot
+     * (the head has moved on to seq 7 meanwhile). Prepare(20) finds promised 20 in the torn view,
+     * "nothing to publish", and used to answer Promise(20) without slot 3's accepted entry.
+     */
+    static List<String> prepareOverATornRead(final Flaw flaw)
+    {
+        final CoreConfig config = new CoreConfig().graph(Graph.empty(3)).flaw(flaw).conclude();
+        final Script script = new Script();
+        final AcceptorDriver d = driver(config, script);
+        d.activate();
+        d.enqueuePrepare(20);
+        assertEquals(MemoryOpKind.READ, script.kind);
+        final long five = RegionLayout.headWord(5, 0, 0);
+        d.onCompletion(script.opId, MemoryStatus.OK, five, null);
+        assertEquals(MemoryOpKind.READ_BULK, script.kind);
+
+        final AcceptorRecord before = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
+        AcceptorTransition.accept(before, 15, 3, new long[][] {{42}});
+        before.seq(5);
+        final AcceptorRecord after = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
+        AcceptorTransition.accept(after, 20, 4, new long[][] {{44}});
+        after.seq(7);
+        final long[] torn = AcceptorRecordTest.torn(before, after, config.layout().recordCapacityWords());
+        d.onCompletion(script.opId, MemoryStatus.OK, 0, torn);
+        if (script.kind == MemoryOpKind.READ)
+        {
+            // The validating head read: the head has moved on to seq 7.
+            d.onCompletion(script.opId, MemoryStatus.OK, RegionLayout.headWord(7, 0, 1), null);
+        }
+        return script.replies;
+    }
+
+    @Test
+    void aTornRecordReadIsNeverTheSourceOfAReply()
+    {
+        final List<String> replies = prepareOverATornRead(Flaw.NONE);
+        assertEquals(List.of(), replies, "no reply may come from a record the head no longer publishes");
+    }
+
+    @Test
+    void trustingTheTornReadAnswersFromAStateNeverPublished()
+    {
+        final List<String> replies = prepareOverATornRead(Flaw.TRUST_TORN_READ);
+        assertEquals(1, replies.size(), replies.toString());
+        assertTrue(replies.get(0).startsWith("promise 20"), replies.toString());
+        assertFalse(replies.get(0).contains("3@15"), "the accepted entry is missing: " + replies);
+    }
+}
