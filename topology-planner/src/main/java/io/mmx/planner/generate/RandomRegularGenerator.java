@@ -38,6 +38,11 @@ public final class RandomRegularGenerator implements GraphGenerator
      * only when its few defects cannot be joined (chance about 0.4 for d = 3, far less above).
      */
     public static final int PAIRING_ATTEMPTS = 32;
+    /**
+     * Above this degree the repair by added edges costs seconds to minutes (n = 4096: 2 s at degree
+     * 256, 31 s at 512), so denser graphs are drawn by switches and carry no probable bound.
+     */
+    public static final int MAX_PAIRING_DEGREE = 256;
     /** Random greedy matchings of the freed slots tried per pairing. */
     private static final int REPAIR_TRIES = 16;
 
@@ -83,7 +88,7 @@ public final class RandomRegularGenerator implements GraphGenerator
         {
             return new Drawn(complement(sample(n, n - 1 - degree, false, random, seed)), Method.COMPLEMENT);
         }
-        if (degree >= 3)
+        if (degree >= 3 && degree <= MAX_PAIRING_DEGREE)
         {
             final RegularSlotGraph slots = new RegularSlotGraph(n, degree, new int[n * degree]);
             for (int attempt = 0; attempt < PAIRING_ATTEMPTS; attempt++)
