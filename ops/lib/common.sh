@@ -498,41 +498,60 @@ probe_commit() {
 PROBE_MMX="" PROBE_KEY_FILE=""
 declare -gA PROBE_MEMD_WHY=()
 
-# memd_probe_all TIMEOUT HOSTDIR...: one authenticated round trip to each host's memd ('mmx memd
-# probe' as the host's first process; all hosts side by side in one JVM), so that a host that
-# merely accepts TCP is not taken for a live memd. Runs the bundle's MMX_BIN with its
-# MMX_CLUSTER_KEY_FILE unless PROBE_MMX / PROBE_KEY_FILE are set. Fills PROBE_MEMD[host] (up or
-# down) and PROBE_MEMD_WHY[host]; dies (exit 2) when the probe itself cannot run here.
-memd_probe_all() {
-  local timeout="$1" hostdir host mmx key ids listen ms limit output status=0 line
+# memd_probe_start TIMEOUT HOSTDIR... / memd_probe_finish: one authenticated round trip to each
+# host's memd ('mmx memd probe' as the host's first process; all hosts side by side in one JVM),
+# so that a host that merely accepts TCP is not taken for a live memd. The JVM runs in the
+# background while the caller probes the nodes; finish waits for it and fills PROBE_MEMD[host] (up
+# or down) and PROBE_MEMD_WHY[host]. Runs the bundle's MMX_BIN with its MMX_CLUSTER_KEY_FILE
+# unless PROBE_MMX / PROBE_KEY_FILE are set, with small-JVM options (MMX_PROBE_JAVA_OPTS); dies
+# (exit 2) when the probe itself cannot run here.
+MEMD_PROBE_PID="" MEMD_PROBE_OUT="" MEMD_PROBE_LIMIT=0
+declare -gA MEMD_PROBE_HOST_OF=()
+memd_probe_start() {
+  local timeout="$1" hostdir host mmx key ids listen ms endpoint
   shift
+  MEMD_PROBE_PID="" MEMD_PROBE_HOST_OF=()
   [ $# -gt 0 ] || return 0
   mmx="${PROBE_MMX:-$(env_get "$1" MMX_BIN)}"
   key="${PROBE_KEY_FILE:-$(env_get "$1" MMX_CLUSTER_KEY_FILE)}"
   [ -x "$mmx" ] || die "cannot probe memd: '$mmx' is not an executable mmx here; pass --mmx PATH"
   [ -r "$key" ] || die "cannot probe memd: the cluster key file '$key' is not readable here; pass --cluster-key-file PATH (a copy of the cluster key)"
   local -a args=()
-  local -A host_of=()
   for hostdir in "$@"; do
     host="$(env_get "$hostdir" MMX_HOST)"
     ids="$(ids_list "$(env_get "$hostdir" MMX_IDS)")"
     listen="$(env_get "$hostdir" MMX_MEMD_LISTEN)"
-    args+=(--address "$(env_get "$hostdir" MMX_ADDRESS):${listen##*:}" --as "${ids%% *}")
-    host_of["$(env_get "$hostdir" MMX_ADDRESS):${listen##*:}"]="$host"
+    endpoint="$(env_get "$hostdir" MMX_ADDRESS):${listen##*:}"
+    args+=(--address "$endpoint" --as "${ids%% *}")
+    MEMD_PROBE_HOST_OF[$endpoint]="$host"
     PROBE_MEMD[$host]=down PROBE_MEMD_WHY[$host]="mmx memd probe gave no line for it"
   done
   ms="$(awk -v s="$timeout" 'BEGIN { printf "%d", s * 1000 }')"
   # The JVM's start-up is not the daemons' fault: allow 30 s for it beyond the network timeout.
-  limit=$((${timeout%.*} + 30))
-  output="$(timeout "$limit" "$mmx" memd probe "${args[@]}" --key "$key" --timeout-ms "$ms" 2>&1)" || status=$?
+  MEMD_PROBE_LIMIT=$((${timeout%.*} + 30))
+  MEMD_PROBE_OUT="$(mktemp "${TMPDIR:-/tmp}/mmx-memd-probe.XXXXXX")"
+  MMX_JAVA_OPTS="${MMX_PROBE_JAVA_OPTS:--Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}" \
+    timeout "$MEMD_PROBE_LIMIT" "$mmx" memd probe "${args[@]}" --key "$key" --timeout-ms "$ms" >"$MEMD_PROBE_OUT" 2>&1 &
+  MEMD_PROBE_PID=$!
+}
+
+memd_probe_finish() {
+  local status=0 output line host
+  [ -n "$MEMD_PROBE_PID" ] || return 0
+  wait "$MEMD_PROBE_PID" || status=$?
+  output="$(cat "$MEMD_PROBE_OUT")"
+  rm -f "$MEMD_PROBE_OUT"
+  MEMD_PROBE_PID=""
   case "$status" in
     0 | 1) ;;
-    124) for host in "${host_of[@]}"; do PROBE_MEMD_WHY[$host]="mmx memd probe did not finish within $limit s"; done; return 0 ;;
+    124)
+      for host in "${MEMD_PROBE_HOST_OF[@]}"; do PROBE_MEMD_WHY[$host]="mmx memd probe did not finish within $MEMD_PROBE_LIMIT s"; done
+      return 0 ;;
     *) die "mmx memd probe could not run (exit $status): $output" ;;
   esac
   while IFS= read -r line; do
     [[ "$line" =~ ^memd\ ([^ ]+)\ (serves|not\ served):\ ?(.*)$ ]] || continue
-    host="${host_of[${BASH_REMATCH[1]}]:-}"
+    host="${MEMD_PROBE_HOST_OF[${BASH_REMATCH[1]}]:-}"
     [ -n "$host" ] || continue
     if [ "${BASH_REMATCH[2]}" = serves ]; then
       PROBE_MEMD[$host]=up PROBE_MEMD_WHY[$host]=""
@@ -546,7 +565,7 @@ memd_probe_all() {
 declare -gA PROBE_MEMD=() PROBE_NODE=() PROBE_PLAN=() PROBE_LIVE=() PROBE_ROLES=() PROBE_LEADER=() \
   PROBE_UNKNOWN=() PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()
 
-# probe_host HOSTDIR TIMEOUT: the node's status (memd is probed for all hosts at once by memd_probe_all). Parses
+# probe_host HOSTDIR TIMEOUT: the node's status (memd is probed for all hosts at once by memd_probe_start). Parses
 # the status JSON: {"plan":"sha256:...","processes":[{"id":0,"role":"LEADER","leader":0,...},...]}.
 probe_host() {
   local hostdir="$1" timeout="$2" host address listen status
@@ -625,9 +644,12 @@ probe_cluster() {
   CLUSTER_PROBLEMS=() CLUSTER_LOST=() CLUSTER_CRASHED=0 CLUSTER_BLOCKED=0 CLUSTER_VERDICT=GREEN
   # REUSE_MEMD_PROBE=1: keep the memd verdicts of the previous call (a settle loop polls nodes
   # many times a minute; memd did not restart, and each memd probe costs a JVM start).
-  [ "${REUSE_MEMD_PROBE:-0}" = 1 ] || memd_probe_all "$timeout" "$@"
+  [ "${REUSE_MEMD_PROBE:-0}" = 1 ] || memd_probe_start "$timeout" "$@"
   for hostdir in "$@"; do
     probe_host "$hostdir" "$timeout"
+  done
+  memd_probe_finish
+  for hostdir in "$@"; do
     host="$(env_get "$hostdir" MMX_HOST)"
     label="host $host (rack $(env_get "$hostdir" MMX_RACK), $(env_get "$hostdir" MMX_HOST_NAME), $(env_get "$hostdir" MMX_ADDRESS))"
     expected="$(ids_count "$(env_get "$hostdir" MMX_IDS)")"
