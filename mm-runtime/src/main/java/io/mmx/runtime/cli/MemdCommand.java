@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
         "  --idle-timeout-ms MS, --max-regions N, --max-region-bytes N, --ready-file PATH.",
         "Exit: 0 after SIGTERM, 2 bad arguments, 3 cannot start or stopped serving.",
         "'mmx memd probe --address HOST:PORT --key CLUSTER_KEY_FILE --as ID [--timeout-ms 2000]':",
-        "  one authenticated round trip as process ID; exit 0 served, 1 not served (says why), 2 bad arguments."})
+        "  one authenticated round trip as process ID; --address/--as pairs may repeat (probed side by side,",
+        "  a line each); exit 0 all served, 1 some not served (says why), 2 bad arguments."})
 final class MemdCommand implements Callable<Integer>
 {
     @Unmatched

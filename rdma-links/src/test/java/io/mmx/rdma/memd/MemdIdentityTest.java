@@ -141,6 +141,18 @@ class MemdIdentityTest
         assertEquals(1, refused.exit, refused.text);
         assertTrue(refused.text.contains("memd does not run there"), refused.text);
 
+        // Several daemons in one run: a line each, in argument order; exit 1 when any is not served.
+        final Result both = probe("--address", at, "--as", "2", "--address", "127.0.0.1:" + closedPort, "--as", "1",
+            "--key", key.toString());
+        assertEquals(1, both.exit, both.text);
+        final String[] lines = both.text.strip().split("\n");
+        assertEquals(2, lines.length, both.text);
+        assertTrue(lines[0].startsWith("memd " + at + " serves:"), both.text);
+        assertTrue(lines[1].startsWith("memd 127.0.0.1:" + closedPort + " not served:"), both.text);
+        assertEquals(0, probe("--address", at, "--as", "2", "--address", at, "--as", "1", "--key", key.toString()).exit);
+        assertEquals(2, probe("--address", at, "--address", at, "--as", "1", "--key", key.toString()).exit,
+            "two addresses, one --as");
+
         assertEquals(2, probe("--address", at, "--key", key.toString()).exit, "--as missing");
         assertEquals(2, probe("--address", "nowhere", "--key", key.toString(), "--as", "1").exit);
         assertEquals(2, probe("--address", at, "--key", dir.resolve("absent").toString(), "--as", "1").exit);
