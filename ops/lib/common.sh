@@ -441,30 +441,26 @@ tcp_open() {
   timeout "$3" bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$1" "$2" 2>/dev/null
 }
 
-# http_get ADDRESS PORT PATH TIMEOUT: the body of a 200 response on stdout, else exit 1.
-http_get() {
-  local response
-  response="$(timeout "$4" bash -c '
-    exec 3<>"/dev/tcp/$1/$2" || exit 1
-    printf "GET %s HTTP/1.0\r\nHost: %s\r\nConnection: close\r\n\r\n" "$3" "$1" >&3
-    cat <&3' _ "$1" "$2" "$3" 2>/dev/null)" || return 1
-  response="${response//$'\r'/}"
-  [[ "${response%%$'\n'*}" =~ ^HTTP/[0-9.]+\ 200 ]] || return 1
-  echo "${response#*$'\n\n'}"
-}
-
-# http_post ADDRESS PORT PATH TIMEOUT: POSTs an empty body; prints "CODE BODY" of the response,
-# exit 1 if none came within TIMEOUT.
-http_post() {
+# http_request METHOD ADDRESS PORT PATH TIMEOUT: one HTTP/1.0 request with an empty body (bash's
+# /dev/tcp, no curl); prints "CODE BODY" of the response, exit 1 if none came within TIMEOUT.
+http_request() {
   local response status
-  response="$(timeout "$4" bash -c '
-    exec 3<>"/dev/tcp/$1/$2" || exit 1
-    printf "POST %s HTTP/1.0\r\nHost: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" "$3" "$1" >&3
-    cat <&3' _ "$1" "$2" "$3" 2>/dev/null)" || return 1
+  response="$(timeout "$5" bash -c '
+    exec 3<>"/dev/tcp/$2/$3" || exit 1
+    printf "%s %s HTTP/1.0\r\nHost: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" "$1" "$4" "$2" >&3
+    cat <&3' _ "$1" "$2" "$3" "$4" 2>/dev/null)" || return 1
   response="${response//$'\r'/}"
   status="${response%%$'\n'*}"
   [[ "$status" =~ ^HTTP/[0-9.]+\ ([0-9]+) ]] || return 1
   echo "${BASH_REMATCH[1]} ${response#*$'\n\n'}"
+}
+
+# http_get ADDRESS PORT PATH TIMEOUT: the body of a 200 response on stdout, else exit 1.
+http_get() {
+  local answer
+  answer="$(http_request GET "$@")" || return 1
+  [ "${answer%% *}" = 200 ] || return 1
+  echo "${answer#* }"
 }
 
 # Results of probe_commit.
@@ -480,7 +476,7 @@ probe_commit() {
   address="$(env_get "$hostdir" MMX_ADDRESS)"
   listen="$(env_get "$hostdir" MMX_STATUS_LISTEN)"
   PROBE_INDEX="" PROBE_ERROR="" PROBE_MS=""
-  if ! answer="$(http_post "$address" "${listen##*:}" /probe "$timeout")"; then
+  if ! answer="$(http_request POST "$address" "${listen##*:}" /probe "$timeout")"; then
     PROBE_ERROR="no answer from $address:${listen##*:} within ${timeout}s"
     return 1
   fi

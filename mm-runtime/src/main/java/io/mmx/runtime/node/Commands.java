@@ -50,17 +50,12 @@ public final class Commands
         final int incarnation, final long counter, final DirectBuffer payload, final int payloadOffset,
         final int length)
     {
-        if (counter < 1 || counter > MAX_COUNTER)
-        {
-            throw new IllegalArgumentException("command counter " + counter + " outside 1.." + MAX_COUNTER);
-        }
         if (length < 0 || length > 8 * (proposalWords - HEADER_WORDS))
         {
             throw new IllegalArgumentException("command of " + length + " bytes exceeds the configured " +
                 8 * (proposalWords - HEADER_WORDS) + ": raise maxCommandBytes on every node or split the command");
         }
-        words[offset] = ((long)origin << COUNTER_BITS) | counter;
-        words[offset + 1] = ((long)incarnation << 32) | length;
+        header(words, offset, origin, incarnation, counter, length);
         for (int w = HEADER_WORDS; w < proposalWords; w++)
         {
             long v = 0;
@@ -78,13 +73,20 @@ public final class Commands
     public static void encodeProbe(final long[] words, final int offset, final int proposalWords, final int origin,
         final int incarnation, final long counter)
     {
+        header(words, offset, origin, incarnation, counter, PROBE_LENGTH);
+        java.util.Arrays.fill(words, offset + HEADER_WORDS, offset + proposalWords, 0L);
+    }
+
+    /** Words 0 and 1 of a command: who sent it, which run, which counter, and the length field. */
+    private static void header(final long[] words, final int offset, final int origin, final int incarnation,
+        final long counter, final long lengthField)
+    {
         if (counter < 1 || counter > MAX_COUNTER)
         {
             throw new IllegalArgumentException("command counter " + counter + " outside 1.." + MAX_COUNTER);
         }
         words[offset] = ((long)origin << COUNTER_BITS) | counter;
-        words[offset + 1] = ((long)incarnation << 32) | PROBE_LENGTH;
-        java.util.Arrays.fill(words, offset + HEADER_WORDS, offset + proposalWords, 0L);
+        words[offset + 1] = ((long)incarnation << 32) | lengthField;
     }
 
     /** True if the command at {@code offset} is a probe. */
