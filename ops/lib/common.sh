@@ -494,24 +494,29 @@ probe_commit() {
 PROBE_MMX="" PROBE_KEY_FILE=""
 declare -gA PROBE_MEMD_WHY=()
 
+# memd_probe_tool HOSTDIR: the mmx and cluster key that run memd probes here: PROBE_MMX / PROBE_KEY_FILE,
+# or HOSTDIR's bundle's MMX_BIN and MMX_CLUSTER_KEY_FILE. Dies (exit 2) when they cannot run here, so
+# that health refuses the same way whether or not a probe turns out to be needed.
+MEMD_PROBE_MMX="" MEMD_PROBE_KEY=""
+memd_probe_tool() {
+  MEMD_PROBE_MMX="${PROBE_MMX:-$(env_get "$1" MMX_BIN)}"
+  MEMD_PROBE_KEY="${PROBE_KEY_FILE:-$(env_get "$1" MMX_CLUSTER_KEY_FILE)}"
+  [ -x "$MEMD_PROBE_MMX" ] || die "cannot probe memd: '$MEMD_PROBE_MMX' is not an executable mmx here; pass --mmx PATH"
+  [ -r "$MEMD_PROBE_KEY" ] || die "cannot probe memd: the cluster key file '$MEMD_PROBE_KEY' is not readable here; pass --cluster-key-file PATH (a copy of the cluster key)"
+}
+
 # memd_probe_start TIMEOUT HOSTDIR... / memd_probe_finish: one authenticated round trip to each
-# host's memd ('mmx memd probe' as the host's first process; all hosts side by side in one JVM),
-# so that a host that merely accepts TCP is not taken for a live memd. The JVM runs in the
-# background while the caller probes the nodes; finish waits for it and fills PROBE_MEMD[host] (up
-# or down) and PROBE_MEMD_WHY[host]. Runs the bundle's MMX_BIN with its MMX_CLUSTER_KEY_FILE
-# unless PROBE_MMX / PROBE_KEY_FILE are set, with small-JVM options (MMX_PROBE_JAVA_OPTS); dies
-# (exit 2) when the probe itself cannot run here.
+# host's memd ('mmx memd probe' as the host's first process; all hosts side by side in one JVM,
+# with the tool memd_probe_tool chose), so that a host that merely accepts TCP is not taken for a
+# live memd. Runs in the background; finish waits for it and fills PROBE_MEMD[host] (up or down)
+# and PROBE_MEMD_WHY[host]. Small-JVM options (MMX_PROBE_JAVA_OPTS).
 MEMD_PROBE_PID="" MEMD_PROBE_OUT="" MEMD_PROBE_LIMIT=0
 declare -gA MEMD_PROBE_HOST_OF=()
 memd_probe_start() {
-  local timeout="$1" hostdir host mmx key ids listen ms endpoint
+  local timeout="$1" hostdir host ids listen ms endpoint
   shift
   MEMD_PROBE_PID="" MEMD_PROBE_HOST_OF=()
   [ $# -gt 0 ] || return 0
-  mmx="${PROBE_MMX:-$(env_get "$1" MMX_BIN)}"
-  key="${PROBE_KEY_FILE:-$(env_get "$1" MMX_CLUSTER_KEY_FILE)}"
-  [ -x "$mmx" ] || die "cannot probe memd: '$mmx' is not an executable mmx here; pass --mmx PATH"
-  [ -r "$key" ] || die "cannot probe memd: the cluster key file '$key' is not readable here; pass --cluster-key-file PATH (a copy of the cluster key)"
   local -a args=()
   for hostdir in "$@"; do
     host="$(env_get "$hostdir" MMX_HOST)"
@@ -527,7 +532,7 @@ memd_probe_start() {
   MEMD_PROBE_LIMIT=$((${timeout%.*} + 30))
   MEMD_PROBE_OUT="$(mktemp "${TMPDIR:-/tmp}/mmx-memd-probe.XXXXXX")"
   MMX_JAVA_OPTS="${MMX_PROBE_JAVA_OPTS:--Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}" \
-    timeout "$MEMD_PROBE_LIMIT" "$mmx" memd probe "${args[@]}" --key "$key" --timeout-ms "$ms" >"$MEMD_PROBE_OUT" 2>&1 &
+    timeout "$MEMD_PROBE_LIMIT" "$MEMD_PROBE_MMX" memd probe "${args[@]}" --key "$MEMD_PROBE_KEY" --timeout-ms "$ms" >"$MEMD_PROBE_OUT" 2>&1 &
   MEMD_PROBE_PID=$!
 }
 
@@ -559,9 +564,9 @@ memd_probe_finish() {
 
 # Results of probe_host, by host index.
 declare -gA PROBE_MEMD=() PROBE_NODE=() PROBE_PLAN=() PROBE_LIVE=() PROBE_ROLES=() PROBE_LEADER=() \
-  PROBE_UNKNOWN=() PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=()
+  PROBE_UNKNOWN=() PROBE_REACH=() PROBE_COMMIT=() PROBE_SETTLED=() PROBE_SERVED=()
 
-# probe_host HOSTDIR TIMEOUT: the node's status (memd is probed for all hosts at once by memd_probe_start). Parses
+# probe_host HOSTDIR TIMEOUT: the node's status (probe_cluster judges memd from it, or probes memd). Parses
 # the status JSON: {"plan":"sha256:...","processes":[{"id":0,"role":"LEADER","leader":0,...},...]}.
 probe_host() {
   local hostdir="$1" timeout="$2" host address listen status
@@ -569,12 +574,12 @@ probe_host() {
   address="$(env_get "$hostdir" MMX_ADDRESS)"
   listen="$(env_get "$hostdir" MMX_STATUS_LISTEN)"
   PROBE_NODE[$host]=down PROBE_PLAN[$host]="" PROBE_LIVE[$host]="" PROBE_ROLES[$host]="" PROBE_LEADER[$host]=""
-  PROBE_REACH[$host]="" PROBE_COMMIT[$host]="" PROBE_SETTLED[$host]=0 PROBE_UNKNOWN[$host]=0
+  PROBE_REACH[$host]="" PROBE_COMMIT[$host]="" PROBE_SETTLED[$host]=0 PROBE_UNKNOWN[$host]=0 PROBE_SERVED[$host]=0
   status="$(http_get "$address" "${listen##*:}" /status "$timeout")" || return 0
   PROBE_NODE[$host]=up
   local compact="${status//[[:space:]]/}"
   [[ "$compact" =~ \"plan\":\"([^\"]*)\" ]] && PROBE_PLAN[$host]="${BASH_REMATCH[1]}"
-  local body="${compact#*\"processes\":[}" object live="" roles="" settled=1 leaders="" unknown=0 reach=-1 need="" commit=""
+  local body="${compact#*\"processes\":[}" object live="" roles="" settled=1 leaders="" unknown=0 reach=-1 need="" commit="" served=0
   local -A role_count=()
   body="${body%%]*}"
   while [[ "$body" =~ \{([^{}]*)\} ]]; do
@@ -585,6 +590,7 @@ probe_host() {
     [[ "$object" =~ \"role\":\"([A-Z]+)\" ]] && role="${BASH_REMATCH[1]}"
     [[ "$object" =~ \"leader\":(-?[0-9]+) ]] && leader="${BASH_REMATCH[1]}"
     [[ "$object" =~ \"blocked\":true ]] && role=BLOCKED
+    [[ "$object" =~ \"regionServed\":true ]] && served=1
     if [[ "$object" =~ \"reachableAcceptors\":([0-9]+) ]] && ((BASH_REMATCH[1] > reach)); then reach="${BASH_REMATCH[1]}"; fi
     [[ "$object" =~ \"neededAcceptors\":([0-9]+) ]] && need="${BASH_REMATCH[1]}"
     if [[ "$object" =~ \"commitIndex\":(-?[0-9]+) ]] && [[ -z "$commit" || "${BASH_REMATCH[1]}" -gt "$commit" ]]; then commit="${BASH_REMATCH[1]}"; fi
@@ -604,6 +610,9 @@ probe_host() {
   PROBE_UNKNOWN[$host]="$unknown"       # processes that know no leader
   ((reach < 0)) || PROBE_REACH[$host]="$reach/$need"   # the best view among its processes
   PROBE_COMMIT[$host]="$commit"
+  # The host's memd serves when one of its processes wrote its heartbeat through it lately
+  # ("regionServed"): as strong as a probe (that write is authenticated as the process), and free.
+  PROBE_SERVED[$host]="$served"
   # Settled: every process of the host reports, each as LEADER or FOLLOWER. (A follower may not
   # know the leader yet, leader -1: idle followers learn it from traffic; mmx status agrees.)
   [ "$live" = "$(ids_list "$(env_get "$hostdir" MMX_IDS)")" ] || settled=0
@@ -638,12 +647,23 @@ probe_cluster() {
   local timeout="$1" hostdir host expected live leaders="" label
   shift
   CLUSTER_PROBLEMS=() CLUSTER_LOST=() CLUSTER_CRASHED=0 CLUSTER_BLOCKED=0 CLUSTER_VERDICT=GREEN
-  # REUSE_MEMD_PROBE=1: keep the memd verdicts of the previous call (a settle loop polls nodes
-  # many times a minute; memd did not restart, and each memd probe costs a JVM start).
-  [ "${REUSE_MEMD_PROBE:-0}" = 1 ] || memd_probe_start "$timeout" "$@"
+  [ $# -eq 0 ] || memd_probe_tool "$1"
   for hostdir in "$@"; do
     probe_host "$hostdir" "$timeout"
   done
+  # memd: a host whose node says its region is served needs no probe; the others get one JVM
+  # for all of them. REUSE_MEMD_PROBE=1 keeps the previous call's verdicts for those instead (a
+  # settle loop polls many times a minute, and memd did not restart).
+  local -a unvouched=()
+  for hostdir in "$@"; do
+    host="$(env_get "$hostdir" MMX_HOST)"
+    if [ "${PROBE_SERVED[$host]}" = 1 ]; then
+      PROBE_MEMD[$host]=up PROBE_MEMD_WHY[$host]=""
+    elif [ "${REUSE_MEMD_PROBE:-0}" != 1 ] || [ -z "${PROBE_MEMD[$host]:-}" ]; then
+      unvouched+=("$hostdir")
+    fi
+  done
+  memd_probe_start "$timeout" "${unvouched[@]}"
   memd_probe_finish
   for hostdir in "$@"; do
     host="$(env_get "$hostdir" MMX_HOST)"

@@ -48,8 +48,56 @@ class OpsScriptsTest
             command.add(OPS.relativize(script).toString());
         }
         command.add("lib/common.sh");
+        for (final String launcher : List.of("mmx", "topo", "perf"))
+        {
+            command.add("../bin/" + launcher);
+        }
         final Run check = run(command, 300); // about 12 s of CPU; a loaded machine stretches it
         assertEquals(0, check.exit(), "shellcheck findings:\n" + check.output());
+    }
+
+    /**
+     * bin/mmx archives the classes a node and a daemon load once per build ('mmx selfcheck' is the
+     * workload) and starts every JVM from it; what the JVM says of the archive, even of a damaged one,
+     * goes to stderr, so stdout stays the command's own (scripts parse 'mmx status --json').
+     */
+    @Test
+    void theMmxLauncherArchivesItsClassesAndKeepsStdoutClean() throws Exception
+    {
+        final Path archive = OPS.resolveSibling("mm-runtime").resolve("target").resolve("mm-runtime.jsa");
+        final String stdoutOnly = "../bin/mmx --version 2>/dev/null";
+        final Run plain = run(List.of("bash", "-c", "MMX_CDS=0 " + stdoutOnly), 120);
+        assertEquals(0, plain.exit(), plain.output());
+        assertTrue(plain.output().startsWith("mmx "), plain.output());
+
+        Files.deleteIfExists(archive);
+        final Run first = run(List.of("bash", "-c", stdoutOnly), 300); // builds the archive: one selfcheck
+        assertEquals(plain, first);
+        assertTrue(Files.size(archive) > 1_000_000, "no class archive at " + archive);
+        final Run used = run(List.of("bash", "-c", "../bin/mmx --version; " +
+            "MMX_JAVA_OPTS='-Xlog:class+load=info' ../bin/mmx --version | grep -c 'shared objects file (top)'"), 120);
+        assertTrue(used.output().matches("(?s)mmx .*\\n[1-9][0-9]*\\n"), "classes not loaded from the archive: " + used.output());
+
+        // A damaged archive newer than the jar: the JVM refuses it on stderr and runs without it.
+        Files.delete(archive);
+        Files.writeString(archive, "not a class archive");
+        try
+        {
+            assertEquals(plain, run(List.of("bash", "-c", stdoutOnly), 120));
+        }
+        finally
+        {
+            Files.deleteIfExists(archive);
+        }
+    }
+
+    @Test
+    void theSelfcheckCommitsAProbe() throws Exception
+    {
+        final Run check = run(List.of("../bin/mmx", "selfcheck"), 300);
+        assertEquals(0, check.exit(), check.output());
+        assertTrue(check.output().contains("selfcheck: OK: a memory daemon and a node of 3 processes committed a probe"),
+            check.output());
     }
 
     @Test

@@ -25,6 +25,7 @@ import java.io.UncheckedIOException;
         LocalCommand.class,
         StatusCommand.class,
         SimCommand.class,
+        SelfcheckCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -50,7 +51,7 @@ public final class MmxCommand implements Runnable
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(),
-            "name a command: demo, node, memd, local, status or sim (mmx --help lists them)");
+            "name a command: demo, node, memd, local, status, sim or selfcheck (mmx --help lists them)");
     }
 
     /** The command line with mmx's error handling. */

@@ -25,7 +25,9 @@ import java.util.concurrent.CountDownLatch;
  */
 @Command(name = "node", mixinStandardHelpOptions = true,
     description = {"Runs the processes of a plan that this JVM hosts, each a key-value store replica.",
-        "Prints 'READY <ids> status http://HOST:PORT/status' once serving; exits 0 on SIGTERM."})
+        "Prints 'READY <ids> status http://HOST:PORT/status' once serving, then a line",
+        "'ROLE <id> <role> leader <l> commit <i> (JVM up T ms)' whenever a hosted process changes role;",
+        "exits 0 on SIGTERM."})
 final class NodeCommand implements Callable<Integer>
 {
     @Option(names = "--plan", required = true, description = "the plan file (topo plan)")
@@ -84,6 +86,9 @@ final class NodeCommand implements Callable<Integer>
         // media driver behind.
         final StatusServer.Bound port = StatusServer.bind(io.mmx.rdma.memd.MemdCommandLine.parseAddress(statusListen));
         final List<AppliedLog> logs = new ArrayList<>();
+        // Role changes arrive on the agent thread, which must not block on stdout: a daemon prints them.
+        final java.util.concurrent.LinkedBlockingQueue<io.mmx.runtime.node.ProcessStatus> roleLines =
+            new java.util.concurrent.LinkedBlockingQueue<>();
         final MmxNode node;
         try
         {
@@ -96,7 +101,14 @@ final class NodeCommand implements Callable<Integer>
                 final AppliedLog log = new AppliedLog(appliedLogDir.resolve("process-" + p + ".log"));
                 logs.add(log);
                 return new KeyValueStore(log);
-            }, NodeListener.NO_OP);
+            }, new NodeListener()
+            {
+                @Override
+                public void onRoleChange(final io.mmx.runtime.node.ProcessStatus status)
+                {
+                    roleLines.offer(status);
+                }
+            });
         }
         catch (final RuntimeException ex)
         {
@@ -104,6 +116,9 @@ final class NodeCommand implements Callable<Integer>
             throw ex;
         }
         final StatusServer status = port.serve(node);
+        final Thread printer = new Thread(() -> printRoleChanges(roleLines), "mmx-role-log");
+        printer.setDaemon(true);
+        printer.start();
         final CountDownLatch stop = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {
@@ -179,4 +194,25 @@ final class NodeCommand implements Callable<Integer>
             throw new IllegalArgumentException(ex.getMessage(), ex);
         }
     }
+
+    /** One line per role change: "ROLE <id> <role> leader <l> commit <i> (JVM up T ms)". */
+    private static void printRoleChanges(final java.util.concurrent.BlockingQueue<io.mmx.runtime.node.ProcessStatus> lines)
+    {
+        try
+        {
+            while (true)
+            {
+                final io.mmx.runtime.node.ProcessStatus s = lines.take();
+                System.out.println("ROLE " + s.id() + " " + s.role() + " leader " + s.leader() + " commit " +
+                    s.commitIndex() + " (JVM up " + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() +
+                    " ms)");
+                System.out.flush();
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
 }

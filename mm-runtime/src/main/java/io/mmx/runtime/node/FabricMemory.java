@@ -156,6 +156,12 @@ final class FabricMemory implements CompletionHandler
         return work;
     }
 
+    /** Heartbeat writes to the process's own region that completed OK (0 without heartbeats). */
+    long heartbeatBumps()
+    {
+        return heartbeats == null ? 0 : heartbeats.bumps();
+    }
+
     @Override
     public void onCompletion(final long correlationId, final OpType type, final int owner, final OpStatus status,
         final long value)

@@ -45,11 +45,15 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private MembershipNode membership;
     private int leader = -1;
     private long nowTick;
+    private long lastBumps;
+    private long lastBumpTick = -1;
     private volatile ProcessStatus published;
     private String lastRole = "";
     private boolean recoveryReported;
     private long nextPublishTick;
     private static final int PUBLISH_INTERVAL_TICKS = 50;
+    /** How recent the last completed heartbeat write must be for the status to say the region is served. */
+    static final int REGION_SERVED_TICKS = 250;
 
     ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory, final AeronTransport transport,
         final StateMachine stateMachine, final Completions completions, final NodeListener listener, final long seed,
@@ -71,7 +75,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.commandBuffer = new UnsafeBuffer(new byte[8 * proposalWords]);
         this.qps = qps;
         this.core = new MmPaxosCore(id, config, this, seed);
-        this.published = new ProcessStatus(id, "RECOVERING", -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0);
+        this.published = new ProcessStatus(id, "RECOVERING", -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0, false);
     }
 
     int id()
@@ -105,6 +109,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void onTick(final long tick)
     {
         nowTick = tick;
+        final long bumps = memory.heartbeatBumps();
+        if (bumps > lastBumps)
+        {
+            lastBumps = bumps;
+            lastBumpTick = tick;
+        }
         if (!recoveryReported && core.ready())
         {
             // A restart: the core resumes after the region's decided prefix, which this fresh
@@ -262,7 +272,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             suspects += b ? 1 : 0;
         }
         final ProcessStatus ps = new ProcessStatus(id, role, leader, s.ballot, s.reachableAcceptors,
-            s.neededAcceptors, s.appliedThrough, s.knownDecidedThrough, qps, suspects, deadMembers());
+            s.neededAcceptors, s.appliedThrough, s.knownDecidedThrough, qps, suspects, deadMembers(),
+            lastBumpTick >= 0 && nowTick - lastBumpTick <= REGION_SERVED_TICKS);
         published = ps;
         if (!role.equals(lastRole))
         {

@@ -15,6 +15,9 @@ package io.mmx.runtime.node;
  * @param qps                 memory connections it holds (queue pairs on verbs): degree + 1.
  * @param suspectedNeighbours plan neighbours whose memory heartbeat stopped (it executes their acceptors).
  * @param deadMembers         processes membership considers dead.
+ * @param regionServed        its own region answered recently: a write of its memory heartbeat completed
+ *                            within the last {@value ProcessReplica#REGION_SERVED_TICKS} ticks, so the
+ *                            region's server (memd, or shm here) serves it to this process's own key.
  */
 public record ProcessStatus(
     int id,
@@ -27,7 +30,8 @@ public record ProcessStatus(
     long knownDecided,
     int qps,
     int suspectedNeighbours,
-    int deadMembers)
+    int deadMembers,
+    boolean regionServed)
 {
     /** True when the role is BLOCKED. */
     public boolean blocked()
@@ -42,6 +46,6 @@ public record ProcessStatus(
             ",\"reachableAcceptors\":" + reachableAcceptors + ",\"neededAcceptors\":" + neededAcceptors +
             ",\"commitIndex\":" + commitIndex + ",\"knownDecided\":" + knownDecided + ",\"blocked\":" + blocked() +
             ",\"qps\":" + qps + ",\"suspectedNeighbours\":" + suspectedNeighbours + ",\"deadMembers\":" + deadMembers +
-            "}";
+            ",\"regionServed\":" + regionServed + "}";
     }
 }

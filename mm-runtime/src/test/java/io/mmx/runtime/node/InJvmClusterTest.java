@@ -122,6 +122,32 @@ class InJvmClusterTest
     }
 
     @Test
+    void theStatusSaysWhetherTheProcessesOwnRegionsAreServed() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(3, 2, 7);
+        final io.mmx.rdma.memd.MemoryDaemon daemon = io.mmx.rdma.memd.MemoryDaemon.start(
+            new io.mmx.rdma.memd.MemoryDaemon.Context().listen(new java.net.InetSocketAddress("127.0.0.1", 0))
+                .clusterKey(io.mmx.rdma.region.ClusterKey.of(NodeTestSupport.KEY)).plan(plan.graph()));
+        try
+        {
+            final String memd = "0-2@127.0.0.1:" + daemon.boundAddress().getPort();
+            final MmxNode node = MmxNode.launch(context(plan, "0-2@127.0.0.1:" + NodeTestSupport.freePorts(1).get(0),
+                0, 1, 2).memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), NodeListener.NO_OP);
+            nodes.add(node);
+            NodeTestSupport.await(() -> node.status().stream().allMatch(ProcessStatus::regionServed), 20_000,
+                "every process to report its region served by memd");
+            org.junit.jupiter.api.Assertions.assertTrue(StatusServer.json(node).contains("\"regionServed\":true"));
+            daemon.close();
+            NodeTestSupport.await(() -> node.status().stream().noneMatch(ProcessStatus::regionServed), 20_000,
+                "every process to report its region no longer served once memd stopped");
+        }
+        finally
+        {
+            daemon.close();
+        }
+    }
+
+    @Test
     void probesCommitThroughTheStatusPortAndNeverReachTheStateMachine() throws Exception
     {
         final Plan plan = NodeTestSupport.plan(3, 2, 7);
