@@ -468,6 +468,13 @@ PROBE_INDEX=""   # the log index at which the probe committed
 PROBE_ERROR=""   # why it did not
 PROBE_MS=""      # how long the node took to see it committed
 
+# node_answers HOSTDIR: the node's GET /status answers 200 within a second.
+node_answers() {
+  local listen
+  listen="$(env_get "$1" MMX_STATUS_LISTEN)"
+  http_get "$(env_get "$1" MMX_ADDRESS)" "${listen##*:}" /status 1 >/dev/null
+}
+
 # probe_commit HOSTDIR TIMEOUT: submits one probe command through the host's node (POST /probe:
 # ordered and decided like any command, applied by no state machine) and waits for its commit.
 # Exit 0 when it committed (PROBE_INDEX, PROBE_MS), else 1 with PROBE_ERROR.
