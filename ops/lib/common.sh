@@ -642,6 +642,7 @@ wait_until() {
 }
 
 # Results of probe_cluster.
+declare -ga MEMD_PROBED=()        # hosts whose memd was probed directly (their node did not vouch for it)
 declare -ga CLUSTER_PROBLEMS=()   # one sentence per problem
 declare -ga CLUSTER_LOST=()       # host indices whose memd is unreachable (their regions are gone)
 CLUSTER_CRASHED=0                 # processes down on hosts whose memd is up (regions kept)
@@ -670,6 +671,8 @@ probe_cluster() {
       unvouched+=("$hostdir")
     fi
   done
+  MEMD_PROBED=()
+  for hostdir in "${unvouched[@]}"; do MEMD_PROBED+=("$(env_get "$hostdir" MMX_HOST)"); done
   memd_probe_start "$timeout" "${unvouched[@]}"
   memd_probe_finish
   for hostdir in "$@"; do
