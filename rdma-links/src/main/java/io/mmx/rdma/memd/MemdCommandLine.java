@@ -79,25 +79,25 @@ public final class MemdCommandLine
                         context.plan(readPlan(Path.of(value)));
                         break;
                     case "--max-connections":
-                        context.maxConnections(parseInt(option, value));
+                        context.maxConnections(parseInt(option, value, 1));
                         break;
                     case "--max-pending-connections":
-                        context.maxPendingConnections(parseInt(option, value));
+                        context.maxPendingConnections(parseInt(option, value, 1));
                         break;
                     case "--handshake-timeout-ms":
-                        context.handshakeTimeoutMs(parseInt(option, value));
+                        context.handshakeTimeoutMs(parseInt(option, value, 1));
                         break;
                     case "--idle-timeout-ms":
-                        context.idleTimeoutMs(parseInt(option, value));
+                        context.idleTimeoutMs(parseInt(option, value, 1));
                         break;
                     case "--max-memory":
-                        context.memoryBytes(parseLong(option, value));
+                        context.memoryBytes(parseLong(option, value, 1));
                         break;
                     case "--max-regions":
-                        context.maxRegions(parseInt(option, value));
+                        context.maxRegions(parseInt(option, value, 1));
                         break;
                     case "--max-region-bytes":
-                        context.maxRegionBytes(parseLong(option, value));
+                        context.maxRegionBytes(parseLong(option, value, 8));
                         break;
                     case "--ready-file":
                         readyFile = Path.of(value);
@@ -207,28 +207,39 @@ public final class MemdCommandLine
         }
     }
 
-    private static int parseInt(final String option, final String value)
+    // A whole number of at least min, or an error naming the option, the value and the range.
+    private static int parseInt(final String option, final String value, final int min)
     {
-        try
+        final long parsed = parseLong(option, value, min);
+        if (parsed > Integer.MAX_VALUE)
         {
-            return Integer.parseInt(value);
+            throw outOfRange(option, value, min, Integer.MAX_VALUE);
         }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number");
-        }
+        return (int)parsed;
     }
 
-    private static long parseLong(final String option, final String value)
+    private static long parseLong(final String option, final String value, final long min)
     {
+        final long parsed;
         try
         {
-            return Long.parseLong(value);
+            parsed = Long.parseLong(value);
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number");
+            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number: give one of at least " + min);
         }
+        if (parsed < min)
+        {
+            throw outOfRange(option, value, min, Long.MAX_VALUE);
+        }
+        return parsed;
+    }
+
+    private static IllegalArgumentException outOfRange(final String option, final String value, final long min, final long max)
+    {
+        return new IllegalArgumentException(option + " " + value + " is out of range: give a whole number from " + min +
+            " to " + max + ", or leave the option out for its default");
     }
 
     /** Reads a cluster key file, or throws naming the file and how to create it. */
