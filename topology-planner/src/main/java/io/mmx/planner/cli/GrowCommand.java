@@ -45,7 +45,7 @@ final class GrowCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final Plan before = PlanFile.read(file);
+        final Plan before = PlanFile.readSealed(file);
         final PlanChanges.Change change = PlanChanges.grow(before, add, seed, placement.toLayout(),
             analysis.toOptions(seed), Progress.toStderr(spec, before.n() + add));
         final Plan after = change.plan();

@@ -40,7 +40,7 @@ final class ReportCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final Plan plan = PlanFile.read(file);
+        final Plan plan = PlanFile.readSealed(file);
         Files.createDirectories(out);
         final Path page = PlanReport.write(plan, out, profileBudget, Progress.toStderr(spec, plan.n()));
         spec.commandLine().getOut().println("report written to " + page);

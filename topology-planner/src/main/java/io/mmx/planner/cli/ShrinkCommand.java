@@ -53,7 +53,7 @@ final class ShrinkCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final Plan before = PlanFile.read(file);
+        final Plan before = PlanFile.readSealed(file);
         final PlanChanges.Change change = which.ids != null ?
             PlanChanges.shrink(before, which.ids, seed, analysis.toOptions(seed), Progress.toStderr(spec, before.n())) :
             PlanChanges.shrink(before, which.count, seed, analysis.toOptions(seed), Progress.toStderr(spec, before.n()));

@@ -104,6 +104,25 @@ public final class PlanFile
         }
     }
 
+    /**
+     * Reads a plan file and checks its content hash: what every command but {@code topo verify} (which
+     * lists every difference) reads, so that a plan edited by hand is never used as if topo had made it.
+     *
+     * @throws GraphFileException naming the file, both hashes and the fix, when they differ.
+     */
+    public static Plan readSealed(final Path path)
+    {
+        final Plan plan = read(path);
+        final String recomputed = ContentHash.of(plan);
+        if (!recomputed.equals(plan.contentHash()))
+        {
+            throw new GraphFileException(path + ": content_hash is " + plan.contentHash() + " but the content hashes to " +
+                recomputed + ": the plan was changed after topo wrote it; make it again with 'topo plan' (or grow, " +
+                "shrink), and 'topo verify " + path + "' lists what differs");
+        }
+        return plan;
+    }
+
     /** Reads a plan from a stream; {@code source} names it in error messages. */
     public static Plan read(final InputStream in, final String source)
     {

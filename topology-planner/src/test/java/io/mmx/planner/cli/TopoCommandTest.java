@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The CLI as a user drives it: exit codes, messages, files written or not. */
 class TopoCommandTest
@@ -95,6 +96,40 @@ class TopoCommandTest
             assertEquals(1, run.err().lines().filter(l -> l.contains("error")).count(), "one error line: " + run.err());
         }
         assertNoFiles(dir);
+    }
+
+    @Test
+    void aPlanTooLargeForTheHeapIsRefusedNamingTheHeapItNeeds(@TempDir final Path dir) throws IOException
+    {
+        assumeTrue(Runtime.getRuntime().maxMemory() < io.mmx.planner.plan.HeapEstimate.planBytes(100_000_000, 8),
+            "this JVM's heap could hold the plan");
+        final Run run = topo("plan", "--n", "100000000", "--degree", "8", "--out", dir.resolve("plan.json").toString());
+        assertEquals(ExitCodes.BAD_INPUT, run.exitCode(), run.err());
+        assertTrue(run.err().contains("GiB of heap") && run.err().contains("-Xmx"), run.err());
+        assertEquals(1, run.err().lines().filter(l -> l.contains("error")).count(), "one error line: " + run.err());
+        assertFalse(run.err().contains("OutOfMemoryError"), run.err());
+        assertNoFiles(dir);
+    }
+
+    @Test
+    void commandsRefuseAPlanEditedByHand(@TempDir final Path dir) throws IOException
+    {
+        final Path plan = dir.resolve("plan.json");
+        assertEquals(0, topo("plan", "--n", "32", "--degree", "4", "--seed", "5", "--attack-budget", "100ms", "--out",
+            plan.toString()).exitCode());
+        final String good = Files.readString(plan);
+        final String edited = good.replaceFirst("\"generator\": \"random\"", "\"generator\": \"circulant\"");
+        assertNotEquals(good, edited);
+        Files.writeString(plan, edited);
+        for (final String[] args : new String[][] {{"analyze", plan.toString()},
+            {"report", plan.toString(), "--out", dir.resolve("report").toString()},
+            {"grow", plan.toString(), "--add", "2", "--out", dir.resolve("grown.json").toString()}})
+        {
+            final Run run = topo(args);
+            assertEquals(ExitCodes.BAD_INPUT, run.exitCode(), String.join(" ", args) + ": " + run.out() + run.err());
+            assertTrue(run.err().contains("content_hash") && run.err().contains("topo verify"), run.err());
+        }
+        assertFalse(Files.exists(dir.resolve("report")) || Files.exists(dir.resolve("grown.json")));
     }
 
     @Test
