@@ -240,18 +240,19 @@ public final class PlanFile
                         analysis = parser.readValueAsTree();
                     }
                     case "adjacency" -> adjacency = readAdjacency(value);
-                    default -> throw error("unknown field '" + name + "'; this topo reads plan format version " +
-                        Plan.FORMAT_VERSION + " (docs/plan-format.md lists the fields)");
+                    default -> throw error("unknown field '" + name + "'; this topo reads plan format versions " +
+                        Plan.OLDEST_READABLE_VERSION + " to " + Plan.FORMAT_VERSION + " (docs/plan-format.md lists the fields)");
                 }
             }
             if (!FORMAT_NAME.equals(require(format, "format")))
             {
                 throw error("field 'format' is '" + format + "', not '" + FORMAT_NAME + "': this is not an mmx plan file");
             }
-            if (require(version, "version") != Plan.FORMAT_VERSION)
+            if (require(version, "version") < Plan.OLDEST_READABLE_VERSION || version > Plan.FORMAT_VERSION)
             {
-                throw error("plan format version " + version + " is not the version this topo reads (" +
-                    Plan.FORMAT_VERSION + "): use the mmx release that wrote it, or regenerate the plan");
+                throw error("plan format version " + version + " is not one this topo reads (" +
+                    Plan.OLDEST_READABLE_VERSION + " to " + Plan.FORMAT_VERSION +
+                    "): use the mmx release that wrote it, or regenerate the plan");
             }
             require(hash, "content_hash");
             require(n, "n");

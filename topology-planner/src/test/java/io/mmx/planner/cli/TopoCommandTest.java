@@ -112,6 +112,44 @@ class TopoCommandTest
     }
 
     @Test
+    void theSameSeedGivesTheSamePlanHashIncluded(@TempDir final Path dir) throws IOException
+    {
+        // Large enough that the stage timings and the attack searches differ from run to run.
+        final String[] shape = {"--n", "2000", "--degree", "8", "--seed", "11", "--racks", "2", "--hosts-per-rack", "4",
+            "--procs-per-host", "250", "--attack-budget", "300ms"};
+        final String[] hashes = new String[2];
+        for (int i = 0; i < 2; i++)
+        {
+            final Path plan = dir.resolve("plan" + i + ".json");
+            final String[] args = new String[shape.length + 3];
+            args[0] = "plan";
+            System.arraycopy(shape, 0, args, 1, shape.length);
+            args[args.length - 2] = "--out";
+            args[args.length - 1] = plan.toString();
+            assertEquals(0, topo(args).exitCode());
+            hashes[i] = new ObjectMapper().readTree(plan.toFile()).path("content_hash").asText();
+        }
+        assertEquals(hashes[0], hashes[1], "seed 11 twice");
+        assertEquals(0, topo("verify", dir.resolve("plan1.json").toString()).exitCode());
+    }
+
+    @Test
+    void aVersionOnePlanIsStillReadAndVerified(@TempDir final Path dir) throws IOException
+    {
+        final Path plan = dir.resolve("version1.json");
+        try (var in = TopoCommandTest.class.getResourceAsStream("/plans/version1.json"))
+        {
+            Files.copy(in, plan);
+        }
+        assertEquals(1, new ObjectMapper().readTree(plan.toFile()).path("version").asInt());
+        final Run verify = topo("verify", plan.toString());
+        assertEquals(0, verify.exitCode(), verify.out() + verify.err());
+        final Run export = topo("export", plan.toString());
+        assertEquals(0, export.exitCode(), export.err());
+        assertTrue(export.out().startsWith("content_hash sha256:58d17096"), export.out());
+    }
+
+    @Test
     void commandsRefuseAPlanEditedByHand(@TempDir final Path dir) throws IOException
     {
         final Path plan = dir.resolve("plan.json");
