@@ -46,6 +46,10 @@ final class DemoCommand implements Callable<Integer>
     @Option(names = "--dir", description = "cluster directory (default: a temporary one, removed at the end)")
     Path dir;
 
+    @Option(names = "--force", description = "replace the cluster in --dir if one is there; without it an existing " +
+        "cluster directory is refused")
+    boolean force;
+
     @Override
     public Integer call() throws Exception
     {
@@ -55,7 +59,8 @@ final class DemoCommand implements Callable<Integer>
         final boolean temporary = dir == null;
         final Path clusterDir = temporary ? Files.createTempDirectory("mmx-demo-") : dir;
         try (LocalCluster cluster = LocalCluster.create(clusterDir, plan, procsPerJvm,
-            List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")))
+            List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
         {
             final ClusterLayout layout = cluster.layout();
             // The client's JVM hosts the highest ids; Ω prefers low ids, so leaders sit in JVMs that get killed.
