@@ -16,12 +16,12 @@ import java.io.UncheckedIOException;
     version = "mmx 0.1",
     description = {
         "Consensus over memory that outlives its process: m&m Paxos along a planned expander.",
-        "Try 'mmx demo': a 32-process cluster on this machine that keeps committing after more than",
-        "half of its processes are killed with SIGKILL."},
+        "Try 'mmx demo': a 32-process cluster on this machine that keeps committing after more than half " +
+        "of its processes are killed with SIGKILL."},
     subcommands = {
         DemoCommand.class,
         NodeCommand.class,
-        MemdCommand.class,
+        io.mmx.rdma.memd.MemdCommandLine.class,
         LocalCommand.class,
         StatusCommand.class,
         SimCommand.class,
@@ -63,7 +63,7 @@ public final class MmxCommand implements Runnable
             // A wrapper written with its own sentence (which address, which fix) says more than its cause.
             final boolean worded = ex instanceof UncheckedIOException && ex.getCause() != null &&
                 !ex.getMessage().equals(ex.getCause().toString());
-            cmd.getErr().println("mmx " + cmd.getCommandName() + ": error: " + (worded ? ex.getMessage() : cause.getMessage()));
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + (worded ? ex.getMessage() : cause.getMessage()));
             cmd.getErr().flush();
             if (cause instanceof GraphFileException || cause instanceof IllegalArgumentException)
             {
@@ -79,9 +79,8 @@ public final class MmxCommand implements Runnable
         line.setParameterExceptionHandler((ex, args) ->
         {
             final CommandLine cmd = ex.getCommandLine();
-            cmd.getErr().println("mmx " + cmd.getCommandName() + ": error: " + ex.getMessage());
-            cmd.getErr().println("Run 'mmx " + (cmd.getParent() == null ? "" : cmd.getCommandName() + " ") +
-                "--help' for the options.");
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + ex.getMessage());
+            cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for the options.");
             return BAD_INPUT;
         });
         return line;

@@ -47,6 +47,33 @@ class MmxCommandTest
     }
 
     @Test
+    void helpReadsWellAndNoCommandIsOneError()
+    {
+        assertEquals(MmxCommand.BAD_INPUT, run());
+        assertTrue(err.toString().startsWith("mmx: error: name a command"), err.toString());
+        assertEquals(java.util.List.of(), io.mmx.planner.cli.UsageCheck.problems(MmxCommand.commandLine()));
+        final StringWriter out = new StringWriter();
+        final CommandLine line = MmxCommand.commandLine();
+        line.setOut(new PrintWriter(out, true));
+        assertEquals(0, line.execute("memd", "--help"));
+        for (final String option : new String[] {"--listen=HOST:PORT", "--cluster-key-file=FILE", "--max-regions=N",
+            "--max-memory=BYTES", "--ready-file=FILE", "Exit codes:", "probe"})
+        {
+            assertTrue(out.toString().contains(option), "memd --help lists " + option + ": " + out);
+        }
+    }
+
+    @Test
+    void memdOutOfRangeNumbersNameTheOption() throws Exception
+    {
+        final Path key = Files.write(dir.resolve("k"), new byte[32]);
+        final Path edges = Files.writeString(dir.resolve("edges"), "2\n0 1\n");
+        assertEquals(MmxCommand.BAD_INPUT, run("memd", "--max-regions", "-1", "--cluster-key-file", key.toString(),
+            "--plan-edges", edges.toString()), err.toString());
+        assertTrue(err.toString().startsWith("mmx memd: error: --max-regions -1 is out of range"), err.toString());
+    }
+
+    @Test
     void nodeWithoutKeyFileNamesTheFix() throws Exception
     {
         assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--directory",

@@ -73,23 +73,24 @@ class MemdFailureTest
     @Test
     void badCommandLinesFailWithOneSentence()
     {
-        assertUsageError(new String[]{"--listen", "127.0.0.1:0"}, "no cluster key");
-        assertUsageError(new String[]{"--listen", "nonsense"}, "not HOST:PORT");
-        assertUsageError(new String[]{"--frobnicate", "1"}, "unknown option --frobnicate");
-        assertUsageError(new String[]{"--cluster-key-file", "/nonexistent/key"}, "cannot read cluster key file /nonexistent/key");
+        assertUsageError(new String[]{"--listen", "127.0.0.1:0"}, "--cluster-key-file");
+        assertUsageError(withFiles("--listen", "nonsense"), "not HOST:PORT");
+        assertUsageError(new String[]{"--frobnicate", "1"}, "Unknown options: '--frobnicate'");
+        assertUsageError(new String[]{"--cluster-key-file", "/nonexistent/key", "--plan-edges", "/nonexistent/edges"},
+            "cannot read cluster key file /nonexistent/key");
     }
 
     @Test
     void outOfRangeNumbersAreRefusedNamingTheOption()
     {
-        assertUsageError(new String[]{"--max-regions", "-1"}, "--max-regions -1 is out of range");
-        assertUsageError(new String[]{"--max-regions", "0"}, "--max-regions 0 is out of range");
-        assertUsageError(new String[]{"--max-connections", "-1"}, "--max-connections -1 is out of range");
-        assertUsageError(new String[]{"--max-pending-connections", "0"}, "--max-pending-connections 0 is out of range");
-        assertUsageError(new String[]{"--idle-timeout-ms", "-5"}, "--idle-timeout-ms -5 is out of range");
-        assertUsageError(new String[]{"--max-region-bytes", "4"}, "--max-region-bytes 4 is out of range");
-        assertUsageError(new String[]{"--max-memory", "0"}, "--max-memory 0 is out of range");
-        assertUsageError(new String[]{"--max-regions", "99999999999"}, "--max-regions 99999999999 is out of range");
+        assertUsageError(withFiles("--max-regions", "-1"), "--max-regions -1 is out of range");
+        assertUsageError(withFiles("--max-regions", "0"), "--max-regions 0 is out of range");
+        assertUsageError(withFiles("--max-connections", "-1"), "--max-connections -1 is out of range");
+        assertUsageError(withFiles("--max-pending-connections", "0"), "--max-pending-connections 0 is out of range");
+        assertUsageError(withFiles("--idle-timeout-ms", "-5"), "--idle-timeout-ms -5 is out of range");
+        assertUsageError(withFiles("--max-region-bytes", "4"), "--max-region-bytes 4 is out of range");
+        assertUsageError(withFiles("--max-memory", "0"), "--max-memory 0 is out of range");
+        assertUsageError(withFiles("--max-regions", "99999999999"), "'--max-regions': '99999999999' is not an int");
     }
 
     @Test
@@ -111,6 +112,30 @@ class MemdFailureTest
             assertTrue(message.contains("port " + port + " is already in use"), message);
             assertTrue(message.contains("--listen"), message);
             assertEquals(1, message.strip().lines().count(), "one line: " + message);
+        }
+    }
+
+    // The options with a valid key file and plan, so that only the ones given can be wrong.
+    private static String[] withFiles(final String... options)
+    {
+        try
+        {
+            final Path dir = Files.createTempDirectory("mmx-memd-args-");
+            dir.toFile().deleteOnExit();
+            final Path key = Files.write(dir.resolve("cluster.key"), new byte[32]);
+            final Path edges = Files.writeString(dir.resolve("plan.edges"), "2\n0 1\n");
+            key.toFile().deleteOnExit();
+            edges.toFile().deleteOnExit();
+            final String[] args = java.util.Arrays.copyOf(options, options.length + 4);
+            args[options.length] = "--cluster-key-file";
+            args[options.length + 1] = key.toString();
+            args[options.length + 2] = "--plan-edges";
+            args[options.length + 3] = edges.toString();
+            return args;
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
         }
     }
 

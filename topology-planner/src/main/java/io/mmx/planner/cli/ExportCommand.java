@@ -25,9 +25,9 @@ import java.util.concurrent.Callable;
     name = "export",
     mixinStandardHelpOptions = true,
     description = {
-        "Prints a plan's facts as 'key value' lines (content hash, n, placement shape, certified tolerance,",
-        "host and rack failure rows) and writes its placement, hosts and edge list as plain text files.",
-        "Refuses a plan whose content hash does not match its content."})
+        "Prints a plan's facts as 'key value' lines (content hash, n, placement shape, certified " +
+        "tolerance, host and rack failure rows) and writes its placement, hosts and edge list as plain " +
+        "text files. Refuses a plan whose content hash does not match its content."})
 final class ExportCommand implements Callable<Integer>
 {
     @CommandLine.Spec

@@ -17,8 +17,9 @@ import java.util.concurrent.Callable;
     name = "grow",
     mixinStandardHelpOptions = true,
     description = {
-        "Adds K processes (ids n..n+K-1) to a plan: each new process takes D/2 existing edges and splices",
-        "itself in, so D/2 old links per new process change. Reports the rewiring and the new tolerance."})
+        "Adds K processes (ids n..n+K-1) to a plan: each new process takes D/2 existing edges and " +
+        "splices itself in, so D/2 old links per new process change. Reports the rewiring and the new " +
+        "tolerance."})
 final class GrowCommand implements Callable<Integer>
 {
     @CommandLine.Spec

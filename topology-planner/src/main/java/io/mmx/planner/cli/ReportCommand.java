@@ -19,8 +19,8 @@ import java.util.concurrent.Callable;
     name = "report",
     mixinStandardHelpOptions = true,
     description = {
-        "Writes DIR/index.html with SVG charts: the tolerance bracket, the expansion profile (for each",
-        "live-set size k, the proven minimum of |N[S]| and the smallest |N[S]| found by attack, against",
+        "Writes DIR/index.html with SVG charts: the tolerance bracket, the expansion profile (for each " +
+        "live-set size k, the proven minimum of |N[S]| and the smallest |N[S]| found by attack, against " +
         "the n/2 line), the spectrum, and QPs per process and per NIC."})
 final class ReportCommand implements Callable<Integer>
 {

@@ -18,8 +18,8 @@ import java.util.concurrent.Callable;
     name = "shrink",
     mixinStandardHelpOptions = true,
     description = {
-        "Removes processes from a plan: the neighbours they leave behind are re-paired among themselves,",
-        "and the highest surviving ids move into the holes so ids stay 0..n-1 (the renaming is printed).",
+        "Removes processes from a plan: the neighbours they leave behind are re-paired among themselves, " +
+        "and the highest surviving ids move into the holes so ids stay 0..n-1 (the renaming is printed). " +
         "Reports the rewiring and the new tolerance."})
 final class ShrinkCommand implements Callable<Integer>
 {

@@ -18,7 +18,7 @@ import java.io.UncheckedIOException;
     versionProvider = TopoCommand.Version.class,
     description = {
         "Plans the shared-memory graph of an mmx cluster and proves its crash tolerance.",
-        "Consensus stays live while the live set S has |N[S]| > n/2; f_max is the largest number of",
+        "Consensus stays live while the live set S has |N[S]| > n/2; f_max is the largest number of " +
         "crashed processes that every live set of that size survives."},
     subcommands = {
         PlanCommand.class,
@@ -55,7 +55,7 @@ public final class TopoCommand implements Runnable
         line.setExecutionExceptionHandler((ex, cmd, parseResult) ->
         {
             final Throwable cause = ex instanceof UncheckedIOException ? ex.getCause() : ex;
-            cmd.getErr().println("topo " + cmd.getCommandName() + ": error: " + cause.getMessage());
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + cause.getMessage());
             cmd.getErr().flush();
             if (cause instanceof GraphFileException || cause instanceof InvalidGraphException ||
                 cause instanceof IllegalArgumentException)
@@ -72,9 +72,8 @@ public final class TopoCommand implements Runnable
         line.setParameterExceptionHandler((ex, args) ->
         {
             final CommandLine cmd = ex.getCommandLine();
-            cmd.getErr().println("topo " + cmd.getCommandName() + ": error: " + ex.getMessage());
-            cmd.getErr().println("Run 'topo " + (cmd.getParent() == null ? "" : cmd.getCommandName() + " ") +
-                "--help' for the options.");
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + ex.getMessage());
+            cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for the options.");
             cmd.getErr().flush();
             return ExitCodes.BAD_INPUT;
         });

@@ -94,6 +94,11 @@ public final class PlanFile
     public static Plan read(final Path path)
     {
         final String source = path.toString();
+        if (!Files.isRegularFile(path))
+        {
+            throw new GraphFileException(source + ": no such file" + (Files.isDirectory(path) ? " (it is a directory)" : "") +
+                "; give the path of a plan written by 'topo plan'");
+        }
         try (InputStream in = Files.newInputStream(path))
         {
             return read(in, source);

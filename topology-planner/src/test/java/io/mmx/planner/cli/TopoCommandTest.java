@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -350,6 +351,39 @@ class TopoCommandTest
             assertTrue(run.out().contains(command), command);
         }
         assertTrue(run.out().contains("Exit codes"));
-        assertEquals(ExitCodes.BAD_INPUT, topo().exitCode(), "no command is a usage error");
+        final Run none = topo();
+        assertEquals(ExitCodes.BAD_INPUT, none.exitCode(), "no command is a usage error");
+        assertTrue(none.err().startsWith("topo: error: name a command"), none.err());
+        assertEquals(List.of(), UsageCheck.problems(TopoCommand.commandLine()));
+    }
+
+    @Test
+    void errorsNameTheOptionAndTheFix(@TempDir final Path dir) throws IOException
+    {
+        final Run exact = topo("plan", "--n", "16", "--degree", "4", "--exact-limit", "-1", "--out",
+            dir.resolve("p.json").toString());
+        assertEquals(ExitCodes.BAD_INPUT, exact.exitCode());
+        assertTrue(exact.err().contains("--exact-limit -1 is out of range: give 0..64"), exact.err());
+        assertFalse(exact.err().contains("exactVertexLimit"), exact.err());
+
+        final Run generator = topo("plan", "--n", "16", "--degree", "4", "--generator", "petersen", "--out",
+            dir.resolve("p.json").toString());
+        assertTrue(generator.err().contains("random, circulant, hypercube, rack-aware"), generator.err());
+
+        final Run intoDirectory = topo("plan", "--n", "16", "--degree", "4", "--attack-budget", "100ms", "--out",
+            dir.toString());
+        assertEquals(ExitCodes.BAD_INPUT, intoDirectory.exitCode(), intoDirectory.err());
+        assertTrue(intoDirectory.err().contains(dir + " is a directory"), intoDirectory.err());
+
+        for (final String command : new String[] {"verify", "report", "export", "diff"})
+        {
+            final Run missing = command.equals("report") ? topo(command, dir.resolve("nope.json").toString(), "--out",
+                dir.resolve("r").toString()) : command.equals("diff") ?
+                topo(command, dir.resolve("nope.json").toString(), dir.resolve("nope.json").toString()) :
+                topo(command, dir.resolve("nope.json").toString());
+            assertEquals(ExitCodes.BAD_INPUT, missing.exitCode(), command + ": " + missing.err());
+            assertTrue(missing.err().contains("nope.json: no such file; give the path of a plan"), missing.err());
+        }
+        assertNoFiles(dir);
     }
 }
