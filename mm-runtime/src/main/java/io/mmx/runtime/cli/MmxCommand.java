@@ -63,16 +63,15 @@ public final class MmxCommand implements Runnable
             // A wrapper written with its own sentence (which address, which fix) says more than its cause.
             final boolean worded = ex instanceof UncheckedIOException && ex.getCause() != null &&
                 !ex.getMessage().equals(ex.getCause().toString());
-            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + (worded ? ex.getMessage() : cause.getMessage()));
+            final boolean expected = cause instanceof GraphFileException || cause instanceof IllegalArgumentException ||
+                cause instanceof IOException || cause instanceof IllegalStateException ||
+                cause instanceof io.mmx.rdma.verbs.VerbsUnavailableException;
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + (worded ? ex.getMessage() :
+                expected ? cause.getMessage() : io.mmx.planner.cli.TopoCommand.unexpected(cause)));
             cmd.getErr().flush();
             if (cause instanceof GraphFileException || cause instanceof IllegalArgumentException)
             {
                 return BAD_INPUT;
-            }
-            if (!(cause instanceof IOException || cause instanceof IllegalStateException ||
-                cause instanceof io.mmx.rdma.verbs.VerbsUnavailableException))
-            {
-                cause.printStackTrace(cmd.getErr());
             }
             return IO_ERROR;
         });

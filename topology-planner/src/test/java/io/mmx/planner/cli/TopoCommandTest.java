@@ -357,6 +357,31 @@ class TopoCommandTest
         assertEquals(List.of(), UsageCheck.problems(TopoCommand.commandLine()));
     }
 
+    /** A command with a bug. */
+    @picocli.CommandLine.Command(name = "boom")
+    static final class Boom implements java.util.concurrent.Callable<Integer>
+    {
+        @Override
+        public Integer call()
+        {
+            throw new NullPointerException("nothing here");
+        }
+    }
+
+    @Test
+    void anUnexpectedFailureIsOneSentenceNotAStackTrace()
+    {
+        final StringWriter err = new StringWriter();
+        final var line = TopoCommand.commandLine();
+        line.addSubcommand("boom", new Boom());
+        line.setErr(new PrintWriter(err, true));
+        assertEquals(ExitCodes.IO_ERROR, line.execute("boom"));
+        assertTrue(err.toString().startsWith("topo boom: error: unexpected java.lang.NullPointerException: nothing here at "),
+            err.toString());
+        assertTrue(err.toString().contains("this is a bug"), err.toString());
+        assertEquals(1, err.toString().lines().count(), "one line, no stack trace: " + err);
+    }
+
     @Test
     void errorsNameTheOptionAndTheFix(@TempDir final Path dir) throws IOException
     {
