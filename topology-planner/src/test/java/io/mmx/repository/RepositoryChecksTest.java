@@ -59,6 +59,31 @@ class RepositoryChecksTest
     }
 
     @Test
+    void theDocsCiteNothingOutsideTheRepository() throws IOException
+    {
+        // Design notes kept beside the repository, issue numbers and one machine's paths mean nothing to a reader.
+        final Pattern outside = Pattern.compile("DESIGN\\.md|DESIGN §|\\.\\./shared/|/work/|\\b[Ii]ssue #?\\d+");
+        final List<String> found = new ArrayList<>();
+        final List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
+        try (Stream<Path> docs = Files.list(ROOT.resolve("docs")))
+        {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        for (final Path page : pages)
+        {
+            final List<String> lines = Files.readAllLines(page);
+            for (int i = 0; i < lines.size(); i++)
+            {
+                if (outside.matcher(lines.get(i)).find())
+                {
+                    found.add(ROOT.relativize(page) + ":" + (i + 1) + ": " + lines.get(i).strip());
+                }
+            }
+        }
+        assertEquals(List.of(), found, "cite the repository's own docs instead");
+    }
+
+    @Test
     void theLinkCheckCatchesWhatItShould() throws IOException
     {
         final Path readme = ROOT.resolve("README.md");
