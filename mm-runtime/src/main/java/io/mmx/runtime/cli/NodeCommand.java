@@ -143,7 +143,7 @@ final class NodeCommand implements Callable<Integer>
 
     private NodeContext context(final int[] hosted) throws IOException
     {
-        final Plan p = PlanFile.read(plan);
+        final Plan p = PlanFile.readSealed(plan);
         if (!Files.isReadable(keyFile))
         {
             throw new IllegalArgumentException("cluster key file " + keyFile + " is not readable: write one with " +

@@ -82,6 +82,19 @@ class MmxCommandTest
     }
 
     @Test
+    void nodeAndLocalRefuseAPlanEditedByHand() throws Exception
+    {
+        final Path plan = plan();
+        Files.writeString(plan, Files.readString(plan).replace("\"seed\": 1,", "\"seed\": 2,"));
+        final Path key = Files.write(dir.resolve("k"), new byte[32]);
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan.toString(), "--id", "0", "--directory",
+            "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("content_hash") && err.toString().contains("topo verify"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("local", "--plan", plan.toString(), "--dir", dir.resolve("c").toString()));
+        assertTrue(Files.notExists(dir.resolve("c")), "a refused plan starts nothing");
+    }
+
+    @Test
     void nodeOutsideThePlanAndBadDirectoryAreBadInput() throws Exception
     {
         final Path key = dir.resolve("k");
