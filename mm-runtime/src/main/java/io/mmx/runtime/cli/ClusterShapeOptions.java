@@ -12,16 +12,16 @@ import java.io.PrintStream;
  */
 final class ClusterShapeOptions
 {
-    @Option(names = "--n", defaultValue = "32", description = "processes (default ${DEFAULT-VALUE})")
+    @Option(names = "--n", paramLabel = "N", defaultValue = "32", description = "processes (default ${DEFAULT-VALUE})")
     int n;
 
-    @Option(names = "--degree", defaultValue = "4", description = "plan degree (default ${DEFAULT-VALUE})")
+    @Option(names = "--degree", paramLabel = "D", defaultValue = "4", description = "plan degree (default ${DEFAULT-VALUE})")
     int degree;
 
-    @Option(names = "--procs-per-jvm", defaultValue = "4", description = "processes per JVM (default ${DEFAULT-VALUE})")
+    @Option(names = "--procs-per-jvm", paramLabel = "P", defaultValue = "4", description = "processes per JVM (default ${DEFAULT-VALUE})")
     int procsPerJvm;
 
-    @Option(names = "--seed", defaultValue = "1", description = "planner seed (default ${DEFAULT-VALUE})")
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "planner seed (default ${DEFAULT-VALUE})")
     long seed;
 
     /** Plans the cluster and prints what the plan tolerates. */

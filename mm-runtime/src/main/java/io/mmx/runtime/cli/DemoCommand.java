@@ -30,21 +30,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * processes run the acceptors of their crashed neighbours from memory that outlived them.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = {"Plans n processes, runs them in JVMs on loopback, writes to the replicated key-value store,",
-        "and kills JVMs with SIGKILL in steps past half of all processes while commits continue."})
+    description = {
+        "Plans n processes, runs them in JVMs on loopback, writes to the replicated key-value store, and " +
+        "kills JVMs with SIGKILL in steps past half of all processes while commits continue."})
 final class DemoCommand implements Callable<Integer>
 {
     @CommandLine.Mixin
     ClusterShapeOptions shape = new ClusterShapeOptions();
 
-    @Option(names = "--kill-every", defaultValue = "6", description = "seconds between kills (default ${DEFAULT-VALUE})")
+    @Option(names = "--kill-every", paramLabel = "SECONDS", defaultValue = "6", description = "seconds between kills (default ${DEFAULT-VALUE})")
     int killEverySeconds;
 
-    @Option(names = "--in-flight", defaultValue = "32", description = "client commands in flight (default ${DEFAULT-VALUE})")
+    @Option(names = "--in-flight", paramLabel = "K", defaultValue = "32", description = "client commands in flight (default ${DEFAULT-VALUE})")
     int inFlight;
 
-    @Option(names = "--dir", description = "cluster directory (default: a temporary one, removed at the end)")
+    @Option(names = "--dir", paramLabel = "DIR", description = "cluster directory (default: a temporary one, removed at the end)")
     Path dir;
+
+    @Option(names = "--force", description = "replace the cluster in --dir if one is there; without it an existing " +
+        "cluster directory is refused")
+    boolean force;
 
     @Override
     public Integer call() throws Exception
@@ -55,7 +60,8 @@ final class DemoCommand implements Callable<Integer>
         final boolean temporary = dir == null;
         final Path clusterDir = temporary ? Files.createTempDirectory("mmx-demo-") : dir;
         try (LocalCluster cluster = LocalCluster.create(clusterDir, plan, procsPerJvm,
-            List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")))
+            List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
         {
             final ClusterLayout layout = cluster.layout();
             // The client's JVM hosts the highest ids; Ω prefers low ids, so leaders sit in JVMs that get killed.

@@ -18,27 +18,33 @@ import java.util.concurrent.CountDownLatch;
  * interrupted; {@code mmx status --cluster DIR} shows it.
  */
 @Command(name = "local", mixinStandardHelpOptions = true,
-    description = {"Starts a cluster on this machine: plans it (or takes --plan), writes a cluster key,",
-        "and runs one JVM per --procs-per-jvm processes on loopback with shm regions. Ctrl-C stops it."})
+    description = {
+        "Starts a cluster on this machine: plans it (or takes --plan), writes a cluster key, and runs " +
+        "one JVM per --procs-per-jvm processes on loopback with shm regions. Ctrl-C stops it."})
 final class LocalCommand implements Callable<Integer>
 {
     @CommandLine.Mixin
     ClusterShapeOptions shape = new ClusterShapeOptions();
 
-    @Option(names = "--plan", description = "use this plan instead of planning one")
+    @Option(names = "--plan", paramLabel = "PLAN", description = "use this plan instead of planning one")
     Path plan;
 
-    @Option(names = "--dir", defaultValue = "mmx-local", description = "cluster directory (default ${DEFAULT-VALUE})")
+    @Option(names = "--dir", paramLabel = "DIR", defaultValue = "mmx-local", description = "cluster directory (default ${DEFAULT-VALUE})")
     Path dir;
 
-    @Option(names = "--jvm-heap", defaultValue = "256m", description = "heap of each child JVM (default ${DEFAULT-VALUE})")
+    @Option(names = "--force", description = "replace the cluster in --dir if one is there (its key, plan and logs " +
+        "are deleted); without it an existing cluster directory is refused")
+    boolean force;
+
+    @Option(names = "--jvm-heap", paramLabel = "SIZE", defaultValue = "256m", description = "heap of each child JVM (default ${DEFAULT-VALUE})")
     String heap;
 
     @Override
     public Integer call() throws Exception
     {
-        final Plan p = plan != null ? PlanFile.read(plan) : shape.plan(System.out);
-        try (LocalCluster cluster = LocalCluster.create(dir, p, shape.procsPerJvm, List.of("-Xmx" + heap, "-XX:+UseSerialGC")))
+        final Plan p = plan != null ? PlanFile.readSealed(plan) : shape.plan(System.out);
+        try (LocalCluster cluster = LocalCluster.create(dir, p, shape.procsPerJvm, List.of("-Xmx" + heap, "-XX:+UseSerialGC"),
+            force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
         {
             System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), shape.procsPerJvm, dir);
             for (int j = 0; j < cluster.layout().jvms(); j++)

@@ -16,12 +16,12 @@ import java.io.UncheckedIOException;
     version = "mmx 0.1",
     description = {
         "Consensus over memory that outlives its process: m&m Paxos along a planned expander.",
-        "Try 'mmx demo': a 32-process cluster on this machine that keeps committing after more than",
-        "half of its processes are killed with SIGKILL."},
+        "Try 'mmx demo': a 32-process cluster on this machine that keeps committing after more than half " +
+        "of its processes are killed with SIGKILL."},
     subcommands = {
         DemoCommand.class,
         NodeCommand.class,
-        MemdCommand.class,
+        io.mmx.rdma.memd.MemdCommandLine.class,
         LocalCommand.class,
         StatusCommand.class,
         SimCommand.class,
@@ -64,25 +64,23 @@ public final class MmxCommand implements Runnable
             // A wrapper written with its own sentence (which address, which fix) says more than its cause.
             final boolean worded = ex instanceof UncheckedIOException && ex.getCause() != null &&
                 !ex.getMessage().equals(ex.getCause().toString());
-            cmd.getErr().println("mmx " + cmd.getCommandName() + ": error: " + (worded ? ex.getMessage() : cause.getMessage()));
+            final boolean expected = cause instanceof GraphFileException || cause instanceof IllegalArgumentException ||
+                cause instanceof IOException || cause instanceof IllegalStateException ||
+                cause instanceof io.mmx.rdma.verbs.VerbsUnavailableException;
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + (worded ? ex.getMessage() :
+                expected ? cause.getMessage() : io.mmx.planner.cli.TopoCommand.unexpected(cause)));
             cmd.getErr().flush();
             if (cause instanceof GraphFileException || cause instanceof IllegalArgumentException)
             {
                 return BAD_INPUT;
-            }
-            if (!(cause instanceof IOException || cause instanceof IllegalStateException ||
-                cause instanceof io.mmx.rdma.verbs.VerbsUnavailableException))
-            {
-                cause.printStackTrace(cmd.getErr());
             }
             return IO_ERROR;
         });
         line.setParameterExceptionHandler((ex, args) ->
         {
             final CommandLine cmd = ex.getCommandLine();
-            cmd.getErr().println("mmx " + cmd.getCommandName() + ": error: " + ex.getMessage());
-            cmd.getErr().println("Run 'mmx " + (cmd.getParent() == null ? "" : cmd.getCommandName() + " ") +
-                "--help' for the options.");
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + ex.getMessage());
+            cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for the options.");
             return BAD_INPUT;
         });
         return line;

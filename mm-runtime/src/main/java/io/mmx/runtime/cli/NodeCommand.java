@@ -24,54 +24,57 @@ import java.util.concurrent.CountDownLatch;
  * key-value store, until SIGTERM (or, with --exit-with-stdin, until its stdin closes).
  */
 @Command(name = "node", mixinStandardHelpOptions = true,
-    description = {"Runs the processes of a plan that this JVM hosts, each a key-value store replica.",
-        "Prints 'READY <ids> status http://HOST:PORT/status' once serving, then a line",
-        "'ROLE <id> <role> leader <l> commit <i> (JVM up T ms)' whenever a hosted process changes role;",
-        "exits 0 on SIGTERM."})
+    description = {
+        "Runs the processes of a plan that this JVM hosts, each a key-value store replica. Prints 'READY " +
+        "<ids> status http://HOST:PORT/status' once serving, then 'ROLE <id> <role> leader <l> commit <i> " +
+        "(JVM up T ms)' whenever a hosted process changes role. SIGTERM stops it (exit 143, the JVM's code " +
+        "for SIGTERM)."})
 final class NodeCommand implements Callable<Integer>
 {
-    @Option(names = "--plan", required = true, description = "the plan file (topo plan)")
+    @Option(names = "--plan", paramLabel = "PLAN", required = true, description = "the plan file (topo plan)")
     Path plan;
 
-    @Option(names = "--id", description = "the one process this JVM hosts")
+    @Option(names = "--id", paramLabel = "ID", description = "the one process this JVM hosts")
     Integer id;
 
-    @Option(names = "--ids", description = "the processes this JVM hosts: 0-3 or 0-3,8")
+    @Option(names = "--ids", paramLabel = "IDS", description = "the processes this JVM hosts: 0-3 or 0-3,8")
     String ids;
 
-    @Option(names = "--directory", required = true,
-        description = "message endpoints of every process: '0-3@10.0.0.1:40100;4-7@10.0.0.2:40100'")
+    @Option(names = "--directory", paramLabel = "SPEC", required = true,
+        description = {"message endpoints of every process, IDS@HOST:PORT joined by ';', for example:",
+            "0-3@10.0.0.1:40100;4-7@10.0.0.2:40100"})
     String directory;
 
-    @Option(names = "--memory", defaultValue = "shm", description = "shm (files, one host), memd (daemons) or verbs (RDMA); default ${DEFAULT-VALUE}")
+    @Option(names = "--memory", paramLabel = "KIND", defaultValue = "shm", description = "shm (files, one host), memd (daemons) or verbs (RDMA); default ${DEFAULT-VALUE}")
     String memory;
 
-    @Option(names = "--shm-dir", description = "region files' directory for shm (default /dev/shm/mmx)")
+    @Option(names = "--shm-dir", paramLabel = "DIR", description = "region files' directory for shm (default /dev/shm/mmx)")
     Path shmDir;
 
-    @Option(names = "--memd", description = "memory daemons by process for memd: '0-3@10.0.0.1:7400;4-7@10.0.0.2:7400'")
+    @Option(names = "--memd", paramLabel = "SPEC", description = {"memory daemons by process, for --memory memd, for example:", "0-3@10.0.0.1:7400;4-7@10.0.0.2:7400"})
     String memd;
 
-    @Option(names = "--verbs", description = "verbs region hosts by process: '0-3@10.0.0.1:7471;...' (cm port; handshake on port + 1)")
+    @Option(names = "--verbs", paramLabel = "SPEC", description = {"verbs region hosts by process, for --memory verbs (the rdma_cm port; the handshake is on " +
+        "port + 1), for example:", "0-3@10.0.0.1:7471;4-7@10.0.0.2:7471"})
     String verbs;
 
-    @Option(names = "--cluster-key-file", required = true, description = "the cluster key, raw bytes (>= 16)")
+    @Option(names = "--cluster-key-file", paramLabel = "FILE", required = true, description = "the cluster key, raw bytes (>= 16)")
     Path keyFile;
 
-    @Option(names = "--status-listen", defaultValue = "127.0.0.1:0",
-        description = "HTTP status endpoint HOST:PORT (default ${DEFAULT-VALUE}: loopback, any port)")
+    @Option(names = "--status-listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:0",
+        description = "HTTP status endpoint (default ${DEFAULT-VALUE}, loopback and any free port)")
     String statusListen;
 
-    @Option(names = "--applied-log-dir", description = "append each replica's applied commands to DIR/process-<id>.log")
+    @Option(names = "--applied-log-dir", paramLabel = "DIR", description = "append each replica's applied commands to DIR/process-<id>.log")
     Path appliedLogDir;
 
-    @Option(names = "--aeron-dir", description = "the embedded media driver's directory")
+    @Option(names = "--aeron-dir", paramLabel = "DIR", description = "the embedded media driver's directory")
     String aeronDir;
 
-    @Option(names = "--idle", defaultValue = "backoff", description = "idle strategy: backoff, sleeping, yielding, busy")
+    @Option(names = "--idle", paramLabel = "STRATEGY", defaultValue = "backoff", description = "idle strategy: backoff, sleeping, yielding, busy")
     String idle;
 
-    @Option(names = "--tick-ms", defaultValue = "2", description = "protocol tick in ms (default ${DEFAULT-VALUE})")
+    @Option(names = "--tick-ms", paramLabel = "MS", defaultValue = "2", description = "protocol tick in ms (default ${DEFAULT-VALUE})")
     double tickMs;
 
     @Option(names = "--exit-with-stdin", description = "exit when stdin closes (for a supervising parent)")
@@ -155,7 +158,7 @@ final class NodeCommand implements Callable<Integer>
 
     private NodeContext context(final int[] hosted) throws IOException
     {
-        final Plan p = PlanFile.read(plan);
+        final Plan p = PlanFile.readSealed(plan);
         if (!Files.isReadable(keyFile))
         {
             throw new IllegalArgumentException("cluster key file " + keyFile + " is not readable: write one with " +

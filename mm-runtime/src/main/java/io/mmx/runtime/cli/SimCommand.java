@@ -21,11 +21,12 @@ import java.util.concurrent.Callable;
     name = "sim",
     mixinStandardHelpOptions = true,
     description = {
-        "Sweeps simulator seeds: each draws a cluster, faults and a schedule; safety is checked on every",
-        "event, then the cluster heals and must commit again (or, below the tolerance line, say it is blocked).",
-        "Last line: 'sim: S seeds, V safety violations, L liveness failures, R seeds/s'.",
-        "Exit 0 when V = L = 0, 1 otherwise, 2 on bad arguments. With --variant, a deliberately broken",
-        "protocol runs, and the first seed that catches it is reported (exit 0 if one does)."})
+        "Sweeps simulator seeds: each draws a cluster, faults and a schedule; safety is checked on every " +
+        "event, then the cluster heals and must commit again (or, below the tolerance line, say it is " +
+        "blocked).",
+        "Last line: 'sim: S seeds, V safety violations, L liveness failures, R seeds/s'. Exit 0 when V = " +
+        "L = 0, 1 otherwise, 2 on bad arguments. With --variant, a deliberately broken protocol runs, " +
+        "and the first seed that catches it is reported (exit 0 if one does)."})
 public final class SimCommand implements Callable<Integer>
 {
     @Option(names = "--seeds", required = true, paramLabel = "FROM-TO", description = "Seeds to run, e.g. 1-100000.")

@@ -23,15 +23,16 @@ import java.util.concurrent.Callable;
  * how many acceptors the leader reaches, the commit index and the QPs of each process.
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
-    description = {"Shows a running cluster: leader, reachable acceptors, commit index, QPs.",
-        "Exit code 0 when every node answers, a leader is known and nothing is blocked; 1 otherwise."})
+    description = {
+        "Shows a running cluster: leader, reachable acceptors, commit index, QPs. Exit code 0 when every " +
+        "node answers, a leader is known and nothing is blocked; 1 otherwise."})
 final class StatusCommand implements Callable<Integer>
 {
-    @Option(names = "--cluster", defaultValue = "mmx-local",
+    @Option(names = "--cluster", paramLabel = "DIR", defaultValue = "mmx-local",
         description = "a cluster directory written by 'mmx local' (default ${DEFAULT-VALUE})")
     Path cluster;
 
-    @Option(names = "--endpoints", split = ",", description = "status endpoints HOST:PORT,... instead of --cluster")
+    @Option(names = "--endpoints", paramLabel = "HOST:PORT", split = ",", description = "status endpoints HOST:PORT,... instead of --cluster")
     List<String> endpoints;
 
     @Option(names = "--json", description = "print the nodes' JSON documents as one array")

@@ -27,12 +27,23 @@ import java.util.stream.Stream;
  * one child JVM per group of processes running {@code mmx node} on loopback with shm regions.
  * Children are started with their stdin tied to this JVM, so they exit when it does, and are
  * killed with SIGKILL on request. Region files and Aeron directories live under /dev/shm (or the
- * temp directory) in a folder removed at {@link #close()}.
+ * temp directory) in a folder removed at {@link #close()}. Children run with
+ * {@code -XX:-UsePerfData}, so a child killed with SIGKILL leaves no hsperfdata file behind (jps
+ * and jstat do not see them; the status endpoint does).
  */
 public final class LocalCluster implements AutoCloseable
 {
     /** Main class of child JVMs. */
     public static final String NODE_MAIN = "io.mmx.runtime.cli.MmxCommand";
+
+    /** What {@link #create} does with a cluster directory that already holds files. */
+    public enum Existing
+    {
+        /** Refuse it, naming the directory and the fix: nothing is overwritten by mistake. */
+        REFUSE,
+        /** Delete it first, if it is a cluster directory (it holds {@value ClusterLayout#FILE}). */
+        REPLACE
+    }
 
     private final Path dir;
     private final Plan plan;
@@ -54,27 +65,39 @@ public final class LocalCluster implements AutoCloseable
         this.childJvmArgs = childJvmArgs;
     }
 
+    /** As {@link #create(Path, Plan, int, List, Existing)}, refusing a directory that holds files. */
+    public static LocalCluster create(final Path dir, final Plan plan, final int procsPerJvm,
+        final List<String> childJvmArgs) throws IOException
+    {
+        return create(dir, plan, procsPerJvm, childJvmArgs, Existing.REFUSE);
+    }
+
     /**
-     * Writes the cluster directory: plan.json, cluster.key, cluster.properties (ports picked free now).
+     * Writes the cluster directory: plan.json, cluster.key (mode 0600), cluster.properties (ports
+     * picked free now).
      *
      * @param dir          the cluster directory (created).
      * @param plan         the plan.
      * @param procsPerJvm  processes per JVM.
      * @param childJvmArgs extra JVM options for children (heap, GC), may be empty.
+     * @param existing     what to do when {@code dir} already holds files.
+     * @throws IllegalArgumentException naming the directory and the fix, when it holds files and
+     *                                  {@code existing} is REFUSE, or they are not a cluster's.
      */
     public static LocalCluster create(final Path dir, final Plan plan, final int procsPerJvm,
-        final List<String> childJvmArgs) throws IOException
+        final List<String> childJvmArgs, final Existing existing) throws IOException
     {
         if (procsPerJvm < 1 || procsPerJvm > plan.n())
         {
             throw new IllegalArgumentException("--procs-per-jvm " + procsPerJvm + " must be 1.." + plan.n());
         }
+        prepareDirectory(dir, existing);
         Files.createDirectories(dir.resolve("logs"));
         Files.createDirectories(dir.resolve("applied"));
         PlanFile.write(plan, dir.resolve("plan.json"));
         final byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
-        Files.write(dir.resolve("cluster.key"), key);
+        writeOwnerOnly(dir.resolve("cluster.key"), key);
         final int jvms = (plan.n() + procsPerJvm - 1) / procsPerJvm;
         final ClusterLayout layout = new ClusterLayout(plan.n(), procsPerJvm, freePorts(jvms, true), freePorts(jvms, false));
         layout.write(dir);
@@ -82,6 +105,54 @@ public final class LocalCluster implements AutoCloseable
         final Path base = shm.isDirectory() && shm.canWrite() ? shm.toPath() : Path.of(System.getProperty("java.io.tmpdir"));
         final Path memoryDir = Files.createTempDirectory(base, "mmx-local-");
         return new LocalCluster(dir, plan, layout, memoryDir, childJvmArgs);
+    }
+
+    private static void prepareDirectory(final Path dir, final Existing existing) throws IOException
+    {
+        if (!Files.exists(dir))
+        {
+            return;
+        }
+        if (!Files.isDirectory(dir))
+        {
+            throw new IllegalArgumentException("cluster directory " + dir + " is a file: give a new or empty --dir");
+        }
+        try (Stream<Path> entries = Files.list(dir))
+        {
+            if (entries.findAny().isEmpty())
+            {
+                return;
+            }
+        }
+        if (!Files.isRegularFile(dir.resolve(ClusterLayout.FILE)))
+        {
+            throw new IllegalArgumentException("directory " + dir + " holds files but no " + ClusterLayout.FILE +
+                ", so it is not a cluster directory: give a new or empty --dir");
+        }
+        if (existing == Existing.REFUSE)
+        {
+            throw new IllegalArgumentException("cluster directory " + dir + " already holds a cluster (its key, plan " +
+                "and logs): pass --force to replace it, or give another --dir");
+        }
+        deleteTree(dir);
+    }
+
+    // Created with its permissions, so the key is never readable by others, not even for a moment.
+    private static void writeOwnerOnly(final Path file, final byte[] bytes) throws IOException
+    {
+        final boolean posix = file.getFileSystem().supportedFileAttributeViews().contains("posix");
+        try (var channel = posix ?
+            Files.newByteChannel(file, java.util.Set.of(java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"))) :
+            Files.newByteChannel(file, java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE))
+        {
+            final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining())
+            {
+                channel.write(buffer);
+            }
+        }
     }
 
     public Path dir()
@@ -166,6 +237,7 @@ public final class LocalCluster implements AutoCloseable
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.addAll(childJvmArgs);
+        command.add("-XX:-UsePerfData");
         command.add("--add-exports");
         command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
         command.add("-cp");
@@ -223,6 +295,12 @@ public final class LocalCluster implements AutoCloseable
     public boolean alive(final int j)
     {
         return children[j] != null && children[j].isAlive();
+    }
+
+    /** The process id of child JVM {@code j}, or -1 if it was never started. */
+    public long pid(final int j)
+    {
+        return children[j] == null ? -1 : children[j].pid();
     }
 
     /** SIGKILLs child JVM {@code j} and waits until it is gone. */

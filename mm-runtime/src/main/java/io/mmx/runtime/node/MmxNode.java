@@ -222,8 +222,8 @@ public final class MmxNode implements AutoCloseable
 
     private void onAgentError(final Throwable t)
     {
-        System.err.println("mmx-node: " + t);
-        t.printStackTrace();
+        System.err.println("mmx node: error: the node's agent failed and goes on with its next duty cycle: " +
+            io.mmx.planner.cli.TopoCommand.unexpected(t));
     }
 
     /** The node's Aeron transport; a port in use is one sentence naming the endpoint and the fix. */

@@ -47,11 +47,51 @@ class MmxCommandTest
     }
 
     @Test
+    void helpReadsWellAndNoCommandIsOneError()
+    {
+        assertEquals(MmxCommand.BAD_INPUT, run());
+        assertTrue(err.toString().startsWith("mmx: error: name a command"), err.toString());
+        assertEquals(java.util.List.of(), io.mmx.planner.cli.UsageCheck.problems(MmxCommand.commandLine()));
+        final StringWriter out = new StringWriter();
+        final CommandLine line = MmxCommand.commandLine();
+        line.setOut(new PrintWriter(out, true));
+        assertEquals(0, line.execute("memd", "--help"));
+        for (final String option : new String[] {"--listen=HOST:PORT", "--cluster-key-file=FILE", "--max-regions=N",
+            "--max-memory=BYTES", "--ready-file=FILE", "Exit codes:", "probe"})
+        {
+            assertTrue(out.toString().contains(option), "memd --help lists " + option + ": " + out);
+        }
+    }
+
+    @Test
+    void memdOutOfRangeNumbersNameTheOption() throws Exception
+    {
+        final Path key = Files.write(dir.resolve("k"), new byte[32]);
+        final Path edges = Files.writeString(dir.resolve("edges"), "2\n0 1\n");
+        assertEquals(MmxCommand.BAD_INPUT, run("memd", "--max-regions", "-1", "--cluster-key-file", key.toString(),
+            "--plan-edges", edges.toString()), err.toString());
+        assertTrue(err.toString().startsWith("mmx memd: error: --max-regions -1 is out of range"), err.toString());
+    }
+
+    @Test
     void nodeWithoutKeyFileNamesTheFix() throws Exception
     {
         assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--directory",
             "0-2@127.0.0.1:40999", "--cluster-key-file", dir.resolve("missing.key").toString()));
         assertTrue(err.toString().contains("head -c 32 /dev/urandom"), err.toString());
+    }
+
+    @Test
+    void nodeAndLocalRefuseAPlanEditedByHand() throws Exception
+    {
+        final Path plan = plan();
+        Files.writeString(plan, Files.readString(plan).replace("\"seed\": 1,", "\"seed\": 2,"));
+        final Path key = Files.write(dir.resolve("k"), new byte[32]);
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan.toString(), "--id", "0", "--directory",
+            "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("content_hash") && err.toString().contains("topo verify"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("local", "--plan", plan.toString(), "--dir", dir.resolve("c").toString()));
+        assertTrue(Files.notExists(dir.resolve("c")), "a refused plan starts nothing");
     }
 
     @Test

@@ -182,9 +182,8 @@ public final class ConsensusBenchmark
                 catch (final Exception ex)
                 {
                     allRan = false;
-                    notes.add(String.format(Locale.ROOT, "%s n = %d FAILED at %s: %s", system.name(), members, stage,
-                        ex));
-                    ex.printStackTrace();
+                    notes.add(String.format(Locale.ROOT, "%s n = %d FAILED at %s: %s%s", system.name(), members, stage,
+                        ex, ex.getStackTrace().length == 0 ? "" : " (thrown at " + ex.getStackTrace()[0] + ")"));
                 }
                 finally
                 {

@@ -3,134 +3,186 @@ package io.mmx.rdma.memd;
 import io.mmx.planner.graph.Graph;
 import io.mmx.rdma.region.ClusterKey;
 
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.Callable;
 
 /**
- * Parses the options of {@code mmx memd} and runs a daemon until the JVM is told to stop; {@code mmx
- * memd probe ...} runs {@link MemdProbe} instead.
+ * {@code mmx memd}: the options of the memory daemon, and a daemon run until the JVM is told to
+ * stop; {@code mmx memd probe ...} runs {@link MemdProbe}. {@code --help} lists every option.
  *
- * <pre>
- *   --listen HOST:PORT          address to serve on (default 0.0.0.0:7400; port 0 picks one)
- *   --cluster-key-file PATH     the cluster key, raw bytes, at least 16 (required)
- *   --plan-edges PATH           the plan as an edge list: first line n, then one "u v" per line (required)
- *   --max-memory BYTES          direct memory for regions and buffers (default: the JVM's direct-memory limit)
- *   --max-connections N         authenticated connections (default: a quarter of the memory budget, each
- *                               about 200 KiB, at most 1024)
- *   --max-pending-connections N not yet authenticated (default 256; a new one evicts the oldest)
- *   --handshake-timeout-ms MS   time to the first authenticated frame (default 5000)
- *   --idle-timeout-ms MS        an authenticated connection silent this long is closed (default 300000)
- *   --max-regions N             default n
- *   --max-region-bytes N        default 67108864
- *   --ready-file PATH           written with the bound port once serving (for supervisors and tests)
- *   --verbs-listen IP:PORT      verbs mode: also serve this host's shm regions over RDMA (rdma_cm on PORT, the
- *                               edge handshake on PORT + 1; IP of the RDMA interface), registered here, so they
- *                               stay served when their processes die
- *   --shm-dir DIR               verbs mode: the shm region directory of this host's processes (default /dev/shm/mmx)
- * </pre>
- *
- * <p>Exit codes: 0 after SIGTERM, 2 for a usage error, 3 when it cannot start or its I/O thread
- * fails (an allocation failure included): it never stays alive without serving.
+ * <p>Exit codes: 2 for a usage error, 3 when it cannot start or its I/O thread fails (an
+ * allocation failure included): it never stays alive without serving. SIGTERM stops it through
+ * the JVM's shutdown, which exits 143 (128 + 15), as any JVM killed by SIGTERM does.
  */
-public final class MemdCommandLine
+@Command(name = "memd", mixinStandardHelpOptions = true, subcommands = MemdProbe.class,
+    description = {
+        "Runs the memory daemon: it holds this host's regions and serves authenticated one-sided " +
+        "operations on them to plan neighbours over TCP, for clusters without RDMA NICs. " +
+        "'memd probe --help' describes the health check."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        "2:bad arguments (one line naming the option and the fix)",
+        "3:cannot start (a port in use, no verbs device) or stopped serving",
+        "143:stopped by SIGTERM (the JVM's code for it; regions are released)"})
+public final class MemdCommandLine implements Callable<Integer>
 {
-    private MemdCommandLine()
-    {
-    }
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:7400",
+        description = "address to serve on (default ${DEFAULT-VALUE}); port 0 picks a free one")
+    String listen;
+
+    // Not picocli-required: a parent's required options would be demanded of 'memd probe' too.
+    @Option(names = "--cluster-key-file", paramLabel = "FILE",
+        description = "required: the cluster key, raw bytes, at least 16; make it once with 'head -c 32 /dev/urandom > FILE'")
+    Path keyFile;
+
+    @Option(names = "--plan-edges", paramLabel = "FILE",
+        description = "required: the plan as an edge list ('topo export PLAN --edges FILE'): first line n, then one 'u v' per line")
+    Path planEdges;
+
+    @Option(names = "--max-memory", paramLabel = "BYTES",
+        description = "direct memory for regions and buffers (default: the JVM's direct-memory limit)")
+    Long maxMemory;
+
+    @Option(names = "--max-connections", paramLabel = "N",
+        description = "authenticated connections at once (default: as many as a quarter of the memory budget holds, " +
+            "about 200 KiB each, at most 1024)")
+    Integer maxConnections;
+
+    @Option(names = "--max-pending-connections", paramLabel = "N",
+        description = "connections not yet authenticated; a new one evicts the oldest (default 256)")
+    Integer maxPendingConnections;
+
+    @Option(names = "--handshake-timeout-ms", paramLabel = "MS",
+        description = "time a connection has for its first authenticated frame (default 5000)")
+    Integer handshakeTimeoutMs;
+
+    @Option(names = "--idle-timeout-ms", paramLabel = "MS",
+        description = "an authenticated connection silent this long is closed (default 300000)")
+    Integer idleTimeoutMs;
+
+    @Option(names = "--max-regions", paramLabel = "N", description = "regions held at once (default: the plan's n)")
+    Integer maxRegions;
+
+    @Option(names = "--max-region-bytes", paramLabel = "N", description = "largest data area of one region (default 67108864)")
+    Long maxRegionBytes;
+
+    @Option(names = "--ready-file", paramLabel = "FILE",
+        description = "written with the bound port once serving (for supervisors and tests)")
+    Path readyFile;
+
+    @Option(names = "--verbs-listen", paramLabel = "IP:PORT",
+        description = "verbs mode: also serve this host's shm regions over RDMA (rdma_cm on PORT, the edge handshake " +
+            "on PORT + 1; IP of the RDMA interface), so they stay served when their processes die")
+    String verbsListen;
+
+    @Option(names = "--shm-dir", paramLabel = "DIR",
+        description = "verbs mode: the shm region directory of this host's processes (default /dev/shm/mmx)")
+    Path shmDir;
 
     /**
-     * Runs the daemon; returns on a usage error (2), after shutdown (0), or when it cannot start or
-     * stops serving (3).
+     * Runs {@code memd} or {@code memd probe} with {@code args}; returns the exit code: on a usage
+     * error (2), when it cannot start or stops serving (3), or after a normal close (0).
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        if (args.length > 0 && args[0].equals("probe"))
+        final CommandLine line = new CommandLine(new MemdCommandLine());
+        line.setOut(new PrintWriter(out, true));
+        line.setErr(new PrintWriter(err, true));
+        line.setParameterExceptionHandler((ex, ignored) ->
         {
-            return MemdProbe.run(java.util.Arrays.copyOfRange(args, 1, args.length), out, err);
-        }
+            final CommandLine cmd = ex.getCommandLine();
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + ex.getMessage() +
+                " ('" + cmd.getCommandSpec().qualifiedName() + " --help' lists the options)");
+            return 2;
+        });
+        line.setExecutionExceptionHandler((ex, cmd, parsed) ->
+        {
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + ex);
+            return 3;
+        });
+        return line.execute(args);
+    }
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
         final MemoryDaemon.Context context = new MemoryDaemon.Context();
-        Path readyFile = null;
-        InetSocketAddress verbsListen = null;
-        Path shmDir = io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY;
+        final InetSocketAddress verbsAddress;
         try
         {
-            for (int i = 0; i < args.length; i++)
+            context.listen(parseAddress(listen));
+            if (keyFile != null)
             {
-                final String option = args[i];
-                if (i + 1 >= args.length)
-                {
-                    throw new IllegalArgumentException("option " + option + " needs a value");
-                }
-                final String value = args[++i];
-                switch (option)
-                {
-                    case "--listen":
-                        context.listen(parseAddress(value));
-                        break;
-                    case "--cluster-key-file":
-                        context.clusterKey(readKey(Path.of(value)));
-                        break;
-                    case "--plan-edges":
-                        context.plan(readPlan(Path.of(value)));
-                        break;
-                    case "--max-connections":
-                        context.maxConnections(parseInt(option, value));
-                        break;
-                    case "--max-pending-connections":
-                        context.maxPendingConnections(parseInt(option, value));
-                        break;
-                    case "--handshake-timeout-ms":
-                        context.handshakeTimeoutMs(parseInt(option, value));
-                        break;
-                    case "--idle-timeout-ms":
-                        context.idleTimeoutMs(parseInt(option, value));
-                        break;
-                    case "--max-memory":
-                        context.memoryBytes(parseLong(option, value));
-                        break;
-                    case "--max-regions":
-                        context.maxRegions(parseInt(option, value));
-                        break;
-                    case "--max-region-bytes":
-                        context.maxRegionBytes(parseLong(option, value));
-                        break;
-                    case "--ready-file":
-                        readyFile = Path.of(value);
-                        break;
-                    case "--verbs-listen":
-                        verbsListen = parseAddress(value);
-                        break;
-                    case "--shm-dir":
-                        shmDir = Path.of(value);
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + option + ": the options are --listen, --cluster-key-file, " +
-                            "--plan-edges, --max-memory, --max-connections, --max-pending-connections, " +
-                            "--handshake-timeout-ms, --idle-timeout-ms, --max-regions, --max-region-bytes, --ready-file, " +
-                            "--verbs-listen, --shm-dir");
-                }
+                context.clusterKey(readKey(keyFile));
             }
+            if (planEdges != null)
+            {
+                context.plan(readPlan(planEdges));
+            }
+            if (maxMemory != null)
+            {
+                context.memoryBytes(atLeast("--max-memory", maxMemory, 1));
+            }
+            if (maxConnections != null)
+            {
+                context.maxConnections((int)atLeast("--max-connections", maxConnections, 1));
+            }
+            if (maxPendingConnections != null)
+            {
+                context.maxPendingConnections((int)atLeast("--max-pending-connections", maxPendingConnections, 1));
+            }
+            if (handshakeTimeoutMs != null)
+            {
+                context.handshakeTimeoutMs((int)atLeast("--handshake-timeout-ms", handshakeTimeoutMs, 1));
+            }
+            if (idleTimeoutMs != null)
+            {
+                context.idleTimeoutMs((int)atLeast("--idle-timeout-ms", idleTimeoutMs, 1));
+            }
+            if (maxRegions != null)
+            {
+                context.maxRegions((int)atLeast("--max-regions", maxRegions, 1));
+            }
+            if (maxRegionBytes != null)
+            {
+                context.maxRegionBytes(atLeast("--max-region-bytes", maxRegionBytes, 8));
+            }
+            verbsAddress = verbsListen == null ? null : parseAddress(verbsListen);
             context.conclude();
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("memd: " + ex.getMessage());
+            err.println(spec.qualifiedName() + ": error: " + ex.getMessage());
             return 2;
         }
 
         final AutoCloseable verbsHost;
         try
         {
-            verbsHost = verbsListen == null ? () -> { } : startVerbsHost(context, verbsListen, shmDir);
+            verbsHost = verbsAddress == null ? () -> { } : startVerbsHost(context, verbsAddress,
+                shmDir == null ? io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY : shmDir);
         }
         catch (final RuntimeException ex)
         {
-            err.println("memd: " + ex.getMessage());
+            err.println(spec.qualifiedName() + ": error: " + ex.getMessage());
             return 3;
         }
         final MemoryDaemon daemon;
@@ -140,7 +192,7 @@ public final class MemdCommandLine
         }
         catch (final RuntimeException ex)
         {
-            err.println("memd: " + ex.getMessage());
+            err.println(spec.qualifiedName() + ": error: " + ex.getMessage());
             closeQuietly(verbsHost);
             return 3;
         }
@@ -160,7 +212,7 @@ public final class MemdCommandLine
             final Throwable failure = daemon.awaitTermination();
             if (failure != null)
             {
-                err.println("memd: stopped serving: its I/O thread failed with " + failure +
+                err.println(spec.qualifiedName() + ": error: stopped serving: its I/O thread failed with " + failure +
                     "; the regions it held are gone. Restart it (the service manager does), and give it more memory " +
                     "(-Xmx, -XX:MaxDirectMemorySize) if this was an OutOfMemoryError");
                 err.flush();
@@ -173,7 +225,7 @@ public final class MemdCommandLine
         }
         catch (final Exception ex)
         {
-            err.println("memd: " + ex.getMessage());
+            err.println(spec.qualifiedName() + ": error: " + ex.getMessage());
             return 3;
         }
         return 0;
@@ -207,28 +259,15 @@ public final class MemdCommandLine
         }
     }
 
-    private static int parseInt(final String option, final String value)
+    // The value, or an error naming the option, the value and the range.
+    private static long atLeast(final String option, final long value, final long min)
     {
-        try
+        if (value < min)
         {
-            return Integer.parseInt(value);
+            throw new IllegalArgumentException(option + " " + value + " is out of range: give a whole number of at least " +
+                min + ", or leave the option out for its default");
         }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number");
-        }
-    }
-
-    private static long parseLong(final String option, final String value)
-    {
-        try
-        {
-            return Long.parseLong(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(option + " '" + value + "' is not a whole number");
-        }
+        return value;
     }
 
     /** Reads a cluster key file, or throws naming the file and how to create it. */

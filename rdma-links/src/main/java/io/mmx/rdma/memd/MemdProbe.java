@@ -2,12 +2,18 @@ package io.mmx.rdma.memd;
 
 import io.mmx.rdma.region.ClusterKey;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 
 /**
  * {@code mmx memd probe --address HOST:PORT --key FILE --as ID [--timeout-ms 2000]}: one real
@@ -22,52 +28,66 @@ import java.util.List;
  * <p>Exit codes: 0 every daemon served, 1 some not served (its line says why: unreachable, not a
  * memd or another version, another cluster key, no answer in time), 2 bad arguments.
  */
-public final class MemdProbe
+@Command(name = "probe", mixinStandardHelpOptions = true,
+    description = {
+        "One authenticated round trip to a memory daemon as process ID, with the process key derived from " +
+        "the cluster key: a host that merely accepts TCP is not a live memd. --address and --as may repeat in " +
+        "pairs (the n-th --as goes with the n-th --address): the daemons are probed side by side, one line " +
+        "each in argument order."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        "0:every daemon served",
+        "1:some not served (its line says why)",
+        "2:bad arguments"})
+public final class MemdProbe implements Callable<Integer>
 {
-    private MemdProbe()
-    {
-    }
+    @Spec
+    CommandSpec spec;
 
-    /** Runs the probe; returns the exit code. */
-    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    // Checked in call(), not by picocli, so that a misspelt option is named before what is missing.
+    @Option(names = "--address", paramLabel = "HOST:PORT", description = "required: a daemon to probe (may repeat)")
+    List<String> addressSpecs = new ArrayList<>();
+
+    @Option(names = "--as", paramLabel = "ID",
+        description = "required: the process to probe as, one per --address (may repeat)")
+    List<Integer> identities = new ArrayList<>();
+
+    @Option(names = "--key", paramLabel = "CLUSTER_KEY_FILE", description = "required: the cluster key file")
+    Path keyFile;
+
+    @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "2000",
+        description = "how long each daemon has to answer (default ${DEFAULT-VALUE})")
+    int timeoutMs;
+
+    @Override
+    public Integer call()
     {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
         final List<InetSocketAddress> addresses = new ArrayList<>();
-        final List<Integer> identities = new ArrayList<>();
-        ClusterKey key = null;
-        int timeoutMs = 2_000;
+        final ClusterKey key;
         try
         {
-            for (int i = 0; i < args.length; i++)
+            if (addressSpecs.isEmpty() || keyFile == null || identities.isEmpty())
             {
-                final String option = args[i];
-                if (i + 1 >= args.length)
+                throw new IllegalArgumentException("--address, --key and --as are required: memd probe --address " +
+                    "HOST:PORT --key CLUSTER_KEY_FILE --as PROCESS_ID [--timeout-ms 2000]");
+            }
+            for (final String address : addressSpecs)
+            {
+                addresses.add(MemdCommandLine.parseAddress(address));
+            }
+            key = MemdCommandLine.readKey(keyFile);
+            for (final int id : identities)
+            {
+                if (id < 0)
                 {
-                    throw new IllegalArgumentException("option " + option + " needs a value");
-                }
-                final String value = args[++i];
-                switch (option)
-                {
-                    case "--address":
-                        addresses.add(MemdCommandLine.parseAddress(value));
-                        break;
-                    case "--key":
-                        key = MemdCommandLine.readKey(Path.of(value));
-                        break;
-                    case "--as":
-                        identities.add(parseNonNegative(option, value));
-                        break;
-                    case "--timeout-ms":
-                        timeoutMs = parseNonNegative(option, value);
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + option + ": the options are --address, " +
-                            "--key, --as, --timeout-ms");
+                    throw new IllegalArgumentException("--as " + id + " is not a process id: give one of 0..n-1");
                 }
             }
-            if (addresses.isEmpty() || key == null || identities.isEmpty() || timeoutMs < 1)
+            if (timeoutMs < 1)
             {
-                throw new IllegalArgumentException("usage: memd probe --address HOST:PORT --key CLUSTER_KEY_FILE " +
-                    "--as PROCESS_ID [--timeout-ms 2000] (--address, --key and --as are required)");
+                throw new IllegalArgumentException("--timeout-ms " + timeoutMs + " is out of range: give at least 1");
             }
             if (addresses.size() != identities.size())
             {
@@ -77,7 +97,7 @@ public final class MemdProbe
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("memd probe: " + ex.getMessage());
+            err.println(spec.qualifiedName() + ": error: " + ex.getMessage());
             return 2;
         }
         final String[] lines = new String[addresses.size()];
@@ -151,22 +171,5 @@ public final class MemdProbe
     private static String format(final InetSocketAddress address)
     {
         return address.getHostString() + ":" + address.getPort();
-    }
-
-    private static int parseNonNegative(final String option, final String value)
-    {
-        try
-        {
-            final int parsed = Integer.parseInt(value);
-            if (parsed >= 0)
-            {
-                return parsed;
-            }
-        }
-        catch (final NumberFormatException ex)
-        {
-            // Reported below.
-        }
-        throw new IllegalArgumentException(option + " '" + value + "' is not a non-negative whole number");
     }
 }

@@ -91,19 +91,24 @@ public final class MemoryDaemon implements AutoCloseable
         this.plan = context.plan;
         this.planDigest = context.planDigest;
         this.processMacs = new Mac[context.plan.n()];
+        Selector openedSelector = null;
+        ServerSocketChannel openedServer = null;
         try
         {
-            this.selector = Selector.open();
-            this.server = ServerSocketChannel.open();
-            server.bind(context.listen, 256);
-            server.configureBlocking(false);
-            server.register(selector, SelectionKey.OP_ACCEPT);
+            openedSelector = Selector.open();
+            openedServer = ServerSocketChannel.open();
+            openedServer.bind(context.listen, 256);
+            openedServer.configureBlocking(false);
+            openedServer.register(openedSelector, SelectionKey.OP_ACCEPT);
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("memd cannot listen on " + context.listen + ": " + ex.getMessage() +
-                "; pick a free port with --listen host:port", ex);
+            closeQuietly(openedServer);
+            closeQuietly(openedSelector);
+            throw new UncheckedIOException(listenFailure(context.listen, ex), ex);
         }
+        this.selector = openedSelector;
+        this.server = openedServer;
         this.thread = new Thread(this::run, "mmx-memd");
         thread.setDaemon(true);
         thread.start();
@@ -117,6 +122,33 @@ public final class MemoryDaemon implements AutoCloseable
     public static void main(final String[] args)
     {
         System.exit(MemdCommandLine.run(args, System.out, System.err));
+    }
+
+    // One sentence naming the address and the fix; "in use" is the usual cause, so it gets its own words.
+    static String listenFailure(final InetSocketAddress listen, final IOException ex)
+    {
+        final String where = listen.getHostString() + ":" + listen.getPort();
+        if (ex instanceof java.net.BindException && String.valueOf(ex.getMessage()).contains("in use"))
+        {
+            return "cannot listen on " + where + ": port " + listen.getPort() + " is already in use; stop what holds it " +
+                "(ss -ltnp 'sport = :" + listen.getPort() + "' shows it) or pass another port with --listen HOST:PORT";
+        }
+        return "cannot listen on " + where + " (" + ex.getMessage() + "): pass an address of this host with --listen HOST:PORT";
+    }
+
+    private static void closeQuietly(final java.io.Closeable closeable)
+    {
+        if (closeable != null)
+        {
+            try
+            {
+                closeable.close();
+            }
+            catch (final IOException ignore)
+            {
+                // Failing to start anyway.
+            }
+        }
     }
 
     /** Validates {@code context} and starts serving on its address. */
@@ -891,7 +923,7 @@ public final class MemoryDaemon implements AutoCloseable
             }
             if (plan == null)
             {
-                problems.append("no plan: pass --plan with the plan's edge list; ");
+                problems.append("no plan: pass --plan-edges with the plan's edge list; ");
             }
             if (listen == null)
             {
@@ -908,26 +940,31 @@ public final class MemoryDaemon implements AutoCloseable
                 (int)Math.max(1, Math.min(1024, budget / 4 / CONNECTION_BUFFER_BYTES)) : maxConnections;
             if (connections < 1)
             {
-                problems.append("max connections ").append(maxConnections).append(" must be at least 1; ");
+                problems.append("--max-connections ").append(maxConnections).append(" must be at least 1; ");
             }
             else if ((long)connections * CONNECTION_BUFFER_BYTES > budget / 2)
             {
-                problems.append("max connections ").append(connections).append(" need ")
+                problems.append("--max-connections ").append(connections).append(" need ")
                     .append((long)connections * CONNECTION_BUFFER_BYTES).append(" bytes of buffers, more than half of " +
                     "the memory budget of ").append(budget).append(" bytes: lower --max-connections or raise --max-memory; ");
             }
             if (maxPendingConnections < 1 || maxPendingConnections > 65_536)
             {
-                problems.append("max pending connections ").append(maxPendingConnections).append(" must be in 1..65536; ");
+                problems.append("--max-pending-connections ").append(maxPendingConnections).append(" must be in 1..65536; ");
             }
             if (handshakeTimeoutMs < 1 || idleTimeoutMs < 1)
             {
-                problems.append("handshake timeout ").append(handshakeTimeoutMs).append(" ms and idle timeout ")
-                    .append(idleTimeoutMs).append(" ms must be positive; ");
+                problems.append("--handshake-timeout-ms ").append(handshakeTimeoutMs).append(" and --idle-timeout-ms ")
+                    .append(idleTimeoutMs).append(" must both be positive; ");
+            }
+            if (maxRegions != -1 && maxRegions < 1)
+            {
+                problems.append("--max-regions ").append(maxRegions).append(" must be at least 1 (leave it out for the plan's " +
+                    "process count); ");
             }
             if (maxRegionBytes < 8 || maxRegionBytes > RegionHeader.MAX_DATA_BYTES)
             {
-                problems.append("max region bytes ").append(maxRegionBytes).append(" must be in 8..")
+                problems.append("--max-region-bytes ").append(maxRegionBytes).append(" must be in 8..")
                     .append(RegionHeader.MAX_DATA_BYTES).append("; ");
             }
             if (problems.length() > 0)

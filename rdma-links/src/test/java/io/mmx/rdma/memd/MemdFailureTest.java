@@ -10,6 +10,7 @@ import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -17,6 +18,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -70,10 +73,70 @@ class MemdFailureTest
     @Test
     void badCommandLinesFailWithOneSentence()
     {
-        assertUsageError(new String[]{"--listen", "127.0.0.1:0"}, "no cluster key");
-        assertUsageError(new String[]{"--listen", "nonsense"}, "not HOST:PORT");
-        assertUsageError(new String[]{"--frobnicate", "1"}, "unknown option --frobnicate");
-        assertUsageError(new String[]{"--cluster-key-file", "/nonexistent/key"}, "cannot read cluster key file /nonexistent/key");
+        assertUsageError(new String[]{"--listen", "127.0.0.1:0"}, "--cluster-key-file");
+        assertUsageError(withFiles("--listen", "nonsense"), "not HOST:PORT");
+        assertUsageError(new String[]{"--frobnicate", "1"}, "Unknown options: '--frobnicate'");
+        assertUsageError(new String[]{"--cluster-key-file", "/nonexistent/key", "--plan-edges", "/nonexistent/edges"},
+            "cannot read cluster key file /nonexistent/key");
+    }
+
+    @Test
+    void outOfRangeNumbersAreRefusedNamingTheOption()
+    {
+        assertUsageError(withFiles("--max-regions", "-1"), "--max-regions -1 is out of range");
+        assertUsageError(withFiles("--max-regions", "0"), "--max-regions 0 is out of range");
+        assertUsageError(withFiles("--max-connections", "-1"), "--max-connections -1 is out of range");
+        assertUsageError(withFiles("--max-pending-connections", "0"), "--max-pending-connections 0 is out of range");
+        assertUsageError(withFiles("--idle-timeout-ms", "-5"), "--idle-timeout-ms -5 is out of range");
+        assertUsageError(withFiles("--max-region-bytes", "4"), "--max-region-bytes 4 is out of range");
+        assertUsageError(withFiles("--max-memory", "0"), "--max-memory 0 is out of range");
+        assertUsageError(withFiles("--max-regions", "99999999999"), "'--max-regions': '99999999999' is not an int");
+    }
+
+    @Test
+    void aPortInUseExitsThreeNamingThePortAndTheFix(@TempDir final Path dir) throws Exception
+    {
+        final Path key = dir.resolve("cluster.key");
+        Files.write(key, new byte[32]);
+        final Path edges = dir.resolve("plan.edges");
+        Files.writeString(edges, "2\n0 1\n");
+        try (ServerSocket taken = new ServerSocket(0, 10, java.net.InetAddress.getLoopbackAddress()))
+        {
+            final int port = taken.getLocalPort();
+            final ByteArrayOutputStream err = new ByteArrayOutputStream();
+            final int code = MemdCommandLine.run(new String[]{"--listen", "127.0.0.1:" + port,
+                "--cluster-key-file", key.toString(), "--plan-edges", edges.toString()},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+            final String message = err.toString(StandardCharsets.UTF_8);
+            assertEquals(3, code, message);
+            assertTrue(message.contains("port " + port + " is already in use"), message);
+            assertTrue(message.contains("--listen"), message);
+            assertEquals(1, message.strip().lines().count(), "one line: " + message);
+        }
+    }
+
+    // The options with a valid key file and plan, so that only the ones given can be wrong.
+    private static String[] withFiles(final String... options)
+    {
+        try
+        {
+            final Path dir = Files.createTempDirectory("mmx-memd-args-");
+            dir.toFile().deleteOnExit();
+            final Path key = Files.write(dir.resolve("cluster.key"), new byte[32]);
+            final Path edges = Files.writeString(dir.resolve("plan.edges"), "2\n0 1\n");
+            key.toFile().deleteOnExit();
+            edges.toFile().deleteOnExit();
+            final String[] args = java.util.Arrays.copyOf(options, options.length + 4);
+            args[options.length] = "--cluster-key-file";
+            args[options.length + 1] = key.toString();
+            args[options.length + 2] = "--plan-edges";
+            args[options.length + 3] = edges.toString();
+            return args;
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
     }
 
     private static void assertUsageError(final String[] args, final String expected)

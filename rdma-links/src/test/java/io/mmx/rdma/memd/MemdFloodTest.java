@@ -180,7 +180,7 @@ class MemdFloodTest
         assertNotEquals(OpStatus.OK, status);
         assertTrue(child.waitFor(60, TimeUnit.SECONDS), "memd must exit, not stay alive without serving");
         assertEquals(3, child.exitValue(), read(log));
-        assertTrue(read(log).contains("memd: stopped serving: its I/O thread failed with java.lang.OutOfMemoryError"),
+        assertTrue(read(log).contains("memd: error: stopped serving: its I/O thread failed with java.lang.OutOfMemoryError"),
             read(log));
     }
 

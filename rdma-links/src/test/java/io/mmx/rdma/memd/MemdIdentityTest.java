@@ -159,7 +159,7 @@ class MemdIdentityTest
         assertEquals(2, probe("--address", at, "--key", key.toString(), "--as", "-3").exit);
         final Result unknown = probe("--adress", at);
         assertEquals(2, unknown.exit);
-        assertTrue(unknown.text.contains("unknown option --adress"), unknown.text);
+        assertTrue(unknown.text.contains("Unknown options: '--adress'"), unknown.text);
     }
 
     private static Result probe(final String... args)

@@ -36,7 +36,7 @@ class MemdVerbsModeTest
                 "--verbs-listen", "127.0.0.1:47471", "--shm-dir", dir.resolve("regions").toString()}, stream, stream);
             final String text = bytes.toString(StandardCharsets.UTF_8);
             assertEquals(3, exit, text);
-            assertEquals("memd: " + preflight.message(), text.strip());
+            assertEquals("memd: error: " + preflight.message(), text.strip());
             assertFalse(Files.exists(dir.resolve("regions")), "no region directory was created");
             assertFalse(Files.exists(dir.resolve("ready")), "it never served");
             assertTrue(text.contains(preflight.missing()) || text.contains("libdisni"), text);

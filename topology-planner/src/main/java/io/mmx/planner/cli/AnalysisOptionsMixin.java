@@ -1,6 +1,7 @@
 package io.mmx.planner.cli;
 
 import io.mmx.planner.analysis.AnalysisOptions;
+import io.mmx.planner.tolerance.ExactTolerance;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
@@ -28,6 +29,11 @@ final class AnalysisOptionsMixin
         {
             throw new IllegalArgumentException("--probable-failure " + probableFailure + " is not a probability " +
                 "strictly between 0 and 1; give e.g. 1e-9");
+        }
+        if (exactLimit < 0 || exactLimit > ExactTolerance.MAX_VERTICES)
+        {
+            throw new IllegalArgumentException("--exact-limit " + exactLimit + " is out of range: give 0.." +
+                ExactTolerance.MAX_VERTICES + " (0 turns the exact search off; it is exponential in n)");
         }
         return AnalysisOptions.defaults()
             .withSeed(seed)

@@ -16,8 +16,9 @@ import java.util.concurrent.Callable;
     name = "analyze",
     mixinStandardHelpOptions = true,
     description = {
-        "Analyses a graph: a plan file (.json), GraphML (.graphml, .xml) or an edge list (any other name:",
-        "a line 'n m', then m lines 'u v' with 0-based ids). Prints the summary, or JSON with --json."})
+        "Analyses a graph: a plan file (.json), GraphML (.graphml, .xml) or an edge list (any other " +
+        "name: a line 'n m', then m lines 'u v' with 0-based ids). Prints the summary, or JSON with " +
+        "--json."})
 final class AnalyzeCommand implements Callable<Integer>
 {
     @CommandLine.Spec

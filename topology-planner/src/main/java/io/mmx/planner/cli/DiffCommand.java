@@ -30,8 +30,8 @@ final class DiffCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final Plan before = PlanFile.read(oldFile);
-        final Plan after = PlanFile.read(newFile);
+        final Plan before = PlanFile.readSealed(oldFile);
+        final Plan after = PlanFile.readSealed(newFile);
         PlanChanges.printDiff(before, after, spec.commandLine().getOut());
         return ExitCodes.OK;
     }

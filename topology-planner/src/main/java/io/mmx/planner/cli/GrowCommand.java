@@ -17,8 +17,9 @@ import java.util.concurrent.Callable;
     name = "grow",
     mixinStandardHelpOptions = true,
     description = {
-        "Adds K processes (ids n..n+K-1) to a plan: each new process takes D/2 existing edges and splices",
-        "itself in, so D/2 old links per new process change. Reports the rewiring and the new tolerance."})
+        "Adds K processes (ids n..n+K-1) to a plan: each new process takes D/2 existing edges and " +
+        "splices itself in, so D/2 old links per new process change. Reports the rewiring and the new " +
+        "tolerance."})
 final class GrowCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -45,7 +46,7 @@ final class GrowCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final Plan before = PlanFile.read(file);
+        final Plan before = PlanFile.readSealed(file);
         final PlanChanges.Change change = PlanChanges.grow(before, add, seed, placement.toLayout(),
             analysis.toOptions(seed), Progress.toStderr(spec, before.n() + add));
         final Plan after = change.plan();

@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
     name = "plan",
     mixinStandardHelpOptions = true,
     description = {
-        "Generates a connected D-regular shared-memory graph on N processes, places the processes on",
+        "Generates a connected D-regular shared-memory graph on N processes, places the processes on " +
         "racks and hosts, proves its crash tolerance, prints a summary and writes the plan file."})
 final class PlanCommand implements Callable<Integer>
 {

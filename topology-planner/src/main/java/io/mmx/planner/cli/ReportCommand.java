@@ -19,8 +19,8 @@ import java.util.concurrent.Callable;
     name = "report",
     mixinStandardHelpOptions = true,
     description = {
-        "Writes DIR/index.html with SVG charts: the tolerance bracket, the expansion profile (for each",
-        "live-set size k, the proven minimum of |N[S]| and the smallest |N[S]| found by attack, against",
+        "Writes DIR/index.html with SVG charts: the tolerance bracket, the expansion profile (for each " +
+        "live-set size k, the proven minimum of |N[S]| and the smallest |N[S]| found by attack, against " +
         "the n/2 line), the spectrum, and QPs per process and per NIC."})
 final class ReportCommand implements Callable<Integer>
 {
@@ -40,7 +40,7 @@ final class ReportCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final Plan plan = PlanFile.read(file);
+        final Plan plan = PlanFile.readSealed(file);
         Files.createDirectories(out);
         final Path page = PlanReport.write(plan, out, profileBudget, Progress.toStderr(spec, plan.n()));
         spec.commandLine().getOut().println("report written to " + page);

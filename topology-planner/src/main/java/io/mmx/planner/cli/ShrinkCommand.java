@@ -18,8 +18,8 @@ import java.util.concurrent.Callable;
     name = "shrink",
     mixinStandardHelpOptions = true,
     description = {
-        "Removes processes from a plan: the neighbours they leave behind are re-paired among themselves,",
-        "and the highest surviving ids move into the holes so ids stay 0..n-1 (the renaming is printed).",
+        "Removes processes from a plan: the neighbours they leave behind are re-paired among themselves, " +
+        "and the highest surviving ids move into the holes so ids stay 0..n-1 (the renaming is printed). " +
         "Reports the rewiring and the new tolerance."})
 final class ShrinkCommand implements Callable<Integer>
 {
@@ -53,7 +53,7 @@ final class ShrinkCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final Plan before = PlanFile.read(file);
+        final Plan before = PlanFile.readSealed(file);
         final PlanChanges.Change change = which.ids != null ?
             PlanChanges.shrink(before, which.ids, seed, analysis.toOptions(seed), Progress.toStderr(spec, before.n())) :
             PlanChanges.shrink(before, which.count, seed, analysis.toOptions(seed), Progress.toStderr(spec, before.n()));

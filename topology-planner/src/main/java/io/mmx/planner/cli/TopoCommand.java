@@ -18,7 +18,7 @@ import java.io.UncheckedIOException;
     versionProvider = TopoCommand.Version.class,
     description = {
         "Plans the shared-memory graph of an mmx cluster and proves its crash tolerance.",
-        "Consensus stays live while the live set S has |N[S]| > n/2; f_max is the largest number of",
+        "Consensus stays live while the live set S has |N[S]| > n/2; f_max is the largest number of " +
         "crashed processes that every live set of that size survives."},
     subcommands = {
         PlanCommand.class,
@@ -55,30 +55,43 @@ public final class TopoCommand implements Runnable
         line.setExecutionExceptionHandler((ex, cmd, parseResult) ->
         {
             final Throwable cause = ex instanceof UncheckedIOException ? ex.getCause() : ex;
-            cmd.getErr().println("topo " + cmd.getCommandName() + ": error: " + cause.getMessage());
+            final boolean expected = cause instanceof GraphFileException || cause instanceof InvalidGraphException ||
+                cause instanceof IllegalArgumentException || cause instanceof IOException;
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " +
+                (expected ? cause.getMessage() : unexpected(cause)));
             cmd.getErr().flush();
             if (cause instanceof GraphFileException || cause instanceof InvalidGraphException ||
                 cause instanceof IllegalArgumentException)
             {
                 return ExitCodes.BAD_INPUT;
             }
-            if (cause instanceof IOException)
-            {
-                return ExitCodes.IO_ERROR;
-            }
-            cause.printStackTrace(cmd.getErr());
             return ExitCodes.IO_ERROR;
         });
         line.setParameterExceptionHandler((ex, args) ->
         {
             final CommandLine cmd = ex.getCommandLine();
-            cmd.getErr().println("topo " + cmd.getCommandName() + ": error: " + ex.getMessage());
-            cmd.getErr().println("Run 'topo " + (cmd.getParent() == null ? "" : cmd.getCommandName() + " ") +
-                "--help' for the options.");
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + ex.getMessage());
+            cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for the options.");
             cmd.getErr().flush();
             return ExitCodes.BAD_INPUT;
         });
         return line;
+    }
+
+    /**
+     * One sentence for a failure no check foresaw: what was thrown and where, and what to do. The
+     * heap running out gets its own fix.
+     */
+    public static String unexpected(final Throwable cause)
+    {
+        if (cause instanceof OutOfMemoryError)
+        {
+            return "the JVM ran out of memory (" + cause.getMessage() + "): give it a larger heap, e.g. " +
+                "MMX_JAVA_OPTS='-Xmx16g -XX:+UseParallelGC', or work on a smaller graph";
+        }
+        final StackTraceElement[] trace = cause.getStackTrace();
+        return "unexpected " + cause + (trace.length == 0 ? "" : " at " + trace[0]) +
+            ": this is a bug; report it with the command line that caused it";
     }
 
     public static void main(final String[] args)

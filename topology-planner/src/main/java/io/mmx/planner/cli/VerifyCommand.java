@@ -17,8 +17,9 @@ import java.util.concurrent.Callable;
     name = "verify",
     mixinStandardHelpOptions = true,
     description = {
-        "Recomputes everything in a plan file: content hash, symmetry, degrees, ids, placement, QP counts,",
-        "spectrum, certificate, attack witness, exact value. Exit 0 if all agree, 1 naming each wrong field."})
+        "Recomputes everything in a plan file: content hash, symmetry, degrees, ids, placement, QP " +
+        "counts, spectrum, certificate, attack witness, exact value. Exit 0 if all agree, 1 naming each " +
+        "wrong field."})
 final class VerifyCommand implements Callable<Integer>
 {
     @CommandLine.Spec

@@ -36,7 +36,16 @@ public final class Generators
         final String hint = RackAwareGenerator.NAME.equals(name) ?
             " (" + RackAwareGenerator.NAME + " needs a placement: give racks, hosts per rack and processes per host)" :
             "";
-        throw new IllegalArgumentException("unknown generator '" + name + "'" + hint + "; use one of " + names());
+        throw new IllegalArgumentException("unknown generator '" + name + "'" + hint + "; use one of " +
+            String.join(", ", allNames()) + " (" + RackAwareGenerator.NAME + " with a placement)");
+    }
+
+    /** Every generator name {@code topo plan --generator} accepts: {@link #names()} and the rack-aware one. */
+    public static List<String> allNames()
+    {
+        final java.util.ArrayList<String> all = new java.util.ArrayList<>(names());
+        all.add(RackAwareGenerator.NAME);
+        return List.copyOf(all);
     }
 
     /** Names accepted by {@link #byName}, default first. */

@@ -33,6 +33,10 @@ public final class AtomicFiles
     public static void write(final Path target, final Content content) throws IOException
     {
         final Path absolute = target.toAbsolutePath();
+        if (Files.isDirectory(absolute))
+        {
+            throw new IllegalArgumentException(target + " is a directory: give the path of a file (in it or elsewhere)");
+        }
         final Path dir = absolute.getParent();
         if (dir != null && !Files.isDirectory(dir))
         {

@@ -46,7 +46,7 @@ public final class GraphFiles
         {
             if (name.endsWith(".json"))
             {
-                final Plan plan = PlanFile.read(path);
+                final Plan plan = PlanFile.readSealed(path);
                 return new Loaded(plan.graph(), "plan", plan);
             }
             if (name.endsWith(".graphml") || name.endsWith(".xml"))

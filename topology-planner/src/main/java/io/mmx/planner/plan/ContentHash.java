@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mmx.planner.graph.Graph;
 import io.mmx.planner.placement.Placement;
 
@@ -12,21 +13,37 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The content hash of a plan: SHA-256 over a canonical encoding of everything in the file
- * except the hash itself. The encoding is documented in docs/plan-format.md so that other
- * tools can recompute it: the ASCII line {@code mmx-plan/<version>\n}, then big-endian
- * int32/int64 fields (n, degree, seed), the generator name as UTF-8 with an int32 length,
- * the placement (int32 racks, hosts per rack, procs per host, then per process int32 rack and
- * host, or a single int32 -1 without placement), the CSR adjacency (int32 offsets then
- * targets), and finally the analysis object as compact JSON with keys sorted.
+ * except the hash itself and, from format version 2 on, what a time budget decides. The
+ * encoding is documented in docs/plan-format.md so that other tools can recompute it: the ASCII
+ * line {@code mmx-plan/<version>\n}, then big-endian int32/int64 fields (n, degree, seed), the
+ * generator name as UTF-8 with an int32 length, the placement (int32 racks, hosts per rack,
+ * procs per host, then per process int32 rack and host, or a single int32 -1 without
+ * placement), the CSR adjacency (int32 offsets then targets), and finally the analysis object
+ * as compact JSON with keys sorted.
+ *
+ * <p>Version 2 leaves out of the analysis {@code timing_ms} and the attack searches' results
+ * ({@link #TIME_BUDGETED_TOLERANCE}, {@link #TIME_BUDGETED_DOMAIN_ROW}): they depend on how much
+ * CPU the search got, so hashing them made the same seed give a different hash on every run.
+ * {@link PlanVerifier} checks their witnesses instead. Version 1 hashed the whole analysis; its
+ * plans are still hashed that way, so they stay readable.
  */
 public final class ContentHash
 {
     private static final ObjectMapper CANONICAL = JsonMapper.builder()
         .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
         .build();
+
+    /** Fields of {@code analysis.tolerance} that the attack search's time budget decides. */
+    static final List<String> TIME_BUDGETED_TOLERANCE =
+        List.of("attack_f", "attack_method", "witness", "witness_size", "witness_closed_neighbourhood");
+    /** Fields of each {@code analysis.failure_domains.{racks,hosts}.rows[]} the attack search decides. */
+    static final List<String> TIME_BUDGETED_DOMAIN_ROW = List.of("further_crashes_attack", "attack_domains", "attack_witness");
+    /** The first format version whose hash leaves out timings and attack results. */
+    static final int REPRODUCIBLE_SINCE_VERSION = 2;
 
     private ContentHash()
     {
@@ -61,8 +78,34 @@ public final class ContentHash
         putInts(digest, buffer, graph.offsets());
         putInts(digest, buffer, graph.targets());
         flush(digest, buffer);
-        digest.update(canonicalJson(plan.analysis()));
+        digest.update(canonicalJson(plan.version() >= REPRODUCIBLE_SINCE_VERSION ?
+            withoutTimeBudgeted(plan.analysis()) : plan.analysis()));
         return "sha256:" + HexFormat.of().formatHex(digest.digest());
+    }
+
+    /** A copy of {@code analysis} without {@code timing_ms} and the attack searches' results. */
+    static JsonNode withoutTimeBudgeted(final ObjectNode analysis)
+    {
+        final ObjectNode copy = analysis.deepCopy();
+        copy.remove("timing_ms");
+        if (copy.get("tolerance") instanceof ObjectNode tolerance)
+        {
+            tolerance.remove(TIME_BUDGETED_TOLERANCE);
+        }
+        if (copy.get("failure_domains") instanceof ObjectNode domains)
+        {
+            for (final JsonNode kind : domains)
+            {
+                for (final JsonNode row : kind.path("rows"))
+                {
+                    if (row instanceof ObjectNode fields)
+                    {
+                        fields.remove(TIME_BUDGETED_DOMAIN_ROW);
+                    }
+                }
+            }
+        }
+        return copy;
     }
 
     static byte[] canonicalJson(final JsonNode node)

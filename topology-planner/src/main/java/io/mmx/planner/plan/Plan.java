@@ -29,8 +29,10 @@ public record Plan(
     ObjectNode analysis,
     String contentHash)
 {
-    /** The plan format this code writes and reads. */
-    public static final int FORMAT_VERSION = 1;
+    /** The plan format this code writes. */
+    public static final int FORMAT_VERSION = 2;
+    /** The oldest plan format this code reads (version 1 hashed timings; see {@link ContentHash}). */
+    public static final int OLDEST_READABLE_VERSION = 1;
 
     public Plan
     {

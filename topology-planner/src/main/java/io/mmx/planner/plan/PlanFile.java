@@ -94,6 +94,11 @@ public final class PlanFile
     public static Plan read(final Path path)
     {
         final String source = path.toString();
+        if (!Files.isRegularFile(path))
+        {
+            throw new GraphFileException(source + ": no such file" + (Files.isDirectory(path) ? " (it is a directory)" : "") +
+                "; give the path of a plan written by 'topo plan'");
+        }
         try (InputStream in = Files.newInputStream(path))
         {
             return read(in, source);
@@ -102,6 +107,25 @@ public final class PlanFile
         {
             throw new GraphFileException(source + ": cannot read the plan file: " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * Reads a plan file and checks its content hash: what every command but {@code topo verify} (which
+     * lists every difference) reads, so that a plan edited by hand is never used as if topo had made it.
+     *
+     * @throws GraphFileException naming the file, both hashes and the fix, when they differ.
+     */
+    public static Plan readSealed(final Path path)
+    {
+        final Plan plan = read(path);
+        final String recomputed = ContentHash.of(plan);
+        if (!recomputed.equals(plan.contentHash()))
+        {
+            throw new GraphFileException(path + ": content_hash is " + plan.contentHash() + " but the content hashes to " +
+                recomputed + ": the plan was changed after topo wrote it; make it again with 'topo plan' (or grow, " +
+                "shrink), and 'topo verify " + path + "' lists what differs");
+        }
+        return plan;
     }
 
     /** Reads a plan from a stream; {@code source} names it in error messages. */
@@ -221,18 +245,19 @@ public final class PlanFile
                         analysis = parser.readValueAsTree();
                     }
                     case "adjacency" -> adjacency = readAdjacency(value);
-                    default -> throw error("unknown field '" + name + "'; this topo reads plan format version " +
-                        Plan.FORMAT_VERSION + " (docs/plan-format.md lists the fields)");
+                    default -> throw error("unknown field '" + name + "'; this topo reads plan format versions " +
+                        Plan.OLDEST_READABLE_VERSION + " to " + Plan.FORMAT_VERSION + " (docs/plan-format.md lists the fields)");
                 }
             }
             if (!FORMAT_NAME.equals(require(format, "format")))
             {
                 throw error("field 'format' is '" + format + "', not '" + FORMAT_NAME + "': this is not an mmx plan file");
             }
-            if (require(version, "version") != Plan.FORMAT_VERSION)
+            if (require(version, "version") < Plan.OLDEST_READABLE_VERSION || version > Plan.FORMAT_VERSION)
             {
-                throw error("plan format version " + version + " is not the version this topo reads (" +
-                    Plan.FORMAT_VERSION + "): use the mmx release that wrote it, or regenerate the plan");
+                throw error("plan format version " + version + " is not one this topo reads (" +
+                    Plan.OLDEST_READABLE_VERSION + " to " + Plan.FORMAT_VERSION +
+                    "): use the mmx release that wrote it, or regenerate the plan");
             }
             require(hash, "content_hash");
             require(n, "n");

@@ -47,6 +47,7 @@ public final class Planner
     {
         GenerationRequest.validate(request.n(), request.degree());
         request.analysis().validate();
+        HeapEstimate.requireFits(request.n(), request.degree(), Runtime.getRuntime().maxMemory());
         final Placement placement = request.layout() == null ? null : Placement.contiguous(request.n(),
             request.layout().racks(), request.layout().hostsPerRack(), request.layout().procsPerHost());
         final GraphGenerator generator = generator(request, placement);

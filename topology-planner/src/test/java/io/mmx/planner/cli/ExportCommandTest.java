@@ -73,7 +73,7 @@ class ExportCommandTest
         final Path edges = dir.resolve("edges");
         final TopoCommandTest.Run tampered = topo("export", plan.toString(), "--edges", edges.toString());
         assertEquals(ExitCodes.BAD_INPUT, tampered.exitCode());
-        assertTrue(tampered.err().contains("was edited after it was written"), tampered.err());
+        assertTrue(tampered.err().contains("was changed after topo wrote it"), tampered.err());
         assertFalse(Files.exists(edges), "nothing is written for a refused plan");
     }
 }

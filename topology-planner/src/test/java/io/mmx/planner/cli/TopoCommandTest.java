@@ -10,8 +10,10 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The CLI as a user drives it: exit codes, messages, files written or not. */
 class TopoCommandTest
@@ -95,6 +97,78 @@ class TopoCommandTest
             assertEquals(1, run.err().lines().filter(l -> l.contains("error")).count(), "one error line: " + run.err());
         }
         assertNoFiles(dir);
+    }
+
+    @Test
+    void aPlanTooLargeForTheHeapIsRefusedNamingTheHeapItNeeds(@TempDir final Path dir) throws IOException
+    {
+        assumeTrue(Runtime.getRuntime().maxMemory() < io.mmx.planner.plan.HeapEstimate.planBytes(100_000_000, 8),
+            "this JVM's heap could hold the plan");
+        final Run run = topo("plan", "--n", "100000000", "--degree", "8", "--out", dir.resolve("plan.json").toString());
+        assertEquals(ExitCodes.BAD_INPUT, run.exitCode(), run.err());
+        assertTrue(run.err().contains("GiB of heap") && run.err().contains("-Xmx"), run.err());
+        assertEquals(1, run.err().lines().filter(l -> l.contains("error")).count(), "one error line: " + run.err());
+        assertFalse(run.err().contains("OutOfMemoryError"), run.err());
+        assertNoFiles(dir);
+    }
+
+    @Test
+    void theSameSeedGivesTheSamePlanHashIncluded(@TempDir final Path dir) throws IOException
+    {
+        // Large enough that the stage timings and the attack searches differ from run to run.
+        final String[] shape = {"--n", "2000", "--degree", "8", "--seed", "11", "--racks", "2", "--hosts-per-rack", "4",
+            "--procs-per-host", "250", "--attack-budget", "300ms"};
+        final String[] hashes = new String[2];
+        for (int i = 0; i < 2; i++)
+        {
+            final Path plan = dir.resolve("plan" + i + ".json");
+            final String[] args = new String[shape.length + 3];
+            args[0] = "plan";
+            System.arraycopy(shape, 0, args, 1, shape.length);
+            args[args.length - 2] = "--out";
+            args[args.length - 1] = plan.toString();
+            assertEquals(0, topo(args).exitCode());
+            hashes[i] = new ObjectMapper().readTree(plan.toFile()).path("content_hash").asText();
+        }
+        assertEquals(hashes[0], hashes[1], "seed 11 twice");
+        assertEquals(0, topo("verify", dir.resolve("plan1.json").toString()).exitCode());
+    }
+
+    @Test
+    void aVersionOnePlanIsStillReadAndVerified(@TempDir final Path dir) throws IOException
+    {
+        final Path plan = dir.resolve("version1.json");
+        try (var in = TopoCommandTest.class.getResourceAsStream("/plans/version1.json"))
+        {
+            Files.copy(in, plan);
+        }
+        assertEquals(1, new ObjectMapper().readTree(plan.toFile()).path("version").asInt());
+        final Run verify = topo("verify", plan.toString());
+        assertEquals(0, verify.exitCode(), verify.out() + verify.err());
+        final Run export = topo("export", plan.toString());
+        assertEquals(0, export.exitCode(), export.err());
+        assertTrue(export.out().startsWith("content_hash sha256:58d17096"), export.out());
+    }
+
+    @Test
+    void commandsRefuseAPlanEditedByHand(@TempDir final Path dir) throws IOException
+    {
+        final Path plan = dir.resolve("plan.json");
+        assertEquals(0, topo("plan", "--n", "32", "--degree", "4", "--seed", "5", "--attack-budget", "100ms", "--out",
+            plan.toString()).exitCode());
+        final String good = Files.readString(plan);
+        final String edited = good.replaceFirst("\"generator\": \"random\"", "\"generator\": \"circulant\"");
+        assertNotEquals(good, edited);
+        Files.writeString(plan, edited);
+        for (final String[] args : new String[][] {{"analyze", plan.toString()},
+            {"report", plan.toString(), "--out", dir.resolve("report").toString()},
+            {"grow", plan.toString(), "--add", "2", "--out", dir.resolve("grown.json").toString()}})
+        {
+            final Run run = topo(args);
+            assertEquals(ExitCodes.BAD_INPUT, run.exitCode(), String.join(" ", args) + ": " + run.out() + run.err());
+            assertTrue(run.err().contains("content_hash") && run.err().contains("topo verify"), run.err());
+        }
+        assertFalse(Files.exists(dir.resolve("report")) || Files.exists(dir.resolve("grown.json")));
     }
 
     @Test
@@ -277,6 +351,64 @@ class TopoCommandTest
             assertTrue(run.out().contains(command), command);
         }
         assertTrue(run.out().contains("Exit codes"));
-        assertEquals(ExitCodes.BAD_INPUT, topo().exitCode(), "no command is a usage error");
+        final Run none = topo();
+        assertEquals(ExitCodes.BAD_INPUT, none.exitCode(), "no command is a usage error");
+        assertTrue(none.err().startsWith("topo: error: name a command"), none.err());
+        assertEquals(List.of(), UsageCheck.problems(TopoCommand.commandLine()));
+    }
+
+    /** A command with a bug. */
+    @picocli.CommandLine.Command(name = "boom")
+    static final class Boom implements java.util.concurrent.Callable<Integer>
+    {
+        @Override
+        public Integer call()
+        {
+            throw new NullPointerException("nothing here");
+        }
+    }
+
+    @Test
+    void anUnexpectedFailureIsOneSentenceNotAStackTrace()
+    {
+        final StringWriter err = new StringWriter();
+        final var line = TopoCommand.commandLine();
+        line.addSubcommand("boom", new Boom());
+        line.setErr(new PrintWriter(err, true));
+        assertEquals(ExitCodes.IO_ERROR, line.execute("boom"));
+        assertTrue(err.toString().startsWith("topo boom: error: unexpected java.lang.NullPointerException: nothing here at "),
+            err.toString());
+        assertTrue(err.toString().contains("this is a bug"), err.toString());
+        assertEquals(1, err.toString().lines().count(), "one line, no stack trace: " + err);
+    }
+
+    @Test
+    void errorsNameTheOptionAndTheFix(@TempDir final Path dir) throws IOException
+    {
+        final Run exact = topo("plan", "--n", "16", "--degree", "4", "--exact-limit", "-1", "--out",
+            dir.resolve("p.json").toString());
+        assertEquals(ExitCodes.BAD_INPUT, exact.exitCode());
+        assertTrue(exact.err().contains("--exact-limit -1 is out of range: give 0..64"), exact.err());
+        assertFalse(exact.err().contains("exactVertexLimit"), exact.err());
+
+        final Run generator = topo("plan", "--n", "16", "--degree", "4", "--generator", "petersen", "--out",
+            dir.resolve("p.json").toString());
+        assertTrue(generator.err().contains("random, circulant, hypercube, rack-aware"), generator.err());
+
+        final Run intoDirectory = topo("plan", "--n", "16", "--degree", "4", "--attack-budget", "100ms", "--out",
+            dir.toString());
+        assertEquals(ExitCodes.BAD_INPUT, intoDirectory.exitCode(), intoDirectory.err());
+        assertTrue(intoDirectory.err().contains(dir + " is a directory"), intoDirectory.err());
+
+        for (final String command : new String[] {"verify", "report", "export", "diff"})
+        {
+            final Run missing = command.equals("report") ? topo(command, dir.resolve("nope.json").toString(), "--out",
+                dir.resolve("r").toString()) : command.equals("diff") ?
+                topo(command, dir.resolve("nope.json").toString(), dir.resolve("nope.json").toString()) :
+                topo(command, dir.resolve("nope.json").toString());
+            assertEquals(ExitCodes.BAD_INPUT, missing.exitCode(), command + ": " + missing.err());
+            assertTrue(missing.err().contains("nope.json: no such file; give the path of a plan"), missing.err());
+        }
+        assertNoFiles(dir);
     }
 }

@@ -78,7 +78,7 @@ class FamilyGeneratorsTest
         final IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
             () -> Generators.byName("petersen"));
         assertTrue(unknown.getMessage().contains("'petersen'") &&
-            unknown.getMessage().contains("[random, circulant, hypercube]"), unknown.getMessage());
+            unknown.getMessage().contains("random, circulant, hypercube, rack-aware"), unknown.getMessage());
         final IllegalArgumentException rackAware = assertThrows(IllegalArgumentException.class,
             () -> Generators.byName("rack-aware"));
         assertTrue(rackAware.getMessage().contains("needs a placement"), rackAware.getMessage());

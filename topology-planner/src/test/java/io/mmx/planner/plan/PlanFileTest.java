@@ -88,7 +88,7 @@ class PlanFileTest
         assertTrue(error(good.replace("[1, 11]", "[0, 1, 11]")).contains("itself"));
         assertTrue(error(good.replace("[1, 11]", "[1, 1, 11]")).contains("twice"));
         assertTrue(error(good.replace("\"seed\"", "\"sead\"")).contains("unknown field 'sead'"));
-        assertTrue(error(good.replace("\"version\": 1", "\"version\": 9")).contains("version 9"));
+        assertTrue(error(good.replace("\"version\": 2", "\"version\": 9")).contains("version 9"));
         assertTrue(error(good.replace("\"edges\": 12", "\"edges\": 13")).contains("'edges'"));
         assertTrue(error(good.replace("\"n\": 12", "\"n\": 13")).contains("rows"));
         assertTrue(error(good.replace("\"format\": \"mmx-plan\",", "")).contains("missing field 'format'"));

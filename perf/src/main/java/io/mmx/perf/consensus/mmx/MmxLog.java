@@ -58,7 +58,7 @@ public final class MmxLog implements ReplicatedLog
         final Plan plan = LocalCluster.plan(n, degree, 1);
         final int procsPerJvm = n <= 8 ? 1 : (n + 7) / 8;
         cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm,
-            List.of("-Xmx192m", "-XX:+UseSerialGC"));
+            List.of("-Xmx192m", "-XX:+UseSerialGC"), LocalCluster.Existing.REPLACE);
         cluster.nodeOptions(List.of("--idle", settings.idleStrategy()));
         final int client = cluster.layout().jvms() - 1;
         for (int j = 0; j < client; j++)
