@@ -32,12 +32,12 @@ import java.util.concurrent.TimeoutException;
     name = "selfcheck",
     mixinStandardHelpOptions = true,
     description = {
-        "Runs a memory daemon and a node of 3 processes in this JVM on loopback, commits one probe",
-        "command through them, and stops: proof that this installation can run mmx. Leaves nothing",
+        "Runs a memory daemon and a node of 3 processes in this JVM on loopback, commits one probe " +
+        "command through them, and stops: proof that this installation can run mmx. Leaves nothing " +
         "behind. Exit 0 when the probe committed, 1 when it did not in time, 3 on a start-up error."})
 final class SelfcheckCommand implements Callable<Integer>
 {
-    @Option(names = "--timeout-s", defaultValue = "60",
+    @Option(names = "--timeout-s", paramLabel = "SECONDS", defaultValue = "60",
         description = "how long the cluster may take to elect a leader and commit the probe (default ${DEFAULT-VALUE})")
     int timeoutS;
 
