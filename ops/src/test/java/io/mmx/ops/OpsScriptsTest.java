@@ -57,37 +57,44 @@ class OpsScriptsTest
     }
 
     /**
-     * bin/mmx archives the classes a node and a daemon load once per build ('mmx selfcheck' is the
-     * workload) and starts every JVM from it; what the JVM says of the archive, even of a damaged one,
-     * goes to stderr, so stdout stays the command's own (scripts parse 'mmx status --json').
+     * bin/mmx and bin/topo archive the classes their JVMs load once per build (bin/lib/class-archive.sh;
+     * 'mmx selfcheck' and a small 'topo plan' are the workloads) and start every JVM from it; what
+     * the JVM says of the archive, even of a damaged one, goes to stderr, so stdout stays the
+     * command's own (scripts parse 'mmx status --json' and 'topo export').
      */
     @Test
-    void theMmxLauncherArchivesItsClassesAndKeepsStdoutClean() throws Exception
+    void theLaunchersArchiveTheirClassesAndKeepStdoutClean() throws Exception
     {
-        final Path archive = OPS.resolveSibling("mm-runtime").resolve("target").resolve("mm-runtime.jsa");
-        final String stdoutOnly = "../bin/mmx --version 2>/dev/null";
-        final Run plain = run(List.of("bash", "-c", "MMX_CDS=0 " + stdoutOnly), 120);
-        assertEquals(0, plain.exit(), plain.output());
-        assertTrue(plain.output().startsWith("mmx "), plain.output());
-
-        Files.deleteIfExists(archive);
-        final Run first = run(List.of("bash", "-c", stdoutOnly), 300); // builds the archive: one selfcheck
-        assertEquals(plain, first);
-        assertTrue(Files.size(archive) > 1_000_000, "no class archive at " + archive);
-        final Run used = run(List.of("bash", "-c", "../bin/mmx --version; " +
-            "MMX_JAVA_OPTS='-Xlog:class+load=info' ../bin/mmx --version | grep -c 'shared objects file (top)'"), 120);
-        assertTrue(used.output().matches("(?s)mmx .*\\n[1-9][0-9]*\\n"), "classes not loaded from the archive: " + used.output());
-
-        // A damaged archive newer than the jar: the JVM refuses it on stderr and runs without it.
-        Files.delete(archive);
-        Files.writeString(archive, "not a class archive");
-        try
+        for (final String[] launcher : new String[][]{
+            {"mmx", "mm-runtime/target/mm-runtime.jsa", "mmx "},
+            {"topo", "topology-planner/target/topology-planner.jsa", "topo "}})
         {
-            assertEquals(plain, run(List.of("bash", "-c", stdoutOnly), 120));
-        }
-        finally
-        {
+            final Path archive = OPS.resolveSibling(launcher[1]);
+            final String stdoutOnly = "../bin/" + launcher[0] + " --version 2>/dev/null";
+            final Run plain = run(List.of("bash", "-c", "MMX_CDS=0 " + stdoutOnly), 120);
+            assertEquals(0, plain.exit(), plain.output());
+            assertTrue(plain.output().startsWith(launcher[2]), plain.output());
+
             Files.deleteIfExists(archive);
+            final Run first = run(List.of("bash", "-c", stdoutOnly), 300); // builds the archive: one training run
+            assertEquals(plain, first);
+            assertTrue(Files.size(archive) > 1_000_000, "no class archive at " + archive);
+            final Run used = run(List.of("bash", "-c", "../bin/" + launcher[0] + " --version; MMX_JAVA_OPTS=" +
+                "'-Xlog:class+load=info' ../bin/" + launcher[0] + " --version | grep -c 'shared objects file (top)'"), 120);
+            assertTrue(used.output().matches("(?s)" + launcher[2] + ".*\\n[1-9][0-9]*\\n"),
+                launcher[0] + ": classes not loaded from the archive: " + used.output());
+
+            // A damaged archive newer than the jar: the JVM refuses it on stderr and runs without it.
+            Files.delete(archive);
+            Files.writeString(archive, "not a class archive");
+            try
+            {
+                assertEquals(plain, run(List.of("bash", "-c", stdoutOnly), 120));
+            }
+            finally
+            {
+                Files.deleteIfExists(archive);
+            }
         }
     }
 
