@@ -12,21 +12,25 @@ class_archive() {
   shift 2
   CDS_OPTS=()
   [ "${MMX_CDS:-1}" != 0 ] || return 0
-  if [ ! -f "$archive" ] || [ "$jar" -nt "$archive" ]; then
-    (
+  # A training run that failed for this jar is not repeated on every launch (ARCHIVE.failed).
+  if { [ ! -f "$archive" ] || [ "$jar" -nt "$archive" ]; } && { [ ! -f "$archive.failed" ] || [ "$jar" -nt "$archive.failed" ]; }; then
+    # A jar in a directory this user cannot write to: no archive, and no complaint either.
+    { (
       flock -w 120 9 || exit 0
-      if [ ! -f "$archive" ] || [ "$jar" -nt "$archive" ]; then
+      if { [ ! -f "$archive" ] || [ "$jar" -nt "$archive" ]; } && { [ ! -f "$archive.failed" ] || [ "$jar" -nt "$archive.failed" ]; }; then
         tmp="$archive.$$"
         if java -XX:ArchiveClassesAtExit="$tmp" -Xlog:disable -Xlog:all=error:stderr \
              --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -jar "$jar" "$@" >/dev/null 2>&1 &&
            [ -s "$tmp" ]; then
           mv -f "$tmp" "$archive"
+          rm -f "$archive.failed"
         else
           rm -f "$tmp"
+          echo "the class archive $archive could not be made (training run: $*); starting without it" >"$archive.failed"
         fi
       fi
-    ) 9>"$archive.lock" || true
+    ) 9>"$archive.lock"; } 2>/dev/null || true
   fi
-  [ -f "$archive" ] && CDS_OPTS=(-XX:SharedArchiveFile="$archive" -Xlog:disable -Xlog:all=warning:stderr)
+  [ -f "$archive" ] && [ ! "$jar" -nt "$archive" ] && CDS_OPTS=(-XX:SharedArchiveFile="$archive" -Xlog:disable -Xlog:all=warning:stderr)
   return 0
 }
