@@ -346,11 +346,15 @@ final class Learner
             catchupMarkedBefore = value;
             final long newest = config.has(Flaw.TRUST_TORN_LOG_READ) ? catchupFrom + catchupCount - 1 :
                 Math.min(catchupFrom + catchupCount - 1, value);
-            if (catchupFrom == appliedThrough + 1 && value - layout.decidedCapacity() >= catchupFrom)
+            final long unusableThrough = value - layout.decidedCapacity() +
+                (config.has(Flaw.TRUST_TORN_LOG_READ) ? 0 : config.catchupBatch());
+            if (catchupFrom == appliedThrough + 1 && unusableThrough >= catchupFrom)
             {
                 // The ring moved past the slot we need: everything up to (d1 - capacity) has been
-                // (or is being) overwritten in this log.
-                final long skipTo = value - layout.decidedCapacity();
+                // overwritten in this log, and the next catchupBatch entries may be being
+                // overwritten (the check below would refuse them for ever: a wedge when the owner
+                // is down and no other log holds them).
+                final long skipTo = unusableThrough;
                 if (skipTo > appliedThrough && skipTo <= highestKnownDecided)
                 {
                     skip(skipTo, nowTicks);
@@ -395,6 +399,35 @@ final class Learner
                 break;
             }
             onDecided(slot, java.util.Arrays.copyOfRange(entries, w + 2, w + 2 + (int)len), nowTicks);
+        }
+    }
+
+    /** The lowest slot above {@code slot}, through the applied prefix, whose value we hold; else applied + 1. */
+    long oldestHeldAfter(final long slot)
+    {
+        for (long s = Math.max(slot + 1, appliedThrough - ringSlot.length + 1); s <= appliedThrough; s++)
+        {
+            if (ringSlot[(int)(s & mask)] == s)
+            {
+                return s;
+            }
+        }
+        return appliedThrough + 1;
+    }
+
+    /**
+     * A process that applied the slot we need no longer holds it. Slots below its {@code heldFrom}
+     * are decided; when we have been stuck for a while (no decided log we read holds them either),
+     * skip them: the application installs a snapshot. Without this a learner that every holder
+     * has forgotten waits for ever, and (the leader's included) holds the floor down.
+     */
+    void onGone(final Message.Gone g, final long nowTicks)
+    {
+        hint(g.heldFrom - 1);
+        if (g.fromSlot == appliedThrough + 1 && g.heldFrom - 1 > appliedThrough &&
+            nowTicks - lastProgressTick >= 4L * config.catchupTicks())
+        {
+            skip(g.heldFrom - 1, nowTicks);
         }
     }
 

@@ -56,6 +56,8 @@ final class Proposer
     /** Leader only: each process's durable decided prefix as its Accepted bundles reported. */
     private long[] durableOf;
     private long[] topDurable;
+    /** When each process last reported its durable prefix (ticks). */
+    private long[] durableHeardTick;
     private int[] thriftyCount;
     private int[][] thriftyLists;
     private final int thriftyTarget;
@@ -226,6 +228,8 @@ final class Proposer
             java.util.Arrays.fill(executorOf, -1);
             durableOf = new long[n];
             java.util.Arrays.fill(durableOf, -1L);
+            durableHeardTick = new long[n];
+            java.util.Arrays.fill(durableHeardTick, Long.MIN_VALUE / 2);
             topDurable = new long[config.reclaimReplicas()];
             thriftyCount = new int[n];
             thriftyLists = new int[n][];
@@ -417,7 +421,10 @@ final class Proposer
         final int maxBatch = config.maxBatch();
         while (queueSize > 0)
         {
-            final long room = decidedBase + config.pipelineSlots() + 1 - nextSlot;
+            // Within the pipeline, and never so far past our own learner that it could not hold what
+            // we decide (it would then have to catch up on our decisions from others' logs).
+            final long room = Math.min(decidedBase + config.pipelineSlots() + 1,
+                learner.appliedThrough() + 1 + decidedRing.length / 2) - nextSlot;
             if (room <= 0)
             {
                 return;
@@ -446,9 +453,10 @@ final class Proposer
         // Executors' durable prefixes (facts, whatever the ballot): the reclaimReplicas-th highest
         // travels on to all executors in our Accepts (see relayDurable), so acceptor windows drain
         // even while some learners (ours included) lag, and no decided value lives in fewer logs.
-        if (durableOf != null && a.durableThrough > durableOf[a.from()])
+        if (durableOf != null)
         {
-            durableOf[a.from()] = a.durableThrough;
+            durableOf[a.from()] = Math.max(durableOf[a.from()], a.durableThrough);
+            durableHeardTick[a.from()] = nowTicks;
         }
         if (role != Status.Role.LEADING || a.ballot != ballot || a.acceptors.length == 0)
         {
@@ -540,8 +548,14 @@ final class Proposer
         }
     }
 
-    /** Reports the prefix that at least {@code reclaimReplicas} processes have logged. */
-    private void relayDurable()
+    /**
+     * Reports the prefix that at least {@code reclaimReplicas} processes have logged, or, while
+     * fewer than that report at all (the others crashed: their logs stand still), the prefix that
+     * every process still reporting has logged. Without the second rule a cluster running on fewer
+     * live processes than {@code reclaimReplicas} never raises acceptor floors, and its windows stay
+     * full (a wedge above the tolerance line). Safety needs only "decided" (I5).
+     */
+    private void relayDurable(final long nowTicks)
     {
         if (durableOf == null)
         {
@@ -549,9 +563,16 @@ final class Proposer
         }
         final int k = topDurable.length;
         java.util.Arrays.fill(topDurable, -1L);
+        int reporting = 0;
+        long lowestReporting = Long.MAX_VALUE;
         for (int p = 0; p < n; p++)
         {
             final long d = durableOf[p];
+            if (d >= 0 && nowTicks - durableHeardTick[p] <= config.heartbeatTicks() * 4L)
+            {
+                reporting++;
+                lowestReporting = Math.min(lowestReporting, d);
+            }
             if (d > topDurable[k - 1])
             {
                 int i = k - 1;
@@ -563,12 +584,14 @@ final class Proposer
                 topDurable[i] = d;
             }
         }
-        learner.reportedDurable(topDurable[k - 1]);
+        final long relayed = reporting > 0 && reporting < k ? Math.max(topDurable[k - 1], lowestReporting) :
+            topDurable[k - 1];
+        learner.reportedDurable(relayed);
     }
 
     void onTick(final long nowTicks)
     {
-        relayDurable();
+        relayDurable(nowTicks);
         if (preempted && leaderByOracle)
         {
             startPhase1(nowTicks);
