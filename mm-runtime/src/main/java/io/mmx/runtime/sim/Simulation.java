@@ -37,6 +37,7 @@ public final class Simulation
     private static final int PARTITION_END = 12;
     private static final int MEM_APPLY = 13;
     private static final int SPLIT_END = 14;
+    private static final int CRASH = 15;
 
     private static final MemoryStatus[] STATUSES = MemoryStatus.values();
 
@@ -51,6 +52,8 @@ public final class Simulation
     private final SimRegion[] regions;
     private final MmPaxosCore[] cores;
     private final boolean[] up;
+    /** Crashing: sends nothing more, crashes at the next event (a crash in the middle of a broadcast). */
+    private final boolean[] dying;
     private final int[] incarnation;
     private final Status[] lastStatus;
     private final SafetyChecker checker;
@@ -95,6 +98,7 @@ public final class Simulation
         this.regions = new SimRegion[n];
         this.cores = new MmPaxosCore[n];
         this.up = new boolean[n];
+        this.dying = new boolean[n];
         this.incarnation = new int[n];
         this.lastStatus = new Status[n];
         this.side = new boolean[n];
@@ -350,8 +354,17 @@ public final class Simulation
                     queue.push(now + nextFaultDelay(), FAULT, 0, 0, 0, 0, 0, null);
                 }
                 break;
+            case CRASH:
+                if (up[p] && incarnation[p] == queue.inc[e])
+                {
+                    dying[p] = false;
+                    crash(p);
+                    queue.push(now + 1 + random.nextLong(faults.restartDelayMaxMicros), RESTART, p, 0, 0, 0, 0, null);
+                }
+                break;
             case RESTART:
-                if (!up[p] && !regions[p].lost())
+                // Restarts drawn in the fault phase; after the heal, only heal(true) restarts.
+                if (faultsOn && !up[p] && !regions[p].lost())
                 {
                     restart(p);
                 }
@@ -408,6 +421,7 @@ public final class Simulation
             return;
         }
         up[p] = false;
+        dying[p] = false;
         cores[p] = null;
         incarnation[p]++;
         stats.crashes++;
@@ -502,6 +516,23 @@ public final class Simulation
     /** |N[S]| of the live set S: the live acceptors. */
     public int liveAcceptors()
     {
+        return liveAcceptorsWithout(-1);
+    }
+
+    /** Processes up: |S|. */
+    public int liveProcesses()
+    {
+        int count = 0;
+        for (int p = 0; p < n; p++)
+        {
+            count += up[p] ? 1 : 0;
+        }
+        return count;
+    }
+
+    /** |N[S \ {p}]|: the live acceptors if {@code p} crashed too. */
+    public int liveAcceptorsWithout(final int p)
+    {
         int count = 0;
         for (int q = 0; q < n; q++)
         {
@@ -509,10 +540,11 @@ public final class Simulation
             {
                 continue;
             }
-            boolean reachable = up[q];
+            boolean reachable = up[q] && q != p;
             for (int i = 0; i < graph.degree(q) && !reachable; i++)
             {
-                reachable = up[graph.neighbour(q, i)];
+                final int v = graph.neighbour(q, i);
+                reachable = up[v] && v != p;
             }
             count += reachable ? 1 : 0;
         }
@@ -634,7 +666,7 @@ public final class Simulation
     private void randomFault()
     {
         final double total = faults.crashWeight * 2 + faults.falseSuspicionWeight + faults.leaderChurnWeight +
-            faults.partitionWeight + faults.hostLossWeight + faults.splitLeaderWeight;
+            faults.partitionWeight + faults.hostLossWeight + faults.splitLeaderWeight + faults.bounceWeight;
         double x = random.nextDouble() * total;
         if ((x -= faults.crashWeight * 2) < 0 || (x -= faults.hostLossWeight) < 0)
         {
@@ -684,6 +716,16 @@ public final class Simulation
                 }
             }
             queue.push(now + 1 + random.nextLong(faults.faultDurationMaxMicros), SPLIT_END, 0, 0, 0, 0, 0, null);
+        }
+        else if ((x -= faults.bounceWeight) < 0)
+        {
+            // The leader crashes and is back before anyone notices, its Accepts still in flight.
+            final int p = omega >= 0 && up[omega] ? omega : random.nextInt(n);
+            if (up[p])
+            {
+                crash(p);
+                queue.push(now + 1 + random.nextLong(faults.detectionDelayMicros), RESTART, p, 0, 0, 0, 0, null);
+            }
         }
         else if ((x -= faults.leaderChurnWeight) < 0)
         {
@@ -915,7 +957,7 @@ public final class Simulation
 
         private boolean live()
         {
-            return up[p] && incarnation[p] == inc;
+            return up[p] && incarnation[p] == inc && !dying[p];
         }
 
         private void pause()
@@ -944,6 +986,10 @@ public final class Simulation
                 {
                     checker.proposedAt(p, a.firstSlot + i, a.ballot, a.values[i]);
                 }
+            }
+            else if (message instanceof Message.Promise || message instanceof Message.Accepted)
+            {
+                audit.replied(p, message);
             }
         }
 
@@ -991,9 +1037,18 @@ public final class Simulation
             }
             pause();
             observe(message);
-            for (int to = 0; to < n; to++)
+            // Sends go out one destination after another; a crash may cut the broadcast short.
+            final boolean cut = faultsOn && faults.crashMidSend > 0 && random.nextDouble() < faults.crashMidSend;
+            final int first = cut ? random.nextInt(n) : 0;
+            final int count = cut ? random.nextInt(n) : n;
+            for (int i = 0; i < count; i++)
             {
-                Simulation.this.send(p, to, message);
+                Simulation.this.send(p, (first + i) % n, message);
+            }
+            if (cut)
+            {
+                dying[p] = true;
+                queue.push(now, CRASH, p, inc, 0, 0, 0, null);
             }
             resume();
         }
