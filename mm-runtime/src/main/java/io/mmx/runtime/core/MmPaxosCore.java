@@ -113,7 +113,8 @@ public final class MmPaxosCore implements AcceptorReplies
         }
         learner.recover(header[RegionLayout.DECIDED_THROUGH_WORD]);
         learner.reloadLog();
-        proposer.recover(config.has(Flaw.FORGET_PROPOSER_ROUND) ? 0 : header[RegionLayout.PROPOSER_ROUND_WORD]);
+        proposer.recover(config.has(Flaw.FORGET_PROPOSER_ROUND) ? 0 : header[RegionLayout.PROPOSER_ROUND_WORD],
+            header[RegionLayout.PROPOSER_ROUND_WORD]);
         ready = true;
         drivers[0].activate();
         if (leader == self)
@@ -284,7 +285,7 @@ public final class MmPaxosCore implements AcceptorReplies
                 learner.onReload(opId, status, data);
                 break;
             case OpIds.PROPOSER_ROUND:
-                proposer.onRoundPersisted(opId, status, nowTicks);
+                proposer.onRoundPersisted(opId, status, value, nowTicks);
                 break;
             case OpIds.RECOVERY:
                 if (opId == recoveryOpId)

@@ -26,6 +26,8 @@ final class Proposer
     private long ballot = Ballot.NONE;
     private long maxRoundSeen;
     private long persistedRound;
+    /** What PROPOSER_ROUND in our region holds, as far as we know: the expected value of the next CAS. */
+    private long roundWord;
     private long roundOpId = -1;
     private long opSeq;
     private boolean prepareSent;
@@ -135,9 +137,11 @@ final class Proposer
         return accepts;
     }
 
-    void recover(final long persistedRound)
+    /** After a restart: never use a round at or below {@code persistedRound}; the word holds {@code roundWord}. */
+    void recover(final long persistedRound, final long roundWord)
     {
         this.persistedRound = persistedRound;
+        this.roundWord = roundWord;
         maxRoundSeen = Math.max(maxRoundSeen, persistedRound);
     }
 
@@ -249,22 +253,45 @@ final class Proposer
         prepareSent = false;
         phaseTick = nowTicks;
         roundOpId = OpIds.make(OpIds.PROPOSER_ROUND, 0, ++opSeq);
-        effects.memory(roundOpId, MemoryOpKind.WRITE, self, RegionLayout.PROPOSER_ROUND_WORD, 1, 0, round, null);
+        // A CAS from the value we know, not a plain write: a persist whose timeout was reported may
+        // still land later, and a plain write landing late could lower the round (a restart would
+        // then reuse a ballot). A late CAS finds the word moved on and fails; the word only rises.
+        effects.memory(roundOpId, MemoryOpKind.CAS, self, RegionLayout.PROPOSER_ROUND_WORD, 1, roundWord, round, null);
     }
 
-    void onRoundPersisted(final long opId, final MemoryStatus status, final long nowTicks)
+    void onRoundPersisted(final long opId, final MemoryStatus status, final long previous, final long nowTicks)
     {
         if (opId != roundOpId)
         {
             return;
         }
         roundOpId = -1;
+        if (status == MemoryStatus.OK && previous != roundWord)
+        {
+            // An earlier persist of ours landed late: the word is higher than we knew.
+            roundWord = previous;
+            if (!config.has(Flaw.FORGET_PROPOSER_ROUND))
+            {
+                persistedRound = Math.max(persistedRound, previous);
+                maxRoundSeen = Math.max(maxRoundSeen, previous);
+            }
+            if (role == Status.Role.PREPARING)
+            {
+                startPhase1(nowTicks);
+            }
+            return;
+        }
+        if (status == MemoryStatus.OK)
+        {
+            roundWord = Ballot.round(ballot, n);
+        }
         if (role != Status.Role.PREPARING)
         {
             return;
         }
         if (status != MemoryStatus.OK)
         {
+            // Maybe landed: the next CAS, from the value we knew, tells.
             startPhase1(nowTicks);
             return;
         }
