@@ -91,8 +91,13 @@ final class Learner
         {
             final long slot = data[w] - 1;
             final long len = data[w + 1];
+            // Our own log writes since the restart may have rewritten an entry while this read copied
+            // it (the echo words can both be old): they reach at most catchupBatch past durableThrough,
+            // so an entry whose ring position they could have reached is not trusted (seed 108986 of
+            // an earlier build: an agreement violation from a torn reload).
             if (slot < 0 || data[w + entryWords - 1] != data[w] || len < 0 || len > layout.maxValueWords() ||
-                slot > appliedThrough || slot <= appliedThrough - ringSlot.length)
+                slot > appliedThrough || slot <= appliedThrough - ringSlot.length ||
+                slot + layout.decidedCapacity() <= durableThrough + config.catchupBatch())
             {
                 continue;
             }
@@ -115,9 +120,16 @@ final class Learner
         return highestKnownDecided;
     }
 
+    /**
+     * The prefix our region's DECIDED_THROUGH holds (written and confirmed): what we report as
+     * durable, so floors never pass it. Entries written beyond it are not trusted by readers or
+     * by our own restart, so reporting them lets a crash between the entry write and the mark
+     * reclaim slots nobody can read back (seed 101840 of an earlier build: a one-process cluster
+     * stuck for ever).
+     */
     long durableThrough()
     {
-        return durableThrough;
+        return markedThrough;
     }
 
     long catchupRequests()

@@ -115,6 +115,11 @@ public final class MmPaxosCore implements AcceptorReplies
         learner.reloadLog();
         proposer.recover(config.has(Flaw.FORGET_PROPOSER_ROUND) ? 0 : header[RegionLayout.PROPOSER_ROUND_WORD],
             header[RegionLayout.PROPOSER_ROUND_WORD]);
+        if (RegionLayout.amnesiac(header[RegionLayout.INCARNATION_WORD], header[RegionLayout.HEAD_WORD]) &&
+            !config.has(Flaw.AMNESIAC_REJOINS))
+        {
+            proposer.forbidLeading(); // its own rounds were lost with the region: it could reuse a ballot
+        }
         ready = true;
         drivers[0].activate();
         if (leader == self)

@@ -26,6 +26,7 @@ final class Proposer
     private long ballot = Ballot.NONE;
     private long maxRoundSeen;
     private long persistedRound;
+    private boolean mayLead = true;
     /** What PROPOSER_ROUND in our region holds, as far as we know: the expected value of the next CAS. */
     private long roundWord;
     private long roundOpId = -1;
@@ -178,9 +179,20 @@ final class Proposer
         }
     }
 
+    /**
+     * Our region came back empty: the rounds we used before the loss are forgotten, so any ballot
+     * of ours might be reused. Such a process never leads (until a configuration change).
+     */
+    void forbidLeading()
+    {
+        mayLead = false;
+        leaderByOracle = false;
+        stepDown();
+    }
+
     void onLeaderChange(final int leader, final long nowTicks, final boolean ready)
     {
-        leaderByOracle = leader == self;
+        leaderByOracle = leader == self && mayLead;
         if (!leaderByOracle)
         {
             stepDown();

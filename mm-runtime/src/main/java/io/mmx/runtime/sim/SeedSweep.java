@@ -178,6 +178,10 @@ public final class SeedSweep
             return null;
         }
         final int leader = sim.leader();
+        if (leader < 0 && sim.liveProcesses() > 0 && !sim.anyMayLead())
+        {
+            return null; // every live process lost its region's state (amnesia rule): none may lead
+        }
         if (leader < 0 || !sim.isUp(leader) || sim.lastStatus(leader) == null)
         {
             return "only " + liveAcceptors + " acceptors survive, and no live leader reports anything (leader " +
@@ -208,7 +212,8 @@ public final class SeedSweep
                 System.out.println("  p" + p + " host lost (process and region gone)");
                 continue;
             }
-            System.out.println("  p" + p + " region: decided log through " +
+            System.out.println("  p" + p + (sim.amnesiac(p) ? " region came back empty: amnesiac, out of quorums;" : "") +
+                " region: decided log through " +
                 sim.peekRegion(p, io.mmx.runtime.core.RegionLayout.DECIDED_THROUGH_WORD, 1)[0] + ", proposer round " +
                 sim.peekRegion(p, io.mmx.runtime.core.RegionLayout.PROPOSER_ROUND_WORD, 1)[0] +
                 (sim.isUp(p) ? "; learner " + sim.core(p).learnerSummary() : ""));
