@@ -414,6 +414,12 @@ final class Learner
         }
     }
 
+    /** Behind the known decided prefix and no progress for 20 catch-up periods. */
+    boolean stalled(final long nowTicks)
+    {
+        return highestKnownDecided > appliedThrough && nowTicks - lastProgressTick >= 20L * config.catchupTicks();
+    }
+
     /** The lowest slot above {@code slot}, through the applied prefix, whose value we hold; else applied + 1. */
     long oldestHeldAfter(final long slot)
     {

@@ -636,6 +636,15 @@ final class Proposer
             startPhase1(nowTicks);
             return;
         }
+        if (role == Status.Role.LEADING && learner.appliedThrough() < decidedBase && learner.stalled(nowTicks) &&
+            decidedRun(learner.appliedThrough() + 1, 1) == null)
+        {
+            // We decided slots our own learner lost and nobody gave back; they are still in the
+            // acceptors' records above the floor. A new phase 1 re-proposes them from our applied
+            // prefix (becomeLeader), and deciding them again teaches our learner.
+            startPhase1(nowTicks);
+            return;
+        }
         if (role == Status.Role.PREPARING)
         {
             if (prepareSent && nowTicks - phaseTick >= config.prepareRetryTicks())

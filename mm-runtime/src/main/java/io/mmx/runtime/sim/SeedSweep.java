@@ -134,11 +134,24 @@ public final class SeedSweep
         }
         for (final int p : order)
         {
-            if (sim.isUp(p) && r.nextInt(4) != 0 && sim.liveAcceptorsWithout(p) > n / 2)
+            if (sim.isUp(p) && r.nextInt(4) != 0 && sim.liveAcceptorsWithout(p) > n / 2 && !lastThatMayLead(sim, p))
             {
                 sim.crash(p);
             }
         }
+    }
+
+    /** Whether {@code p} is the only live process that may lead (the others lost their regions' state). */
+    private static boolean lastThatMayLead(final Simulation sim, final int p)
+    {
+        for (int q = 0; q < sim.n(); q++)
+        {
+            if (q != p && sim.mayLead(q))
+            {
+                return false;
+            }
+        }
+        return sim.mayLead(p);
     }
 
     /** Above the line: commits resume within the liveness bound. */

@@ -495,8 +495,8 @@ public final class Simulation
         return false;
     }
 
-    /** Whether {@code p} may lead: a process whose region came back empty forgot its rounds. */
-    private boolean mayLead(final int p)
+    /** Whether {@code p} is up and may lead: a process whose region came back empty forgot its rounds. */
+    public boolean mayLead(final int p)
     {
         return up[p] && (regionIncarnation[p] == 0 || config.flaw() == io.mmx.runtime.core.Flaw.AMNESIAC_REJOINS);
     }
