@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class BrokenVariantTest
 {
     /** Seeds per variant before the test gives up. */
-    static final int BUDGET = Integer.getInteger("mmx.sim.variantBudget", 200);
+    static final int BUDGET = Integer.getInteger("mmx.sim.variantBudget", 300);
 
     @ParameterizedTest
     @EnumSource(value = Flaw.class, mode = EnumSource.Mode.EXCLUDE, names = "NONE")
