@@ -77,6 +77,10 @@ final class NodeCommand implements Callable<Integer>
     @Option(names = "--tick-ms", paramLabel = "MS", defaultValue = "2", description = "protocol tick in ms (default ${DEFAULT-VALUE})")
     double tickMs;
 
+    @Option(names = "--regions-lost", description = "these processes ran before and their regions were lost with " +
+        "their host: format missing regions as a new incarnation (acceptors out of quorums, no leading)")
+    boolean regionsLost;
+
     @Option(names = "--exit-with-stdin", description = "exit when stdin closes (for a supervising parent)")
     boolean exitWithStdin;
 
@@ -165,7 +169,8 @@ final class NodeCommand implements Callable<Integer>
                 "'head -c 32 /dev/urandom > " + keyFile + "' and give every node the same file");
         }
         final NodeContext ctx = new NodeContext().plan(p).hosted(hosted).directory(directory)
-            .clusterKey(Files.readAllBytes(keyFile)).idleStrategy(idle).tickNs((long)(tickMs * 1_000_000));
+            .clusterKey(Files.readAllBytes(keyFile)).idleStrategy(idle).tickNs((long)(tickMs * 1_000_000))
+            .regionsLost(regionsLost);
         switch (memory)
         {
             case "shm":

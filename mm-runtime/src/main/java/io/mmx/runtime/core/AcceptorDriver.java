@@ -17,7 +17,7 @@ final class AcceptorDriver
 {
     private enum State
     {
-        IDLE, READ_HEAD, READ_RECORD, VALIDATE_HEAD, WRITE_RECORD, PUBLISH_HEAD
+        IDLE, READ_HEAD, READ_INCARNATION, READ_RECORD, VALIDATE_HEAD, WRITE_RECORD, PUBLISH_HEAD
     }
 
     private final int self;
@@ -37,6 +37,8 @@ final class AcceptorDriver
     private int retries;
 
     private boolean cacheValid;
+    /** The region came back empty after a loss: this acceptor forgot its promises and never acts again. */
+    private boolean amnesiac;
     private long cachedHead;
     // Allocated on first activation: most neighbour drivers never run (n = 4096: ~8 per process).
     private AcceptorRecord cached;
@@ -112,9 +114,15 @@ final class AcceptorDriver
         dropAll();
     }
 
+    /** True once this acceptor was found amnesiac: its requests are dropped without a reply. */
+    boolean amnesiac()
+    {
+        return amnesiac;
+    }
+
     void enqueuePrepare(final long ballot)
     {
-        if (!active)
+        if (!active || amnesiac)
         {
             return;
         }
@@ -134,7 +142,7 @@ final class AcceptorDriver
     /** Queues an Accept; the caller counts one {@link AcceptorReplies#acceptResolved} for it. */
     void enqueueAccept(final Message.Accept accept)
     {
-        if (!active || acceptCount == accepts.length)
+        if (!active || amnesiac || acceptCount == accepts.length)
         {
             replies.acceptResolved(acceptor, accept, null, 0);
             return;
@@ -221,6 +229,9 @@ final class AcceptorDriver
             case READ_HEAD:
                 onHead(status, value);
                 break;
+            case READ_INCARNATION:
+                onIncarnation(status, value);
+                break;
             case READ_RECORD:
                 onRecord(status, data);
                 break;
@@ -259,14 +270,35 @@ final class AcceptorDriver
         cachedHead = head;
         if (head == 0)
         {
-            cached.clear();
-            cacheValid = true;
-            kick();
+            // The initial state, or a region that came back empty after a loss: the header says.
+            issue(State.READ_INCARNATION, MemoryOpKind.READ, RegionLayout.INCARNATION_WORD, 1, 0, 0, null);
             return;
         }
         issue(State.READ_RECORD, MemoryOpKind.READ_BULK,
             layout.recordOffsetWords(RegionLayout.headLane(head), RegionLayout.headIndex(head)),
             layout.recordCapacityWords(), 0, 0, null);
+    }
+
+    private void onIncarnation(final MemoryStatus status, final long incarnation)
+    {
+        if (status != MemoryStatus.OK)
+        {
+            retry();
+            return;
+        }
+        if (RegionLayout.amnesiac(incarnation, cachedHead) && !config.has(Flaw.AMNESIAC_REJOINS))
+        {
+            // Amnesia rule: it may have promised anything before the loss. Answering now (a
+            // Promise, an Accepted or a Nack) could break a promise it no longer remembers, so it
+            // stays out of every quorum; only a configuration change could let it back in.
+            amnesiac = true;
+            cacheValid = false;
+            dropAll();
+            return;
+        }
+        cached.clear();
+        cacheValid = true;
+        kick();
     }
 
     private void onRecord(final MemoryStatus status, final long[] data)
@@ -361,7 +393,9 @@ final class AcceptorDriver
             return;
         }
         casFailures++;
-        assert RegionLayout.headSeq(previous) > RegionLayout.headSeq(cachedHead) : "head sequence went backwards";
+        // The head only moves forwards, unless the region was lost and formatted again (head 0).
+        assert RegionLayout.headSeq(previous) > RegionLayout.headSeq(cachedHead) || previous == 0 :
+            "head sequence went backwards";
         if (++retries > config.maxTransitionRetries())
         {
             giveUp();

@@ -36,7 +36,9 @@ public enum Flaw
     /** A leader skips phase 1 and proposes fresh values at once. */
     SKIP_PHASE1("leader skips phase 1"),
     /** A decided-log read trusts the entry's echo words, without checking DECIDED_THROUGH around it. */
-    TRUST_TORN_LOG_READ("decided-log read trusted on its echo words alone");
+    TRUST_TORN_LOG_READ("decided-log read trusted on its echo words alone"),
+    /** An acceptor whose region came back empty rejoins quorums at once, having forgotten its promises. */
+    AMNESIAC_REJOINS("an acceptor whose region came back empty rejoins quorums at once");
 
     private final String description;
 

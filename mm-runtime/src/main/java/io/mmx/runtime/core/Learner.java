@@ -91,8 +91,13 @@ final class Learner
         {
             final long slot = data[w] - 1;
             final long len = data[w + 1];
+            // Our own log writes since the restart may have rewritten an entry while this read copied
+            // it (the echo words can both be old): they reach at most catchupBatch past durableThrough,
+            // so an entry whose ring position they could have reached is not trusted (seed 108986 of
+            // an earlier build: an agreement violation from a torn reload).
             if (slot < 0 || data[w + entryWords - 1] != data[w] || len < 0 || len > layout.maxValueWords() ||
-                slot > appliedThrough || slot <= appliedThrough - ringSlot.length)
+                slot > appliedThrough || slot <= appliedThrough - ringSlot.length ||
+                slot + layout.decidedCapacity() <= durableThrough + config.catchupBatch())
             {
                 continue;
             }
@@ -115,9 +120,16 @@ final class Learner
         return highestKnownDecided;
     }
 
+    /**
+     * The prefix our region's DECIDED_THROUGH holds (written and confirmed): what we report as
+     * durable, so floors never pass it. Entries written beyond it are not trusted by readers or
+     * by our own restart, so reporting them lets a crash between the entry write and the mark
+     * reclaim slots nobody can read back (seed 101840 of an earlier build: a one-process cluster
+     * stuck for ever).
+     */
     long durableThrough()
     {
-        return durableThrough;
+        return markedThrough;
     }
 
     long catchupRequests()
@@ -346,11 +358,15 @@ final class Learner
             catchupMarkedBefore = value;
             final long newest = config.has(Flaw.TRUST_TORN_LOG_READ) ? catchupFrom + catchupCount - 1 :
                 Math.min(catchupFrom + catchupCount - 1, value);
-            if (catchupFrom == appliedThrough + 1 && value - layout.decidedCapacity() >= catchupFrom)
+            final long unusableThrough = value - layout.decidedCapacity() +
+                (config.has(Flaw.TRUST_TORN_LOG_READ) ? 0 : config.catchupBatch());
+            if (catchupFrom == appliedThrough + 1 && unusableThrough >= catchupFrom)
             {
                 // The ring moved past the slot we need: everything up to (d1 - capacity) has been
-                // (or is being) overwritten in this log.
-                final long skipTo = value - layout.decidedCapacity();
+                // overwritten in this log, and the next catchupBatch entries may be being
+                // overwritten (the check below would refuse them for ever: a wedge when the owner
+                // is down and no other log holds them).
+                final long skipTo = unusableThrough;
                 if (skipTo > appliedThrough && skipTo <= highestKnownDecided)
                 {
                     skip(skipTo, nowTicks);
@@ -395,6 +411,41 @@ final class Learner
                 break;
             }
             onDecided(slot, java.util.Arrays.copyOfRange(entries, w + 2, w + 2 + (int)len), nowTicks);
+        }
+    }
+
+    /** Behind the known decided prefix and no progress for 20 catch-up periods. */
+    boolean stalled(final long nowTicks)
+    {
+        return highestKnownDecided > appliedThrough && nowTicks - lastProgressTick >= 20L * config.catchupTicks();
+    }
+
+    /** The lowest slot above {@code slot}, through the applied prefix, whose value we hold; else applied + 1. */
+    long oldestHeldAfter(final long slot)
+    {
+        for (long s = Math.max(slot + 1, appliedThrough - ringSlot.length + 1); s <= appliedThrough; s++)
+        {
+            if (ringSlot[(int)(s & mask)] == s)
+            {
+                return s;
+            }
+        }
+        return appliedThrough + 1;
+    }
+
+    /**
+     * A process that applied the slot we need no longer holds it. Slots below its {@code heldFrom}
+     * are decided; when we have been stuck for a while (no decided log we read holds them either),
+     * skip them: the application installs a snapshot. Without this a learner that every holder
+     * has forgotten waits for ever, and (the leader's included) holds the floor down.
+     */
+    void onGone(final Message.Gone g, final long nowTicks)
+    {
+        hint(g.heldFrom - 1);
+        if (g.fromSlot == appliedThrough + 1 && g.heldFrom - 1 > appliedThrough &&
+            nowTicks - lastProgressTick >= 4L * config.catchupTicks())
+        {
+            skip(g.heldFrom - 1, nowTicks);
         }
     }
 

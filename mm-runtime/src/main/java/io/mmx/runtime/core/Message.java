@@ -9,7 +9,7 @@ public abstract class Message
     /** Message kinds, for dispatch and counting. */
     public enum Type
     {
-        PREPARE, PROMISE, NACK, ACCEPT, ACCEPTED, FLOORED, COMMIT, CATCHUP_REQUEST
+        PREPARE, PROMISE, NACK, ACCEPT, ACCEPTED, FLOORED, COMMIT, CATCHUP_REQUEST, GONE
     }
 
     private final Type type;
@@ -205,6 +205,24 @@ public abstract class Message
             super(Type.CATCHUP_REQUEST, from);
             this.fromSlot = fromSlot;
             this.count = count;
+        }
+    }
+
+    /**
+     * Answer to a CatchupRequest from a process that applied {@code fromSlot} but no longer holds
+     * it: slots {@code fromSlot..heldFrom-1} are decided, and it holds decided values again from
+     * {@code heldFrom} on. A learner that nobody can serve skips on it (state transfer).
+     */
+    public static final class Gone extends Message
+    {
+        public final long fromSlot;
+        public final long heldFrom;
+
+        public Gone(final int from, final long fromSlot, final long heldFrom)
+        {
+            super(Type.GONE, from);
+            this.fromSlot = fromSlot;
+            this.heldFrom = heldFrom;
         }
     }
 

@@ -113,7 +113,13 @@ public final class MmPaxosCore implements AcceptorReplies
         }
         learner.recover(header[RegionLayout.DECIDED_THROUGH_WORD]);
         learner.reloadLog();
-        proposer.recover(config.has(Flaw.FORGET_PROPOSER_ROUND) ? 0 : header[RegionLayout.PROPOSER_ROUND_WORD]);
+        proposer.recover(config.has(Flaw.FORGET_PROPOSER_ROUND) ? 0 : header[RegionLayout.PROPOSER_ROUND_WORD],
+            header[RegionLayout.PROPOSER_ROUND_WORD]);
+        if (RegionLayout.amnesiac(header[RegionLayout.INCARNATION_WORD], header[RegionLayout.HEAD_WORD]) &&
+            !config.has(Flaw.AMNESIAC_REJOINS))
+        {
+            proposer.forbidLeading(); // its own rounds were lost with the region: it could reuse a ballot
+        }
         ready = true;
         drivers[0].activate();
         if (leader == self)
@@ -154,6 +160,9 @@ public final class MmPaxosCore implements AcceptorReplies
                 break;
             case CATCHUP_REQUEST:
                 onCatchupRequest((Message.CatchupRequest)m);
+                break;
+            case GONE:
+                learner.onGone((Message.Gone)m, nowTicks);
                 break;
             default:
                 throw new IllegalStateException("unknown message " + m);
@@ -255,6 +264,11 @@ public final class MmPaxosCore implements AcceptorReplies
         {
             effects.send(r.from(), new Message.Commit(self, r.fromSlot, run));
         }
+        else if (r.fromSlot >= 0 && r.fromSlot <= learner.appliedThrough())
+        {
+            // Decided and applied here, but no longer held: say so, or the asker waits for ever.
+            effects.send(r.from(), new Message.Gone(self, r.fromSlot, learner.oldestHeldAfter(r.fromSlot)));
+        }
     }
 
     public void onMemoryCompletion(final long opId, final MemoryStatus status, final long value, final long[] data,
@@ -276,7 +290,7 @@ public final class MmPaxosCore implements AcceptorReplies
                 learner.onReload(opId, status, data);
                 break;
             case OpIds.PROPOSER_ROUND:
-                proposer.onRoundPersisted(opId, status, nowTicks);
+                proposer.onRoundPersisted(opId, status, value, nowTicks);
                 break;
             case OpIds.RECOVERY:
                 if (opId == recoveryOpId)
@@ -315,6 +329,15 @@ public final class MmPaxosCore implements AcceptorReplies
         }
         bundles.flushAll();
         proposer.onTick(nowTicks);
+        // Our own proposer's recent decisions first: a leader whose learner fell behind (its log
+        // writes were slow) may be the only live process that still knows them.
+        final long ownFrom = learner.appliedThrough() + 1;
+        final long[][] own = ownFrom <= learner.highestKnownDecided() ?
+            proposer.decidedRun(ownFrom, config.catchupBatch()) : null;
+        for (int k = 0; own != null && k < own.length; k++)
+        {
+            learner.onDecided(ownFrom + k, own[k], nowTicks);
+        }
         // Ask the leader and, every other time, a random process: the leader may lag too.
         catchupToggle = !catchupToggle;
         learner.onTick(nowTicks, leader >= 0 && leader != self && catchupToggle ? leader : nextRandom(n));
@@ -415,6 +438,13 @@ public final class MmPaxosCore implements AcceptorReplies
     {
         return new Status(self, proposer.role(), proposer.ballot(), proposer.reachableAcceptors(nowTicks), proposer.quorum(),
             learner.appliedThrough(), learner.highestKnownDecided());
+    }
+
+    /** The learner's prefixes, for diagnosis: applied, durable (own log), floor given to records, highest known. */
+    public String learnerSummary()
+    {
+        return "applied " + learner.appliedThrough() + ", durable " + learner.durableThrough() + ", floor " +
+            learner.durableFloor() + ", known " + learner.highestKnownDecided() + ", skipped " + learner.skippedSlots();
     }
 
     public long appliedThrough()

@@ -26,6 +26,9 @@ final class Proposer
     private long ballot = Ballot.NONE;
     private long maxRoundSeen;
     private long persistedRound;
+    private boolean mayLead = true;
+    /** What PROPOSER_ROUND in our region holds, as far as we know: the expected value of the next CAS. */
+    private long roundWord;
     private long roundOpId = -1;
     private long opSeq;
     private boolean prepareSent;
@@ -56,6 +59,8 @@ final class Proposer
     /** Leader only: each process's durable decided prefix as its Accepted bundles reported. */
     private long[] durableOf;
     private long[] topDurable;
+    /** When each process last reported its durable prefix (ticks). */
+    private long[] durableHeardTick;
     private int[] thriftyCount;
     private int[][] thriftyLists;
     private final int thriftyTarget;
@@ -133,9 +138,11 @@ final class Proposer
         return accepts;
     }
 
-    void recover(final long persistedRound)
+    /** After a restart: never use a round at or below {@code persistedRound}; the word holds {@code roundWord}. */
+    void recover(final long persistedRound, final long roundWord)
     {
         this.persistedRound = persistedRound;
+        this.roundWord = roundWord;
         maxRoundSeen = Math.max(maxRoundSeen, persistedRound);
     }
 
@@ -172,9 +179,20 @@ final class Proposer
         }
     }
 
+    /**
+     * Our region came back empty: the rounds we used before the loss are forgotten, so any ballot
+     * of ours might be reused. Such a process never leads (until a configuration change).
+     */
+    void forbidLeading()
+    {
+        mayLead = false;
+        leaderByOracle = false;
+        stepDown();
+    }
+
     void onLeaderChange(final int leader, final long nowTicks, final boolean ready)
     {
-        leaderByOracle = leader == self;
+        leaderByOracle = leader == self && mayLead;
         if (!leaderByOracle)
         {
             stepDown();
@@ -226,6 +244,8 @@ final class Proposer
             java.util.Arrays.fill(executorOf, -1);
             durableOf = new long[n];
             java.util.Arrays.fill(durableOf, -1L);
+            durableHeardTick = new long[n];
+            java.util.Arrays.fill(durableHeardTick, Long.MIN_VALUE / 2);
             topDurable = new long[config.reclaimReplicas()];
             thriftyCount = new int[n];
             thriftyLists = new int[n][];
@@ -245,22 +265,45 @@ final class Proposer
         prepareSent = false;
         phaseTick = nowTicks;
         roundOpId = OpIds.make(OpIds.PROPOSER_ROUND, 0, ++opSeq);
-        effects.memory(roundOpId, MemoryOpKind.WRITE, self, RegionLayout.PROPOSER_ROUND_WORD, 1, 0, round, null);
+        // A CAS from the value we know, not a plain write: a persist whose timeout was reported may
+        // still land later, and a plain write landing late could lower the round (a restart would
+        // then reuse a ballot). A late CAS finds the word moved on and fails; the word only rises.
+        effects.memory(roundOpId, MemoryOpKind.CAS, self, RegionLayout.PROPOSER_ROUND_WORD, 1, roundWord, round, null);
     }
 
-    void onRoundPersisted(final long opId, final MemoryStatus status, final long nowTicks)
+    void onRoundPersisted(final long opId, final MemoryStatus status, final long previous, final long nowTicks)
     {
         if (opId != roundOpId)
         {
             return;
         }
         roundOpId = -1;
+        if (status == MemoryStatus.OK && previous != roundWord)
+        {
+            // An earlier persist of ours landed late: the word is higher than we knew.
+            roundWord = previous;
+            if (!config.has(Flaw.FORGET_PROPOSER_ROUND))
+            {
+                persistedRound = Math.max(persistedRound, previous);
+                maxRoundSeen = Math.max(maxRoundSeen, previous);
+            }
+            if (role == Status.Role.PREPARING)
+            {
+                startPhase1(nowTicks);
+            }
+            return;
+        }
+        if (status == MemoryStatus.OK)
+        {
+            roundWord = Ballot.round(ballot, n);
+        }
         if (role != Status.Role.PREPARING)
         {
             return;
         }
         if (status != MemoryStatus.OK)
         {
+            // Maybe landed: the next CAS, from the value we knew, tells.
             startPhase1(nowTicks);
             return;
         }
@@ -417,7 +460,10 @@ final class Proposer
         final int maxBatch = config.maxBatch();
         while (queueSize > 0)
         {
-            final long room = decidedBase + config.pipelineSlots() + 1 - nextSlot;
+            // Within the pipeline, and never so far past our own learner that it could not hold what
+            // we decide (it would then have to catch up on our decisions from others' logs).
+            final long room = Math.min(decidedBase + config.pipelineSlots() + 1,
+                learner.appliedThrough() + 1 + decidedRing.length / 2) - nextSlot;
             if (room <= 0)
             {
                 return;
@@ -446,9 +492,10 @@ final class Proposer
         // Executors' durable prefixes (facts, whatever the ballot): the reclaimReplicas-th highest
         // travels on to all executors in our Accepts (see relayDurable), so acceptor windows drain
         // even while some learners (ours included) lag, and no decided value lives in fewer logs.
-        if (durableOf != null && a.durableThrough > durableOf[a.from()])
+        if (durableOf != null)
         {
-            durableOf[a.from()] = a.durableThrough;
+            durableOf[a.from()] = Math.max(durableOf[a.from()], a.durableThrough);
+            durableHeardTick[a.from()] = nowTicks;
         }
         if (role != Status.Role.LEADING || a.ballot != ballot || a.acceptors.length == 0)
         {
@@ -540,8 +587,14 @@ final class Proposer
         }
     }
 
-    /** Reports the prefix that at least {@code reclaimReplicas} processes have logged. */
-    private void relayDurable()
+    /**
+     * Reports the prefix that at least {@code reclaimReplicas} processes have logged, or, while
+     * fewer than that report at all (the others crashed: their logs stand still), the prefix that
+     * every process still reporting has logged. Without the second rule a cluster running on fewer
+     * live processes than {@code reclaimReplicas} never raises acceptor floors, and its windows stay
+     * full (a wedge above the tolerance line). Safety needs only "decided" (I5).
+     */
+    private void relayDurable(final long nowTicks)
     {
         if (durableOf == null)
         {
@@ -549,9 +602,16 @@ final class Proposer
         }
         final int k = topDurable.length;
         java.util.Arrays.fill(topDurable, -1L);
+        int reporting = 0;
+        long lowestReporting = Long.MAX_VALUE;
         for (int p = 0; p < n; p++)
         {
             final long d = durableOf[p];
+            if (d >= 0 && nowTicks - durableHeardTick[p] <= config.heartbeatTicks() * 4L)
+            {
+                reporting++;
+                lowestReporting = Math.min(lowestReporting, d);
+            }
             if (d > topDurable[k - 1])
             {
                 int i = k - 1;
@@ -563,14 +623,25 @@ final class Proposer
                 topDurable[i] = d;
             }
         }
-        learner.reportedDurable(topDurable[k - 1]);
+        final long relayed = reporting > 0 && reporting < k ? Math.max(topDurable[k - 1], lowestReporting) :
+            topDurable[k - 1];
+        learner.reportedDurable(relayed);
     }
 
     void onTick(final long nowTicks)
     {
-        relayDurable();
+        relayDurable(nowTicks);
         if (preempted && leaderByOracle)
         {
+            startPhase1(nowTicks);
+            return;
+        }
+        if (role == Status.Role.LEADING && learner.appliedThrough() < decidedBase && learner.stalled(nowTicks) &&
+            decidedRun(learner.appliedThrough() + 1, 1) == null)
+        {
+            // We decided slots our own learner lost and nobody gave back; they are still in the
+            // acceptors' records above the floor. A new phase 1 re-proposes them from our applied
+            // prefix (becomeLeader), and deciding them again teaches our learner.
             startPhase1(nowTicks);
             return;
         }

@@ -13,6 +13,8 @@ package io.mmx.runtime.core;
  * word 5   HEARTBEAT          incremented by q only (fetch-add); membership reads it
  * word 6   DECIDED_THROUGH    highest slot whose decided entry q has written to its decided log
  * word 7   PROPOSER_ROUND     the highest ballot round q may have used as a proposer
+ * word 8   INCARNATION        0: formatted with the cluster; k &gt; 0: formatted again, empty, after
+ *                             a loss (the acceptor forgot its promises and stays out of quorums)
  * lanes    laneCount lanes x RECORDS_PER_LANE record slots x recordCapacityWords
  *          lane 0 is written by q, lane 1 + i by q's i-th smallest neighbour
  * decided  decidedCapacity entries x decidedEntryWords, entry of slot s at s mod decidedCapacity
@@ -24,7 +26,7 @@ package io.mmx.runtime.core;
 public final class RegionLayout
 {
     public static final long MAGIC = 0x4D4D5852_45474E31L;
-    public static final long VERSION = 1L;
+    public static final long VERSION = 2L;
 
     public static final int MAGIC_WORD = 0;
     public static final int VERSION_WORD = 1;
@@ -34,7 +36,8 @@ public final class RegionLayout
     public static final int HEARTBEAT_WORD = 5;
     public static final int DECIDED_THROUGH_WORD = 6;
     public static final int PROPOSER_ROUND_WORD = 7;
-    public static final int HEADER_WORDS = 8;
+    public static final int INCARNATION_WORD = 8;
+    public static final int HEADER_WORDS = 9;
 
     /** Two record slots per lane: the executor's published record and the one it writes next. */
     public static final int RECORDS_PER_LANE = 2;
@@ -171,9 +174,19 @@ public final class RegionLayout
         return (int)(head & ((1 << HEAD_INDEX_BITS) - 1));
     }
 
-    /** The header words a fresh region starts with; the rest of the region is zero. */
+    /** The header words a region formatted with the cluster starts with; the rest of the region is zero. */
     public static void initHeader(final long[] header, final int owner, final long planHash)
     {
+        initHeader(header, owner, planHash, 0);
+    }
+
+    /**
+     * The header of a fresh region; {@code incarnation} &gt; 0 marks a region formatted again after
+     * its contents were lost: its acceptor is amnesiac (see {@link #amnesiac}).
+     */
+    public static void initHeader(final long[] header, final int owner, final long planHash, final long incarnation)
+    {
+        header[INCARNATION_WORD] = incarnation;
         header[MAGIC_WORD] = MAGIC;
         header[VERSION_WORD] = VERSION;
         header[OWNER_WORD] = owner;
@@ -182,5 +195,15 @@ public final class RegionLayout
         header[HEARTBEAT_WORD] = 0L;
         header[DECIDED_THROUGH_WORD] = -1L;
         header[PROPOSER_ROUND_WORD] = 0L;
+    }
+
+    /**
+     * An acceptor is amnesiac when its region was formatted again after a loss and still holds the
+     * initial state: it forgot what it promised and accepted, so no executor runs it and it is in
+     * no quorum (docs/protocol.md, amnesia rule).
+     */
+    public static boolean amnesiac(final long incarnation, final long head)
+    {
+        return incarnation > 0 && head == 0;
     }
 }

@@ -201,6 +201,7 @@ final class FabricMemory implements CompletionHandler
             case REFUSED_NOT_NEIGHBOUR:
             case BAD_CLUSTER_KEY:
             case REGION_MISMATCH:
+            case FENCED:
                 return MemoryStatus.REFUSED;
             case OUT_OF_BOUNDS:
             case MISALIGNED:

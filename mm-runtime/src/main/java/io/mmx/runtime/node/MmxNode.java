@@ -99,7 +99,7 @@ public final class MmxNode implements AutoCloseable
                 resources.add(connections);
                 final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, clock);
                 resources.add(fabric);
-                RegionSetup.formatIfNew(fabric, id, config.planHash());
+                RegionSetup.formatIfNew(fabric, id, config.planHash(), ctx.regionsLost());
                 neighboursOf[i] = graph.neighbours(id);
                 heartbeats[i] = new FabricHeartbeats(fabric, neighboursOf[i], 8L * RegionLayout.HEARTBEAT_WORD,
                     ctx.memoryOpTimeoutNs()).polledByHost();

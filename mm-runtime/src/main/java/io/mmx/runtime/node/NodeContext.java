@@ -60,6 +60,7 @@ public final class NodeContext
     private String idleStrategy = "backoff";
     private String aeronDirectory;
     private long memoryOpTimeoutNs = 200_000_000L;
+    private boolean regionsLost;
     private final CoreConfig core = new CoreConfig()
         .maxBatch(8).pipelineSlots(32).maxSlotsPerAccept(16).recordMaxEntries(128).decidedCapacity(256)
         .driverQueueCapacity(32)
@@ -194,6 +195,19 @@ public final class NodeContext
     {
         checkMutable();
         this.memoryOpTimeoutNs = ns;
+        return this;
+    }
+
+    /**
+     * The hosted processes ran before and their regions were lost with their host: a missing
+     * region is formatted as a new incarnation, so its acceptor stays out of quorums and the
+     * process does not lead (the amnesia rule, docs/protocol.md). Default false: a missing region
+     * is taken to be new with the cluster (incarnation 0).
+     */
+    public NodeContext regionsLost(final boolean lost)
+    {
+        checkMutable();
+        this.regionsLost = lost;
         return this;
     }
 
@@ -470,6 +484,11 @@ public final class NodeContext
     String idleStrategyName()
     {
         return idleStrategy;
+    }
+
+    boolean regionsLost()
+    {
+        return regionsLost;
     }
 
     long memoryOpTimeoutNs()

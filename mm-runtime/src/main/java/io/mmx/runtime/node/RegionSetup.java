@@ -43,8 +43,9 @@ final class RegionSetup
      * never the head or heartbeat words: a neighbour that already suspects this process may be
      * executing its acceptor (CAS on the head) on the fresh, zero-filled region, and a bulk write
      * of the header would move the head back to zero under it. The magic goes last, by CAS.
+     * {@code lost}: the process ran before and its region was lost with its host (incarnation 1).
      */
-    static void formatIfNew(final MemoryFabric fabric, final int owner, final long planHash)
+    static void formatIfNew(final MemoryFabric fabric, final int owner, final long planHash, final boolean lost)
     {
         final long magic = await(fabric, fabric.read(owner, 8L * RegionLayout.MAGIC_WORD, STARTUP_TIMEOUT_NS),
             "read the header of region " + owner);
@@ -52,8 +53,14 @@ final class RegionSetup
         {
             return;
         }
+        // Not silent: a region formatted here is empty. If the process ran before and its host was
+        // lost, only --regions-lost keeps its acceptor out of quorums (the amnesia rule).
+        System.err.println("mmx node: region of process " + owner + " was missing; formatted empty as incarnation " +
+            (lost ? "1 (regions lost: its acceptor stays out of quorums, the process does not lead)" :
+            "0 (new with the cluster; if this process ran before and its host was lost, stop it and restart with " +
+            "--regions-lost)"));
         final long[] header = new long[RegionLayout.HEADER_WORDS];
-        RegionLayout.initHeader(header, owner, planHash);
+        RegionLayout.initHeader(header, owner, planHash, lost ? 1 : 0);
         for (int w = 0; w < header.length; w++)
         {
             if (w == RegionLayout.MAGIC_WORD || w == RegionLayout.HEAD_WORD || w == RegionLayout.HEARTBEAT_WORD)

@@ -2,6 +2,7 @@ package io.mmx.runtime.sim;
 
 import io.mmx.runtime.core.AcceptorRecord;
 import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.core.Message;
 import io.mmx.runtime.core.RegionLayout;
 
 import java.util.Arrays;
@@ -10,7 +11,8 @@ import java.util.Arrays;
  * Checks every published acceptor transition, at the moment its head word changes: the record is
  * whole; the promise and the floor never decrease; no accepted ballot exceeds the promise; no
  * entry at or above the floor is lost or goes back to a lower ballot; and a value accepted at
- * ballot b for slot s is the one proposed for (s, b).
+ * ballot b for slot s is the one proposed for (s, b). And every reply (Promise, Accepted) carries
+ * only state the acceptor published.
  */
 final class AcceptorAudit
 {
@@ -18,7 +20,15 @@ final class AcceptorAudit
     private final RegionLayout layout;
     private final SafetyChecker checker;
     private final AcceptorRecord[] last;
+    /** Per acceptor: fingerprints of every state it published (what a Promise may report). */
+    private final java.util.HashSet<Long>[] states;
     private long[] words;
+    /** Which acceptors ever accepted (slot, ballot): at a quorum the value is chosen, noticed or not. */
+    private final java.util.HashMap<SlotBallot, java.util.BitSet> acceptedBy = new java.util.HashMap<>();
+
+    private record SlotBallot(long slot, long ballot)
+    {
+    }
 
     AcceptorAudit(final CoreConfig config, final SafetyChecker checker)
     {
@@ -26,6 +36,103 @@ final class AcceptorAudit
         this.layout = config.layout();
         this.checker = checker;
         this.last = new AcceptorRecord[config.graph().n()];
+        @SuppressWarnings("unchecked")
+        final java.util.HashSet<Long>[] sets = new java.util.HashSet[config.graph().n()];
+        this.states = sets;
+    }
+
+    /**
+     * A reply left an executor: it may carry only state that acceptor q published. A Promise must
+     * be exactly one of q's published states (promise, floor and every entry); an Accepted naming
+     * q for (b, s) needs q's published state to hold s at a ballot of at least b, or to have
+     * reclaimed it (states only move forwards, so the newest published state is the one to ask).
+     */
+    void replied(final int executor, final Message m)
+    {
+        if (checker.violation() != null)
+        {
+            return;
+        }
+        if (m instanceof Message.Promise)
+        {
+            final Message.Promise p = (Message.Promise)m;
+            long h = mix(mix(SEED, p.ballot), p.floor);
+            h = mix(h, p.slots.length);
+            for (int i = 0; i < p.slots.length; i++)
+            {
+                h = entry(h, p.slots[i], p.ballots[i], p.values[i]);
+            }
+            if (states[p.acceptor] == null || !states[p.acceptor].contains(h))
+            {
+                checker.acceptorViolation("reply: executor " + executor + " sent a Promise of acceptor " + p.acceptor +
+                    " for ballot " + p.ballot + " (floor " + p.floor + ", slots " + Arrays.toString(p.slots) +
+                    " at " + Arrays.toString(p.ballots) + ") that no published state of the acceptor holds; now " +
+                    last[p.acceptor]);
+            }
+        }
+        else if (m instanceof Message.Accepted)
+        {
+            final Message.Accepted a = (Message.Accepted)m;
+            for (final int q : a.acceptors)
+            {
+                final AcceptorRecord r = last[q];
+                final int i = r == null ? -1 : r.find(a.firstSlot);
+                if (r == null || r.floor() <= a.firstSlot && (i < 0 || r.ballot(i) < a.ballot))
+                {
+                    checker.acceptorViolation("reply: executor " + executor + " sent Accepted of acceptor " + q +
+                        " for slot " + a.firstSlot + " at ballot " + a.ballot + ", but its published state is " + r);
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Acceptor q accepted (slot, ballot). Once a quorum did, the value is chosen, whether or not
+     * any proposer counts it: every later proposal for the slot must carry it (the claim of the
+     * agreement proof), which {@link SafetyChecker#proposedAt} then checks.
+     */
+    private void chosenIfQuorum(final int q, final long slot, final long ballot)
+    {
+        final java.util.BitSet who = acceptedBy.computeIfAbsent(new SlotBallot(slot, ballot), k -> new java.util.BitSet());
+        if (!who.get(q))
+        {
+            who.set(q);
+            if (who.cardinality() == config.graph().n() / 2 + 1)
+            {
+                checker.decidedAt(slot, ballot);
+            }
+        }
+    }
+
+    private static final long SEED = 0x6D6D785F61756474L;
+
+    private static long mix(final long h, final long x)
+    {
+        long z = (h ^ x) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        return z ^ (z >>> 31);
+    }
+
+    private static long entry(final long h, final long slot, final long ballot, final long[] value)
+    {
+        long e = mix(mix(mix(h, slot), ballot), value.length);
+        for (final long v : value)
+        {
+            e = mix(e, v);
+        }
+        return e;
+    }
+
+    private static long fingerprint(final AcceptorRecord r)
+    {
+        long h = mix(mix(SEED, r.promised()), r.floor());
+        h = mix(h, r.count());
+        for (int i = 0; i < r.count(); i++)
+        {
+            h = entry(h, r.slot(i), r.ballot(i), r.value(i));
+        }
+        return h;
     }
 
     /**
@@ -133,6 +240,19 @@ final class AcceptorAudit
                 return;
             }
         }
+        for (int i = 0; i < now.count(); i++)
+        {
+            final int j = before == null ? -1 : before.find(now.slot(i));
+            if (j < 0 || before.ballot(j) != now.ballot(i))
+            {
+                chosenIfQuorum(q, now.slot(i), now.ballot(i));
+            }
+        }
         last[q] = now;
+        if (states[q] == null)
+        {
+            states[q] = new java.util.HashSet<>();
+        }
+        states[q].add(fingerprint(now));
     }
 }

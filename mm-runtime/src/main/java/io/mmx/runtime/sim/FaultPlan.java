@@ -47,6 +47,17 @@ public final class FaultPlan
     public long messageTailMaxMicros = 30_000;
     /** Competing leaders: two processes each told by part of the cluster that it leads. */
     public double splitLeaderWeight;
+    /**
+     * A leader bounce: the process that leads crashes and restarts before its neighbours and the
+     * oracle notice (within the detection delay), with its messages still in flight.
+     */
+    public double bounceWeight;
+    /** Probability that a broadcast is cut short: the sender crashes after sending it to some processes. */
+    public double crashMidSend;
+    /** Probability that a lost host comes back (within the restart delay) with its region empty. */
+    public double hostReturn;
+    /** Suspicion storm: for a while every process suspects every neighbour, so each acceptor has several executors. */
+    public double suspicionStormWeight;
 
     /** No random faults; fixed small latencies. */
     public static FaultPlan calm()
@@ -84,12 +95,16 @@ public final class FaultPlan
         f.messageTailProbability = r.nextBoolean() ? r.nextDouble() * 0.02 : 0;
         f.messageTailMaxMicros = 1_000 + r.nextInt(30_000);
         f.splitLeaderWeight = r.nextBoolean() ? r.nextDouble() * 0.5 : 0;
+        f.bounceWeight = r.nextBoolean() ? r.nextDouble() * 0.5 : 0;
+        f.crashMidSend = r.nextBoolean() ? r.nextDouble() * 0.003 : 0;
+        f.hostReturn = r.nextBoolean() ? r.nextDouble() : 0;
+        f.suspicionStormWeight = r.nextBoolean() ? r.nextDouble() * 0.3 : 0;
         return f;
     }
 
     /** Fault kinds by name, as {@code mmx sim --faults} takes them. */
-    public static final java.util.List<String> KINDS = java.util.List.of("crash", "host-loss", "false-suspicion",
-        "churn", "split-leader", "partition", "loss", "duplication", "delay-tail", "memory-timeout", "torn-memory");
+    public static final java.util.List<String> KINDS = java.util.List.of("crash", "host-loss", "false-suspicion", "suspicion-storm",
+        "host-return", "churn", "split-leader", "bounce", "crash-mid-send", "partition", "loss", "duplication", "delay-tail", "memory-timeout", "torn-memory");
 
     /** Turns off every fault kind not in {@code kinds} (names from {@link #KINDS}). */
     public FaultPlan only(final java.util.Set<String> kinds)
@@ -106,6 +121,10 @@ public final class FaultPlan
         falseSuspicionWeight = kinds.contains("false-suspicion") ? falseSuspicionWeight : 0;
         leaderChurnWeight = kinds.contains("churn") ? leaderChurnWeight : 0;
         splitLeaderWeight = kinds.contains("split-leader") ? splitLeaderWeight : 0;
+        bounceWeight = kinds.contains("bounce") ? bounceWeight : 0;
+        crashMidSend = kinds.contains("crash-mid-send") ? crashMidSend : 0;
+        hostReturn = kinds.contains("host-return") ? hostReturn : 0;
+        suspicionStormWeight = kinds.contains("suspicion-storm") ? suspicionStormWeight : 0;
         partitionWeight = kinds.contains("partition") ? partitionWeight : 0;
         messageLoss = kinds.contains("loss") ? messageLoss : 0;
         messageDuplication = kinds.contains("duplication") ? messageDuplication : 0;
@@ -114,7 +133,7 @@ public final class FaultPlan
         tornMemory = kinds.contains("torn-memory") && tornMemory;
         memoryTailProbability = tornMemory ? memoryTailProbability : 0;
         final double events = crashWeight + hostLossWeight + falseSuspicionWeight + leaderChurnWeight +
-            splitLeaderWeight + partitionWeight;
+            splitLeaderWeight + partitionWeight + bounceWeight + suspicionStormWeight;
         if (events == 0)
         {
             faultIntervalMicros = 0;
@@ -126,12 +145,12 @@ public final class FaultPlan
     public String toString()
     {
         return String.format("FaultPlan{delay %d..%dus tail %.3f..%dus loss %.3f dup %.3f mem %d..%dus tail %.3f..%dus%s " +
-            "memTimeout %.4f late<=%dus faultEvery %dus crash %.2f falseSusp %.2f churn %.2f split %.2f " +
-            "partition %.2f hostLoss %.2f maxCrashed %.2f}",
+            "memTimeout %.4f late<=%dus faultEvery %dus crash %.2f falseSusp %.2f storm %.2f churn %.2f split %.2f bounce %.2f midSend %.4f " +
+            "partition %.2f hostLoss %.2f return %.2f maxCrashed %.2f}",
             messageDelayMinMicros, messageDelayMaxMicros, messageTailProbability, messageTailMaxMicros, messageLoss,
             messageDuplication, memoryLatencyMinMicros, memoryLatencyMaxMicros, memoryTailProbability, memoryTailMaxMicros,
             tornMemory ? " torn" : "",
-            memoryTimeout, lateLandingMaxMicros, faultIntervalMicros, crashWeight, falseSuspicionWeight,
-            leaderChurnWeight, splitLeaderWeight, partitionWeight, hostLossWeight, maxCrashedFraction);
+            memoryTimeout, lateLandingMaxMicros, faultIntervalMicros, crashWeight, falseSuspicionWeight, suspicionStormWeight,
+            leaderChurnWeight, splitLeaderWeight, bounceWeight, crashMidSend, partitionWeight, hostLossWeight, hostReturn, maxCrashedFraction);
     }
 }

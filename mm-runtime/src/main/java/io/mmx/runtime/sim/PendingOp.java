@@ -21,6 +21,8 @@ final class PendingOp
     final long[] payload;
     /** Chunk i covers words [chunkStart[i], chunkStart[i + 1]) of the op. */
     final int[] chunkStart;
+    /** The region object the op was issued on: one re-created after a loss is another object. */
+    SimRegion target;
     final boolean[] resolved;
     int unresolved;
     /** Whose completion reported TIMEOUT: it may still land until fenced. */

@@ -164,6 +164,10 @@ public final class SafetyChecker
             {
                 violation = "agreement: slot " + slot + " decided as " + Arrays.toString(first) + " and as " +
                     Arrays.toString(value) + " (" + how + " by process " + p + ")";
+                if (Boolean.getBoolean("mmx.sim.trace"))
+                {
+                    new Throwable(violation).printStackTrace();
+                }
             }
             return;
         }

@@ -83,10 +83,22 @@ public final class SeedSweep
         {
             return new Outcome(seed, Verdict.SAFETY, description + ": " + sim.checker().violation());
         }
-        sim.heal(true);
-        final int liveAcceptors = sim.liveAcceptors();
-        final String failure = liveAcceptors <= n / 2 ? checkBlocked(sim, liveAcceptors) :
-            checkLive(sim, options.livenessSlots);
+        // Liveness under faults: crashed processes stay down, more crash while |N[S]| > n/2 still
+        // holds, and neighbours must run the crashed acceptors.
+        sim.heal(false);
+        String failure = null;
+        if (sim.liveAcceptors() > n / 2)
+        {
+            crashTowardsTheLine(sim, new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 7));
+            sim.heal(false);
+            failure = checkLive(sim, options.livenessSlots);
+        }
+        if (failure == null && sim.checker().violation() == null)
+        {
+            sim.heal(true);
+            final int liveAcceptors = sim.liveAcceptors();
+            failure = liveAcceptors <= n / 2 ? checkBlocked(sim, liveAcceptors) : checkLive(sim, options.livenessSlots);
+        }
         if (options.verbose)
         {
             printDiagnosis(sim);
@@ -99,6 +111,49 @@ public final class SeedSweep
             new Outcome(seed, Verdict.LIVENESS, description + ": " + failure);
     }
 
+    /**
+     * Crashes live processes (regions stay) in a random order, each with probability 3/4, as long
+     * as the live acceptors |N[S]| stay above n/2: the live set S shrinks towards the smallest
+     * that the tolerance condition still allows, so live processes must run crashed neighbours'
+     * acceptors for a quorum.
+     */
+    static void crashTowardsTheLine(final Simulation sim, final SplittableRandom r)
+    {
+        final int n = sim.n();
+        final int[] order = new int[n];
+        for (int i = 0; i < n; i++)
+        {
+            order[i] = i;
+        }
+        for (int i = n - 1; i > 0; i--)
+        {
+            final int j = r.nextInt(i + 1);
+            final int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (final int p : order)
+        {
+            if (sim.isUp(p) && r.nextInt(4) != 0 && sim.liveAcceptorsWithout(p) > n / 2 && !lastThatMayLead(sim, p))
+            {
+                sim.crash(p);
+            }
+        }
+    }
+
+    /** Whether {@code p} is the only live process that may lead (the others lost their regions' state). */
+    private static boolean lastThatMayLead(final Simulation sim, final int p)
+    {
+        for (int q = 0; q < sim.n(); q++)
+        {
+            if (q != p && sim.mayLead(q))
+            {
+                return false;
+            }
+        }
+        return sim.mayLead(p);
+    }
+
     /** Above the line: commits resume within the liveness bound. */
     static String checkLive(final Simulation sim, final int slots)
     {
@@ -107,7 +162,8 @@ public final class SeedSweep
         {
             return null;
         }
-        return "liveness: healed cluster (" + sim.liveAcceptors() + " of " + sim.n() + " acceptors live) stuck at slot " +
+        return "liveness: " + sim.liveProcesses() + " processes up, " + sim.liveAcceptors() + " of " + sim.n() +
+            " acceptors live, stuck at slot " +
             sim.checker().chosenThrough() + ", wanted " + target + " within " + LIVENESS_MICROS + "us; leader " +
             sim.leader() + " " + (sim.leader() < 0 ? "none" : sim.lastStatus(sim.leader()));
     }
@@ -135,6 +191,10 @@ public final class SeedSweep
             return null;
         }
         final int leader = sim.leader();
+        if (leader < 0 && sim.liveProcesses() > 0 && !sim.anyMayLead())
+        {
+            return null; // every live process lost its region's state (amnesia rule): none may lead
+        }
         if (leader < 0 || !sim.isUp(leader) || sim.lastStatus(leader) == null)
         {
             return "only " + liveAcceptors + " acceptors survive, and no live leader reports anything (leader " +
@@ -165,6 +225,11 @@ public final class SeedSweep
                 System.out.println("  p" + p + " host lost (process and region gone)");
                 continue;
             }
+            System.out.println("  p" + p + (sim.amnesiac(p) ? " region came back empty: amnesiac, out of quorums;" : "") +
+                " region: decided log through " +
+                sim.peekRegion(p, io.mmx.runtime.core.RegionLayout.DECIDED_THROUGH_WORD, 1)[0] + ", proposer round " +
+                sim.peekRegion(p, io.mmx.runtime.core.RegionLayout.PROPOSER_ROUND_WORD, 1)[0] +
+                (sim.isUp(p) ? "; learner " + sim.core(p).learnerSummary() : ""));
             System.out.println("  p" + p + (sim.isUp(p) ? " " + sim.lastStatus(p) + " covers " +
                 sim.core(p).coveredAcceptors() : " down") +
                 "\n    acceptor " + sim.peekAcceptor(p).toString().replaceAll("(.{300}).*", "$1..."));

@@ -19,6 +19,8 @@ public final class SimStats
     public long coreAllocatedBytes;
     /** Decided slots learners skipped because no reachable log held them (state transfer needed). */
     public long skippedSlots;
+    /** Lost hosts that came back with their regions empty. */
+    public long hostsReturned;
 
     public long messagesSentTotal()
     {

@@ -37,6 +37,8 @@ public final class Simulation
     private static final int PARTITION_END = 12;
     private static final int MEM_APPLY = 13;
     private static final int SPLIT_END = 14;
+    private static final int CRASH = 15;
+    private static final int HOST_RETURN = 16;
 
     private static final MemoryStatus[] STATUSES = MemoryStatus.values();
 
@@ -51,6 +53,10 @@ public final class Simulation
     private final SimRegion[] regions;
     private final MmPaxosCore[] cores;
     private final boolean[] up;
+    /** Crashing: sends nothing more, crashes at the next event (a crash in the middle of a broadcast). */
+    private final boolean[] dying;
+    /** Per process: how many times its region was formatted again after a loss (the header's INCARNATION). */
+    private final long[] regionIncarnation;
     private final int[] incarnation;
     private final Status[] lastStatus;
     private final SafetyChecker checker;
@@ -95,6 +101,8 @@ public final class Simulation
         this.regions = new SimRegion[n];
         this.cores = new MmPaxosCore[n];
         this.up = new boolean[n];
+        this.dying = new boolean[n];
+        this.regionIncarnation = new long[n];
         this.incarnation = new int[n];
         this.lastStatus = new Status[n];
         this.side = new boolean[n];
@@ -350,8 +358,23 @@ public final class Simulation
                     queue.push(now + nextFaultDelay(), FAULT, 0, 0, 0, 0, 0, null);
                 }
                 break;
+            case CRASH:
+                if (up[p] && incarnation[p] == queue.inc[e])
+                {
+                    dying[p] = false;
+                    crash(p);
+                    queue.push(now + 1 + random.nextLong(faults.restartDelayMaxMicros), RESTART, p, 0, 0, 0, 0, null);
+                }
+                break;
+            case HOST_RETURN:
+                if (faultsOn)
+                {
+                    returnHost(p);
+                }
+                break;
             case RESTART:
-                if (!up[p] && !regions[p].lost())
+                // Restarts drawn in the fault phase; after the heal, only heal(true) restarts.
+                if (faultsOn && !up[p] && !regions[p].lost())
                 {
                     restart(p);
                 }
@@ -408,6 +431,7 @@ public final class Simulation
             return;
         }
         up[p] = false;
+        dying[p] = false;
         cores[p] = null;
         incarnation[p]++;
         stats.crashes++;
@@ -431,6 +455,50 @@ public final class Simulation
     {
         crash(p);
         regions[p].lose();
+    }
+
+    /**
+     * A lost host comes back: the region of {@code p} is formatted again, empty, with the next
+     * incarnation, and {@code p} restarts on it. Ops issued on the old region never land on it.
+     */
+    public void returnHost(final int p)
+    {
+        if (up[p] || !regions[p].lost())
+        {
+            return;
+        }
+        regions[p] = new SimRegion(layout.regionWords());
+        final long[] header = new long[RegionLayout.HEADER_WORDS];
+        RegionLayout.initHeader(header, p, config.planHash(), ++regionIncarnation[p]);
+        regions[p].write(0, header, header.length);
+        stats.hostsReturned++;
+        restart(p);
+    }
+
+    /** Whether the acceptor of {@code q} forgot its state (its region came back empty) and stays out of quorums. */
+    public boolean amnesiac(final int q)
+    {
+        return !regions[q].lost() && RegionLayout.amnesiac(regionIncarnation[q], regions[q].get(RegionLayout.HEAD_WORD)) &&
+            config.flaw() != io.mmx.runtime.core.Flaw.AMNESIAC_REJOINS;
+    }
+
+    /** Whether any process is up that may lead. */
+    public boolean anyMayLead()
+    {
+        for (int p = 0; p < n; p++)
+        {
+            if (mayLead(p))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code p} is up and may lead: a process whose region came back empty forgot its rounds. */
+    public boolean mayLead(final int p)
+    {
+        return up[p] && (regionIncarnation[p] == 0 || config.flaw() == io.mmx.runtime.core.Flaw.AMNESIAC_REJOINS);
     }
 
     public void restart(final int p)
@@ -502,17 +570,35 @@ public final class Simulation
     /** |N[S]| of the live set S: the live acceptors. */
     public int liveAcceptors()
     {
+        return liveAcceptorsWithout(-1);
+    }
+
+    /** Processes up: |S|. */
+    public int liveProcesses()
+    {
+        int count = 0;
+        for (int p = 0; p < n; p++)
+        {
+            count += up[p] ? 1 : 0;
+        }
+        return count;
+    }
+
+    /** |N[S \ {p}]|: the live acceptors if {@code p} crashed too. */
+    public int liveAcceptorsWithout(final int p)
+    {
         int count = 0;
         for (int q = 0; q < n; q++)
         {
-            if (regions[q].lost())
+            if (regions[q].lost() || amnesiac(q))
             {
                 continue;
             }
-            boolean reachable = up[q];
+            boolean reachable = up[q] && q != p;
             for (int i = 0; i < graph.degree(q) && !reachable; i++)
             {
-                reachable = up[graph.neighbour(q, i)];
+                final int v = graph.neighbour(q, i);
+                reachable = up[v] && v != p;
             }
             count += reachable ? 1 : 0;
         }
@@ -558,13 +644,13 @@ public final class Simulation
 
     private int computeLeader()
     {
-        if (churnLeader >= 0 && up[churnLeader])
+        if (churnLeader >= 0 && mayLead(churnLeader))
         {
             return churnLeader;
         }
         for (int p = 0; p < n; p++)
         {
-            if (up[p])
+            if (mayLead(p))
             {
                 return p;
             }
@@ -634,7 +720,8 @@ public final class Simulation
     private void randomFault()
     {
         final double total = faults.crashWeight * 2 + faults.falseSuspicionWeight + faults.leaderChurnWeight +
-            faults.partitionWeight + faults.hostLossWeight + faults.splitLeaderWeight;
+            faults.partitionWeight + faults.hostLossWeight + faults.splitLeaderWeight + faults.bounceWeight +
+            faults.suspicionStormWeight;
         double x = random.nextDouble() * total;
         if ((x -= faults.crashWeight * 2) < 0 || (x -= faults.hostLossWeight) < 0)
         {
@@ -650,6 +737,11 @@ public final class Simulation
                 if (hostLoss)
                 {
                     loseHost(p);
+                    if (faults.hostReturn > 0 && random.nextDouble() < faults.hostReturn)
+                    {
+                        queue.push(now + 1 + random.nextLong(faults.restartDelayMaxMicros), HOST_RETURN, p, 0, 0, 0, 0,
+                            null);
+                    }
                 }
                 else
                 {
@@ -684,6 +776,31 @@ public final class Simulation
                 }
             }
             queue.push(now + 1 + random.nextLong(faults.faultDurationMaxMicros), SPLIT_END, 0, 0, 0, 0, 0, null);
+        }
+        else if ((x -= faults.suspicionStormWeight) < 0)
+        {
+            // Every process suspects every neighbour for a while: each acceptor has several executors
+            // racing on its head, and records are re-read while their slots are rewritten.
+            final long end = now + 1 + random.nextLong(faults.faultDurationMaxMicros);
+            for (int p = 0; p < n; p++)
+            {
+                for (int i = 0; up[p] && i < graph.degree(p); i++)
+                {
+                    final int q = graph.neighbour(p, i);
+                    queue.push(now, SUSPICION, p, incarnation[p], q, 1, 0, null);
+                    queue.push(end, FALSE_SUSPICION_END, p, incarnation[p], q, 0, 0, null);
+                }
+            }
+        }
+        else if ((x -= faults.bounceWeight) < 0)
+        {
+            // The leader crashes and is back before anyone notices, its Accepts still in flight.
+            final int p = omega >= 0 && up[omega] ? omega : random.nextInt(n);
+            if (up[p])
+            {
+                crash(p);
+                queue.push(now + 1 + random.nextLong(faults.detectionDelayMicros), RESTART, p, 0, 0, 0, 0, null);
+            }
         }
         else if ((x -= faults.leaderChurnWeight) < 0)
         {
@@ -760,6 +877,7 @@ public final class Simulation
         final long[] copy = payload == null ? null : java.util.Arrays.copyOf(payload, length);
         final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value, copy,
             chunks(length));
+        op.target = r;
         final boolean timeout = faults.memoryTimeout > 0 && random.nextDouble() < faults.memoryTimeout;
         if (timeout)
         {
@@ -822,7 +940,7 @@ public final class Simulation
         {
             return;
         }
-        final SimRegion r = regions[op.region];
+        final SimRegion r = op.target;
         if (r.lost())
         {
             op.resolve(chunk);
@@ -915,7 +1033,7 @@ public final class Simulation
 
         private boolean live()
         {
-            return up[p] && incarnation[p] == inc;
+            return up[p] && incarnation[p] == inc && !dying[p];
         }
 
         private void pause()
@@ -944,6 +1062,10 @@ public final class Simulation
                 {
                     checker.proposedAt(p, a.firstSlot + i, a.ballot, a.values[i]);
                 }
+            }
+            else if (message instanceof Message.Promise || message instanceof Message.Accepted)
+            {
+                audit.replied(p, message);
             }
         }
 
@@ -991,9 +1113,18 @@ public final class Simulation
             }
             pause();
             observe(message);
-            for (int to = 0; to < n; to++)
+            // Sends go out one destination after another; a crash may cut the broadcast short.
+            final boolean cut = faultsOn && faults.crashMidSend > 0 && random.nextDouble() < faults.crashMidSend;
+            final int first = cut ? random.nextInt(n) : 0;
+            final int count = cut ? random.nextInt(n) : n;
+            for (int i = 0; i < count; i++)
             {
-                Simulation.this.send(p, to, message);
+                Simulation.this.send(p, (first + i) % n, message);
+            }
+            if (cut)
+            {
+                dying[p] = true;
+                queue.push(now, CRASH, p, inc, 0, 0, 0, null);
             }
             resume();
         }

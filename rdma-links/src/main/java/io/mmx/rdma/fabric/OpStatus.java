@@ -34,7 +34,13 @@ public enum OpStatus
     /** The peer sent something this side cannot parse or verify; the link was closed. */
     PROTOCOL_ERROR,
     /** The fabric was closed before the operation completed. */
-    CLOSED;
+    CLOSED,
+    /**
+     * Not sent, so it did not happen: an earlier operation of this process on the same region
+     * timed out and its completion has not arrived, so it may still land. Sending now could let
+     * the old operation land after this one. Retry once the old one's completion arrives.
+     */
+    FENCED;
 
     private static final OpStatus[] VALUES = values();
 

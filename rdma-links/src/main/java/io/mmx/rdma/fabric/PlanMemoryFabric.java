@@ -10,7 +10,14 @@ import org.agrona.concurrent.NanoClock;
  * It owns what every backend shares: correlation ids, the bound on outstanding operations,
  * deadlines, refusal of non-neighbours, and the completion queue. Backends only move bytes.
  *
- * <p>All state is preallocated at construction; submission and polling do not allocate.
+ * <p>The fence: an operation that timed out may still land. Until its completion arrives (late),
+ * every later operation of this process on the same region completes at once with
+ * {@link OpStatus#FENCED}, unsent, so the old operation can never land after a newer one. Every
+ * backend reports each submitted operation exactly once, late or not (a dropped session or a
+ * queue pair in error completes what it holds), which is what lifts the fence.
+ *
+ * <p>All state is preallocated at construction; submission and polling do not allocate (the
+ * fence's maps grow only while operations are overdue).
  */
 public final class PlanMemoryFabric implements MemoryFabric
 {
@@ -26,6 +33,10 @@ public final class PlanMemoryFabric implements MemoryFabric
     private final int[] freeSlots;
     private final int[] readyRing;
     private final Long2ObjectHashMap<Slot> inFlight;
+    /** Timed-out operations whose completion has not arrived: correlation id to owner. */
+    private final org.agrona.collections.Long2LongHashMap overdue = new org.agrona.collections.Long2LongHashMap(-1);
+    /** Per owner: how many of our operations on its region are overdue (the fence is up while > 0). */
+    private final org.agrona.collections.Int2IntHashMap overdueByOwner = new org.agrona.collections.Int2IntHashMap(0);
     private final CompletionSink sink = this::onLinkCompletion;
     private int freeCount;
     private int readyHead;
@@ -220,6 +231,11 @@ public final class PlanMemoryFabric implements MemoryFabric
             finish(slot, OpStatus.BAD_LENGTH, 0);
             return correlationId;
         }
+        if (overdueByOwner.get(owner) > 0)
+        {
+            finish(slot, OpStatus.FENCED, 0);
+            return correlationId;
+        }
         inFlight.put(correlationId, slot);
         link.submit(correlationId, type, offset, operand1, operand2, dst, src, bufOffset, length, sink);
         return correlationId;
@@ -248,6 +264,19 @@ public final class PlanMemoryFabric implements MemoryFabric
         {
             // Already timed out (and reported); the caller may have reused the buffer, so drop it.
             counters.increment(FabricCounters.Other.LATE_COMPLETION);
+            final long owner = overdue.remove(correlationId);
+            if (owner != -1)
+            {
+                final int left = overdueByOwner.get((int)owner) - 1;
+                if (left > 0)
+                {
+                    overdueByOwner.put((int)owner, left);
+                }
+                else
+                {
+                    overdueByOwner.remove((int)owner); // the fence lifts
+                }
+            }
             return;
         }
         if (status == OpStatus.OK && slot.type == OpType.READ_BULK && payload != null)
@@ -264,6 +293,8 @@ public final class PlanMemoryFabric implements MemoryFabric
         {
             if (slot.inFlight && nowNs - slot.deadlineNs >= 0 && inFlight.remove(slot.correlationId) != null)
             {
+                overdue.put(slot.correlationId, slot.owner);
+                overdueByOwner.put(slot.owner, overdueByOwner.get(slot.owner) + 1);
                 finish(slot, OpStatus.TIMEOUT, 0);
                 expired++;
             }

@@ -109,4 +109,34 @@ class PlanMemoryFabricTimeoutTest
         fabric.poll(handler, 10);
         assertEquals(OpStatus.CLOSED, statuses.get(statuses.size() - 1), "closing completes what is in flight");
     }
+
+    @Test
+    void aTimedOutOperationFencesLaterOperationsOnTheSameRegionUntilItsFateIsKnown()
+    {
+        final long[] now = {1_000_000};
+        final SilentLink[] links = new SilentLink[2];
+        final PlanMemoryFabric fabric = new PlanMemoryFabric(ConnectionManager.open(PLAN, 1,
+            (self, owner) -> links[owner] = new SilentLink(owner)), () -> now[0], 8);
+        final List<OpStatus> statuses = new ArrayList<>();
+        final CompletionHandler handler = (id, type, owner, status, value) -> statuses.add(status);
+
+        fabric.write(0, 56, 1, 1_000);
+        now[0] += 1_000;
+        fabric.poll(handler, 10);
+        assertEquals(List.of(OpStatus.TIMEOUT), statuses);
+        // The write may still land. Were the next write sent now, the old one could land after it.
+        fabric.write(0, 56, 2, 1_000_000);
+        fabric.write(1, 56, 2, 1_000_000); // another region is not fenced
+        fabric.poll(handler, 10);
+        assertEquals(List.of(OpStatus.TIMEOUT, OpStatus.FENCED), statuses, "the second write was not sent");
+        assertEquals(1, links[0].held.size(), "only the timed-out write ever reached region 0");
+        assertEquals(1, links[1].held.size());
+        assertEquals(1, fabric.counters().get(OpStatus.FENCED));
+
+        links[0].releaseAll(); // its fate is known now (landed)
+        fabric.poll(handler, 10);
+        fabric.write(0, 56, 2, 1_000_000);
+        assertEquals(1, links[0].held.size(), "after the late completion, region 0 takes operations again");
+        fabric.close();
+    }
 }

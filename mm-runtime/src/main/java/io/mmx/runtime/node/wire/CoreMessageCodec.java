@@ -22,6 +22,7 @@ import java.nio.ByteOrder;
  * FLOORED         acceptor i32, ballot i64, firstSlot i64, floor i64
  * COMMIT          firstSlot i64, slots i32, then one value per slot
  * CATCHUP_REQUEST fromSlot i64, count i32
+ * GONE            fromSlot i64, heldFrom i64
  * value           words i32, then words x i64 (a multiple of proposalWords, at most valueWords)
  * </pre>
  *
@@ -170,6 +171,14 @@ public final class CoreMessageCodec
                 p += 12;
                 break;
             }
+            case GONE:
+            {
+                final Message.Gone x = (Message.Gone)m;
+                buffer.putLong(p, x.fromSlot, LE);
+                buffer.putLong(p + 8, x.heldFrom, LE);
+                p += 16;
+                break;
+            }
             default:
                 throw new IllegalStateException("no encoding for " + m.type());
         }
@@ -209,6 +218,8 @@ public final class CoreMessageCodec
                 return 12 + valuesLength(((Message.Commit)m).values);
             case CATCHUP_REQUEST:
                 return 16;
+            case GONE:
+                return 20;
             default:
                 throw new IllegalStateException("no encoding for " + m.type());
         }
@@ -305,6 +316,13 @@ public final class CoreMessageCodec
                 final long fromSlot = r.i64();
                 final int count = r.count();
                 m = count < 1 ? null : new Message.CatchupRequest(from, fromSlot, count);
+                break;
+            }
+            case GONE:
+            {
+                final long fromSlot = r.i64();
+                final long heldFrom = r.i64();
+                m = fromSlot < 0 || heldFrom <= fromSlot ? null : new Message.Gone(from, fromSlot, heldFrom);
                 break;
             }
             default:

@@ -36,7 +36,8 @@ class CoreMessageCodecTest
             new Message.Accepted(3, 77, 12, new int[]{3, 4}, 8),
             new Message.Floored(3, 5, 77, 12, 20),
             new Message.Commit(3, 12, new long[][]{v1, v2, new long[0]}),
-            new Message.CatchupRequest(3, 40, 32));
+            new Message.CatchupRequest(3, 40, 32),
+            new Message.Gone(3, 40, 300));
     }
 
     @Test

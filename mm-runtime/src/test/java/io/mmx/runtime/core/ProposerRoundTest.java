@@ -1,0 +1,131 @@
+package io.mmx.runtime.core;
+
+import io.mmx.planner.graph.Graph;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * The proposer round in the region must never go down, whatever a backend does with a write
+ * whose timeout was reported: here the timed-out persist of round 1 lands after the persist of
+ * round 2 (no fence), then the process restarts. Its next round must be above 2, or it would
+ * reuse a ballot it may already have sent Accepts under.
+ */
+class ProposerRoundTest
+{
+    /** One process's region as words; ops are recorded and completed by the test. */
+    static final class Memory implements Effects
+    {
+        final long[] words;
+        final List<long[]> ops = new ArrayList<>(); // opId, kind, offset, expected, value
+
+        Memory(final int regionWords)
+        {
+            words = new long[regionWords];
+        }
+
+        @Override
+        public void memory(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
+            final int lengthWords, final long expected, final long value, final long[] payload)
+        {
+            ops.add(new long[] {opId, kind.ordinal(), offsetWords, expected, value, lengthWords});
+        }
+
+        /** The newest op on {@code offset}, removed from the list. */
+        long[] take(final int offset)
+        {
+            for (int i = ops.size() - 1; i >= 0; i--)
+            {
+                if (ops.get(i)[2] == offset)
+                {
+                    return ops.remove(i);
+                }
+            }
+            throw new AssertionError("no op on word " + offset + " in " + ops.size() + " ops");
+        }
+
+        /** Lets the op take effect; returns what its completion carries (the previous word). */
+        long land(final long[] op)
+        {
+            final int offset = (int)op[2];
+            final long previous = words[offset];
+            final MemoryOpKind kind = MemoryOpKind.values()[(int)op[1]];
+            if (kind == MemoryOpKind.WRITE || kind == MemoryOpKind.CAS && previous == op[3])
+            {
+                words[offset] = op[4];
+            }
+            return previous;
+        }
+
+        @Override
+        public void send(final int to, final Message message)
+        {
+        }
+
+        @Override
+        public void broadcast(final Message message)
+        {
+        }
+
+        @Override
+        public void decided(final long slot, final long[] value)
+        {
+        }
+
+        @Override
+        public void skipped(final long fromSlot, final long toSlot)
+        {
+        }
+
+        @Override
+        public void status(final Status status)
+        {
+        }
+    }
+
+    private static MmPaxosCore boot(final CoreConfig config, final Memory memory)
+    {
+        final MmPaxosCore core = new MmPaxosCore(0, config, memory, 1);
+        core.start(0);
+        final long[] read = memory.take(0);
+        final long[] header = java.util.Arrays.copyOf(memory.words, RegionLayout.HEADER_WORDS);
+        core.onMemoryCompletion(read[0], MemoryStatus.OK, 0, header, 0);
+        core.onLeaderChange(0, 0);
+        return core;
+    }
+
+    @Test
+    void aLateLandingOfAnEarlierRoundNeverLowersThePersistedRound()
+    {
+        final CoreConfig config = new CoreConfig().graph(Graph.empty(1)).conclude();
+        final Memory memory = new Memory(config.layout().regionWords());
+        final long[] header = new long[RegionLayout.HEADER_WORDS];
+        RegionLayout.initHeader(header, 0, config.planHash());
+        System.arraycopy(header, 0, memory.words, 0, header.length);
+
+        final MmPaxosCore first = boot(config, memory);
+        final long[] round1 = memory.take(RegionLayout.PROPOSER_ROUND_WORD);
+        assertEquals(1, round1[4], "the first round persisted");
+        first.onMemoryCompletion(round1[0], MemoryStatus.TIMEOUT, 0, null, 0); // not landed yet
+        long[] round2 = memory.take(RegionLayout.PROPOSER_ROUND_WORD);
+        first.onMemoryCompletion(round2[0], MemoryStatus.OK, memory.land(round2), null, 0);
+        // Whatever the proposer did next, the word now says the highest round it may use.
+        while (memory.words[RegionLayout.PROPOSER_ROUND_WORD] < 2)
+        {
+            round2 = memory.take(RegionLayout.PROPOSER_ROUND_WORD);
+            first.onMemoryCompletion(round2[0], MemoryStatus.OK, memory.land(round2), null, 0);
+        }
+        final long used = memory.words[RegionLayout.PROPOSER_ROUND_WORD];
+        memory.land(round1); // the timed-out op of round 1 lands now, after the round-2 persist
+        memory.ops.clear();
+
+        boot(config, memory); // a restart
+        final long[] next = memory.take(RegionLayout.PROPOSER_ROUND_WORD);
+        assertTrue(next[4] > used, "the restarted proposer persists round " + next[4] + ", but round " + used +
+            " may have been used before the restart (the region says " + memory.words[RegionLayout.PROPOSER_ROUND_WORD] +
+            ")");
+    }
+}
