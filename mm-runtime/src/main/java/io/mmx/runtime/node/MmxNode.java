@@ -222,8 +222,12 @@ public final class MmxNode implements AutoCloseable
 
     private void onAgentError(final Throwable t)
     {
-        System.err.println("mmx node: error: the node's agent failed and goes on with its next duty cycle: " +
-            io.mmx.planner.cli.TopoCommand.unexpected(t));
+        // An AgentTerminationException stops the agent (the node then refuses submissions and its
+        // status names the failure); anything else was thrown by one duty cycle, and the next one runs.
+        final String what = t instanceof org.agrona.concurrent.AgentTerminationException ?
+            "the node's agent stopped (the status and every pending submission name the failure): " :
+            "one duty cycle of the node's agent failed; the next one runs: ";
+        System.err.println("mmx node: error: " + what + io.mmx.planner.cli.TopoCommand.unexpected(t));
     }
 
     /** The node's Aeron transport; a port in use is one sentence naming the endpoint and the fix. */

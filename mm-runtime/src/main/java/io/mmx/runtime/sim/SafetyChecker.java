@@ -166,7 +166,9 @@ public final class SafetyChecker
                     Arrays.toString(value) + " (" + how + " by process " + p + ")";
                 if (Boolean.getBoolean("mmx.sim.trace"))
                 {
-                    new Throwable(violation).printStackTrace();
+                    // Where the second decision came from, for whoever replays the seed with -Dmmx.sim.trace=true.
+                    System.err.println("sim trace: " + violation + StackWalker.getInstance().walk(frames ->
+                        frames.map(f -> "\n  at " + f).collect(java.util.stream.Collectors.joining())));
                 }
             }
             return;
