@@ -49,6 +49,14 @@ public final class MemdRegionLink implements RegionLink
     private final UnsafeBuffer outView = new UnsafeBuffer(out);
     private SocketChannel channel;
     private OpStatus state = OpStatus.NOT_CONNECTED;
+    /**
+     * Requests written to the connection and not answered yet. When the connection fails they can
+     * no longer be answered, so each completes NOT_CONNECTED: the fabric's fence on a timed-out op
+     * lifts only when that op completes, and an op lost with its connection would fence its owner
+     * for ever.
+     */
+    private final org.agrona.collections.LongHashSet unanswered = new org.agrona.collections.LongHashSet();
+    private CompletionSink fabricSink;
     private String stateMessage = "not connected yet";
     private long lastConnectAttemptNs;
     // Control requests (OPEN, CREATE) use ids far below the fabric's, which start at 1 and rise.
@@ -202,6 +210,7 @@ public final class MemdRegionLink implements RegionLink
         final int length,
         final CompletionSink sink)
     {
+        fabricSink = sink;
         if (state == OpStatus.REGION_LOST && !closed)
         {
             // The owner may have created its region since; reconnecting re-runs OPEN.
@@ -226,6 +235,7 @@ public final class MemdRegionLink implements RegionLink
         {
             return 0;
         }
+        fabricSink = sink;
         if (channel == null)
         {
             final long nowNs = System.nanoTime();
@@ -289,6 +299,7 @@ public final class MemdRegionLink implements RegionLink
         }
         final int frame = out.position();
         final int body = frame + MemdProtocol.LENGTH_PREFIX;
+        unanswered.add(requestId);
         out.putInt(frame, signed + MemdProtocol.TAG_LENGTH);
         out.put(body + MemdProtocol.REQ_VERSION, MemdProtocol.VERSION);
         out.put(body + MemdProtocol.REQ_OP, op);
@@ -349,6 +360,7 @@ public final class MemdRegionLink implements RegionLink
                 // The daemon could not verify us, so we cannot verify it either: both hold different keys.
                 status = OpStatus.BAD_CLUSTER_KEY;
             }
+            unanswered.remove(requestId);
             sink.complete(requestId, status, in.getLong(body + MemdProtocol.RSP_VALUE),
                 payloadLength > 0 ? inView : null, body + MemdProtocol.RESPONSE_HEADER);
             completed++;
@@ -494,5 +506,22 @@ public final class MemdRegionLink implements RegionLink
         stateMessage = message;
         in.clear();
         out.clear();
+        if (!unanswered.isEmpty())
+        {
+            final long[] lost = new long[unanswered.size()];
+            int i = 0;
+            for (final org.agrona.collections.LongHashSet.LongIterator it = unanswered.iterator(); it.hasNext(); )
+            {
+                lost[i++] = it.nextValue();
+            }
+            unanswered.clear();
+            if (fabricSink != null)
+            {
+                for (final long id : lost)
+                {
+                    fabricSink.complete(id, OpStatus.NOT_CONNECTED, 0, null, 0);
+                }
+            }
+        }
     }
 }
