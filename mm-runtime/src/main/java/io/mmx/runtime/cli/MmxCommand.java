@@ -26,6 +26,7 @@ import java.io.UncheckedIOException;
         StatusCommand.class,
         SimCommand.class,
         SelfcheckCommand.class,
+        KeysCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

@@ -58,7 +58,12 @@ final class NodeCommand implements Callable<Integer>
         "port + 1), for example:", "0-3@10.0.0.1:7471;4-7@10.0.0.2:7471"})
     String verbs;
 
-    @Option(names = "--cluster-key-file", paramLabel = "FILE", required = true, description = "the cluster key, raw bytes (>= 16)")
+    @Option(names = "--keys", paramLabel = "FILE", description = "this host's key file from 'mmx keys derive': " +
+        "the hosted processes' keys only (preferred: the node then cannot act as any other process)")
+    Path hostKeyFile;
+
+    @Option(names = "--cluster-key-file", paramLabel = "FILE", description = "the cluster key, raw bytes (>= 16), " +
+        "instead of --keys: the node derives its processes' keys from it and forgets it")
     Path keyFile;
 
     @Option(names = "--status-listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:0",
@@ -163,14 +168,9 @@ final class NodeCommand implements Callable<Integer>
     private NodeContext context(final int[] hosted) throws IOException
     {
         final Plan p = PlanFile.readSealed(plan);
-        if (!Files.isReadable(keyFile))
-        {
-            throw new IllegalArgumentException("cluster key file " + keyFile + " is not readable: write one with " +
-                "'head -c 32 /dev/urandom > " + keyFile + "' and give every node the same file");
-        }
         final NodeContext ctx = new NodeContext().plan(p).hosted(hosted).directory(directory)
-            .clusterKey(Files.readAllBytes(keyFile)).idleStrategy(idle).tickNs((long)(tickMs * 1_000_000))
-            .regionsLost(regionsLost);
+            .idleStrategy(idle).tickNs((long)(tickMs * 1_000_000)).regionsLost(regionsLost);
+        KeysCommand.applyKeys(ctx, hostKeyFile, keyFile);
         switch (memory)
         {
             case "shm":

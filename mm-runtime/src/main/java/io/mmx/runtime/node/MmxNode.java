@@ -10,7 +10,7 @@ import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.memd.MemdLinkFactory;
-import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.HostKeys;
 import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.runtime.core.CoreConfig;
@@ -76,7 +76,7 @@ public final class MmxNode implements AutoCloseable
         final Graph graph = config.graph();
         final RegionLayout layout = config.layout();
         final int[] hosted = ctx.hosted();
-        final ClusterKey memoryKey = ClusterKey.of(ctx.clusterKeyBytes());
+        final HostKeys memoryKey = ctx.hostKeys();
         final PlanDigest digest = PlanDigest.of(graph);
         final SystemNanoClock clock = new SystemNanoClock();
         resources = new ArrayList<>();
@@ -151,7 +151,7 @@ public final class MmxNode implements AutoCloseable
     }
 
     private RegionLinkFactory linkFactory(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final ClusterKey key)
+        final PlanDigest digest, final HostKeys key)
     {
         if (ctx.memoryKind() == NodeContext.Memory.VERBS)
         {
@@ -176,7 +176,7 @@ public final class MmxNode implements AutoCloseable
      * every link, the loopback to a hosted process's own region included, is a queue pair by rdma_cm.
      */
     private RegionLinkFactory verbsLinks(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final ClusterKey key)
+        final PlanDigest digest, final HostKeys key)
     {
         // Fail before creating anything: one message naming libdisni, libibverbs, the device or its atomics.
         io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
@@ -192,7 +192,7 @@ public final class MmxNode implements AutoCloseable
      * by process id, null for the others).
      */
     private static io.mmx.rdma.region.ProcessKey[] hostedKeys(final NodeContext ctx, final int[] hosted,
-        final ClusterKey key)
+        final HostKeys key)
     {
         final io.mmx.rdma.region.ProcessKey[] keys = new io.mmx.rdma.region.ProcessKey[ctx.core().graph().n()];
         for (final int id : hosted)
@@ -204,7 +204,7 @@ public final class MmxNode implements AutoCloseable
 
     /** Creates (or reopens) the hosted processes' region files; the mappings close with the node. */
     private ShmRegionStore shmRegions(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final ClusterKey key)
+        final PlanDigest digest, final HostKeys key)
     {
         final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
             ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);

@@ -53,6 +53,7 @@ public final class NodeContext
     private String memdSpec;
     private String verbsSpec;
     private byte[] clusterKey;
+    private io.mmx.rdma.region.HostKeys hostKeys;
     private int maxCommandBytes = DEFAULT_MAX_COMMAND_BYTES;
     private long tickNs = DEFAULT_TICK_NS;
     private long submitTimeoutNs = DEFAULT_SUBMIT_TIMEOUT_NS;
@@ -134,11 +135,25 @@ public final class NodeContext
         return this;
     }
 
-    /** The cluster key, raw bytes, at least 16 (required): authenticates frames and memory requests. */
+    /**
+     * The cluster key, raw bytes, at least 16 (this or {@link #hostKeys}): the node derives its
+     * hosted processes' keys from it when it concludes and keeps only those.
+     */
     public NodeContext clusterKey(final byte[] key)
     {
         checkMutable();
         this.clusterKey = key.clone();
+        return this;
+    }
+
+    /**
+     * The host's keys ({@code mmx keys derive}): the hosted processes' keys, the transport key and
+     * the region fingerprint, without the cluster key, so this node cannot act as any other process.
+     */
+    public NodeContext hostKeys(final io.mmx.rdma.region.HostKeys keys)
+    {
+        checkMutable();
+        this.hostKeys = keys;
         return this;
     }
 
@@ -243,11 +258,7 @@ public final class NodeContext
         {
             errors.add("no hosted process: pass --id I or --ids A-B");
         }
-        if (clusterKey == null || clusterKey.length < 16)
-        {
-            errors.add("a cluster key of at least 16 bytes is required: write one with " +
-                "'head -c 32 /dev/urandom > cluster.key' and pass --cluster-key-file");
-        }
+        concludeKeys(errors);
         if (maxCommandBytes < 1 || maxCommandBytes > 1024)
         {
             errors.add("maxCommandBytes must be 1..1024, got " + maxCommandBytes);
@@ -388,9 +399,49 @@ public final class NodeContext
     /** The transport key: derived from the cluster key so one secret serves both uses without reuse. */
     private byte[] transportKey()
     {
-        final javax.crypto.Mac mac = io.mmx.rdma.region.ClusterKey.of(clusterKey).newMac();
-        return Arrays.copyOf(mac.doFinal("mmx transport key v1".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-            io.mmx.aeron.frame.ClusterKey.KEY_LENGTH);
+        return Arrays.copyOf(hostKeys.transportKey(), io.mmx.aeron.frame.ClusterKey.KEY_LENGTH);
+    }
+
+    // Exactly one of the cluster key and a host key file; a cluster key is reduced to the hosted
+    // processes' keys here and then forgotten.
+    private void concludeKeys(final List<String> errors)
+    {
+        if (clusterKey != null && hostKeys != null)
+        {
+            errors.add("both a cluster key and a host key file are given: pass one, --cluster-key-file or --keys");
+            return;
+        }
+        if (clusterKey != null)
+        {
+            if (clusterKey.length < 16)
+            {
+                errors.add("the cluster key is " + clusterKey.length + " bytes, at least 16 are needed: write one " +
+                    "with 'head -c 32 /dev/urandom > cluster.key'");
+            }
+            else if (hosted != null)
+            {
+                hostKeys = io.mmx.rdma.region.ClusterKey.of(clusterKey).hostKeys(hosted);
+                Arrays.fill(clusterKey, (byte)0);
+                clusterKey = null;
+            }
+            return;
+        }
+        if (hostKeys == null)
+        {
+            errors.add("a key is required: pass --keys with this host's key file ('mmx keys derive') or " +
+                "--cluster-key-file with the cluster key ('head -c 32 /dev/urandom > cluster.key')");
+            return;
+        }
+        for (final int id : hosted == null ? new int[0] : hosted)
+        {
+            if (!hostKeys.holds(id))
+            {
+                errors.add("the host key file holds the keys of processes " + Arrays.toString(hostKeys.processes()) +
+                    ", not of hosted process " + id + ": derive one for this node's processes with " +
+                    "'mmx keys derive --cluster-key-file FILE --ids IDS --out FILE'");
+                return;
+            }
+        }
     }
 
     /** The plan's content hash as 32 bytes. */
@@ -456,9 +507,10 @@ public final class NodeContext
         return verbsDirectory;
     }
 
-    byte[] clusterKeyBytes()
+    /** The hosted processes' keys, the transport key and the region fingerprint (after {@link #conclude}). */
+    io.mmx.rdma.region.HostKeys hostKeys()
     {
-        return clusterKey.clone();
+        return hostKeys;
     }
 
     int maxCommandBytes()

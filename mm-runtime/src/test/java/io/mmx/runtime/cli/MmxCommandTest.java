@@ -82,6 +82,34 @@ class MmxCommandTest
     }
 
     @Test
+    void keysDeriveWritesAHostKeyFileThatANodeAcceptsOnlyForItsProcesses() throws Exception
+    {
+        final Path key = Files.write(dir.resolve("cluster.key"), new byte[32]);
+        final Path hostKeys = dir.resolve("host.keys");
+        assertEquals(0, run("keys", "derive", "--cluster-key-file", key.toString(), "--ids", "0-1",
+            "--out", hostKeys.toString()), err.toString());
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(hostKeys)));
+        assertEquals(MmxCommand.BAD_INPUT, run("keys", "derive", "--cluster-key-file", key.toString(), "--ids", "2",
+            "--out", hostKeys.toString()));
+        assertTrue(err.toString().contains("exists: pass --force"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("keys", "derive", "--cluster-key-file", hostKeys.toString(), "--ids",
+            "2", "--out", dir.resolve("other.keys").toString()));
+        assertTrue(err.toString().contains("is a host key file, not the cluster key"), err.toString());
+        assertTrue(Files.notExists(dir.resolve("other.keys")), "a refused derive writes nothing");
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "2", "--directory",
+            "0-2@127.0.0.1:40999", "--keys", hostKeys.toString()));
+        assertTrue(err.toString().contains("not of hosted process 2") && err.toString().contains("mmx keys derive"),
+            err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--directory",
+            "0-2@127.0.0.1:40999", "--keys", hostKeys.toString(), "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("pass exactly one of --keys"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--directory",
+            "0-2@127.0.0.1:40999", "--cluster-key-file", hostKeys.toString()));
+        assertTrue(err.toString().contains("pass it with --keys"), err.toString());
+    }
+
+    @Test
     void nodeAndLocalRefuseAPlanEditedByHand() throws Exception
     {
         final Path plan = plan();

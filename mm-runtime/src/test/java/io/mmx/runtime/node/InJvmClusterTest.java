@@ -148,6 +148,42 @@ class InJvmClusterTest
     }
 
     @Test
+    void nodesHoldingOnlyTheirHostsKeysCommitThroughMemd() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(3, 2, 7);
+        final io.mmx.rdma.region.ClusterKey clusterKey = io.mmx.rdma.region.ClusterKey.of(NodeTestSupport.KEY);
+        final io.mmx.rdma.memd.MemoryDaemon daemon = io.mmx.rdma.memd.MemoryDaemon.start(
+            new io.mmx.rdma.memd.MemoryDaemon.Context().listen(new java.net.InetSocketAddress("127.0.0.1", 0))
+                .clusterKey(clusterKey).plan(plan.graph()));
+        try
+        {
+            final String memd = "0-2@127.0.0.1:" + daemon.boundAddress().getPort();
+            final java.util.List<Integer> ports = NodeTestSupport.freePorts(2);
+            final String directory = "0-1@127.0.0.1:" + ports.get(0) + ";2@127.0.0.1:" + ports.get(1);
+            // A host key file for processes 0-1 does not let a node host process 2.
+            final IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalStateException.class, () -> keyed(plan, directory, clusterKey.hostKeys(0, 1), 2)
+                    .memory(NodeContext.Memory.MEMD).memd(memd).conclude());
+            org.junit.jupiter.api.Assertions.assertTrue(refused.getMessage().contains("not of hosted process 2"),
+                refused.getMessage());
+            final MmxNode first = MmxNode.launch(keyed(plan, directory, clusterKey.hostKeys(0, 1), 0, 1)
+                .memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), NodeListener.NO_OP);
+            nodes.add(first);
+            final MmxNode second = MmxNode.launch(keyed(plan, directory, clusterKey.hostKeys(2), 2)
+                .memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), NodeListener.NO_OP);
+            nodes.add(second);
+            assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(first).put("k", 1).get(30, TimeUnit.SECONDS));
+            NodeTestSupport.await(() -> first.status().stream().allMatch(ProcessStatus::regionServed) &&
+                second.status().stream().allMatch(ProcessStatus::regionServed), 20_000,
+                "every process to report its region served by memd");
+        }
+        finally
+        {
+            daemon.close();
+        }
+    }
+
+    @Test
     void probesCommitThroughTheStatusPortAndNeverReachTheStateMachine() throws Exception
     {
         final Plan plan = NodeTestSupport.plan(3, 2, 7);
@@ -186,6 +222,13 @@ class InJvmClusterTest
                 .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             assertEquals(405, get.statusCode());
         }
+    }
+
+    private NodeContext keyed(final Plan plan, final String directory, final io.mmx.rdma.region.HostKeys keys,
+        final int... ids)
+    {
+        return new NodeContext().plan(plan).hosted(ids).directory(directory).hostKeys(keys)
+            .shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron-" + ids[0]).toString());
     }
 
     private NodeContext context(final Plan plan, final String directory, final int... ids)

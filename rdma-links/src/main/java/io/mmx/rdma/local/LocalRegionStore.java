@@ -3,7 +3,7 @@ package io.mmx.rdma.local;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.RegionLink;
 import io.mmx.rdma.fabric.RegionLinkFactory;
-import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.RegionKeyCheck;
 import io.mmx.rdma.region.DirectRegionLink;
 import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionHeader;
@@ -29,7 +29,7 @@ public final class LocalRegionStore
      *
      * @throws IllegalStateException if a region of that owner exists with another plan, key or size.
      */
-    public RegionMemory createOrOpen(final int owner, final long dataBytes, final PlanDigest plan, final ClusterKey key)
+    public RegionMemory createOrOpen(final int owner, final long dataBytes, final PlanDigest plan, final RegionKeyCheck key)
     {
         RegionHeader.checkDataBytes(dataBytes);
         final RegionMemory memory = regions.computeIfAbsent(owner, (o) ->
@@ -57,7 +57,7 @@ public final class LocalRegionStore
     }
 
     /** A resolver that validates regions against {@code plan} and {@code key}. */
-    public RegionResolver resolver(final PlanDigest plan, final ClusterKey key)
+    public RegionResolver resolver(final PlanDigest plan, final RegionKeyCheck key)
     {
         return (owner) ->
         {
@@ -75,7 +75,7 @@ public final class LocalRegionStore
     }
 
     /** A link factory for fabrics of this store under {@code plan} and {@code key}. */
-    public RegionLinkFactory linkFactory(final PlanDigest plan, final ClusterKey key)
+    public RegionLinkFactory linkFactory(final PlanDigest plan, final RegionKeyCheck key)
     {
         final RegionResolver resolver = resolver(plan, key);
         return (self, owner) -> (RegionLink)new DirectRegionLink(owner, resolver, () -> {});

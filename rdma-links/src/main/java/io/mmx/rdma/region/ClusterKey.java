@@ -15,7 +15,7 @@ import java.util.Arrays;
  * HMAC-SHA256 under it; shm and local regions store a fingerprint of it in their header so a
  * process of another cluster (or with a stale key) is refused with {@code BAD_CLUSTER_KEY}.
  */
-public final class ClusterKey
+public final class ClusterKey implements RegionKeyCheck
 {
     /** Length of the fingerprint stored in region headers. */
     public static final int FINGERPRINT_LENGTH = 16;
@@ -24,6 +24,7 @@ public final class ClusterKey
 
     private static final int MIN_KEY_BYTES = 16;
     private static final byte[] FINGERPRINT_LABEL = "mmx region key check v1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TRANSPORT_LABEL = "mmx transport key v1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PROCESS_LABEL = "mmx process v1".getBytes(StandardCharsets.US_ASCII);
 
     private final byte[] key;
@@ -93,13 +94,39 @@ public final class ClusterKey
         return new ProcessKey(process, mac.doFinal());
     }
 
+    /**
+     * The key that authenticates message frames between processes: HMAC-SHA256(this key, "mmx
+     * transport key v1"). Every process holds it, so it proves membership of the cluster, not
+     * which process sent a frame.
+     */
+    public byte[] transportKey()
+    {
+        return newMac().doFinal(TRANSPORT_LABEL);
+    }
+
+    /**
+     * What a host's node needs and no more: the keys of {@code processes}, the transport key and
+     * the region fingerprint, without the cluster key itself.
+     */
+    public HostKeys hostKeys(final int... processes)
+    {
+        final ProcessKey[] keys = new ProcessKey[processes.length];
+        for (int i = 0; i < processes.length; i++)
+        {
+            keys[i] = processKey(processes[i]);
+        }
+        return new HostKeys(fingerprint(), transportKey(), keys);
+    }
+
     /** The 16-byte fingerprint stored in region headers (a MAC of a fixed label, not the key). */
+    @Override
     public byte[] fingerprint()
     {
         return fingerprint.clone();
     }
 
     /** True if {@code candidate} equals this key's fingerprint, compared in constant time. */
+    @Override
     public boolean matchesFingerprint(final byte[] candidate)
     {
         return MessageDigest.isEqual(fingerprint, candidate);

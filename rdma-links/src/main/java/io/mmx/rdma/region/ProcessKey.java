@@ -39,6 +39,12 @@ public final class ProcessKey
         return ClusterKey.hmacSha256(key);
     }
 
+    /** The raw key, for writing a host's key file only. */
+    byte[] keyBytes()
+    {
+        return key.clone();
+    }
+
     @Override
     public String toString()
     {

@@ -63,7 +63,7 @@ public final class RegionHeader
 
     /** Writes a header into a zeroed buffer of at least {@code HEADER_BYTES + dataBytes} bytes. */
     public static void write(
-        final AtomicBuffer buffer, final int owner, final long dataBytes, final PlanDigest plan, final ClusterKey key)
+        final AtomicBuffer buffer, final int owner, final long dataBytes, final PlanDigest plan, final RegionKeyCheck key)
     {
         buffer.putInt(VERSION_OFFSET, VERSION);
         buffer.putInt(HEADER_BYTES_OFFSET, HEADER_BYTES);
@@ -91,7 +91,7 @@ public final class RegionHeader
         final long capacity,
         final int expectedOwner,
         final PlanDigest plan,
-        final ClusterKey key,
+        final RegionKeyCheck key,
         final String where)
     {
         if (capacity < HEADER_BYTES)

@@ -2,7 +2,7 @@ package io.mmx.rdma.shm;
 
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.RegionLinkFactory;
-import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.RegionKeyCheck;
 import io.mmx.rdma.region.DirectRegionLink;
 import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionHeader;
@@ -127,7 +127,7 @@ public final class ShmRegionStore
      *
      * @throws IllegalStateException if an existing file is not a valid region for this owner, plan, key and size.
      */
-    public MappedRegion createOrOpen(final int owner, final long dataBytes, final PlanDigest plan, final ClusterKey key)
+    public MappedRegion createOrOpen(final int owner, final long dataBytes, final PlanDigest plan, final RegionKeyCheck key)
     {
         RegionHeader.checkDataBytes(dataBytes);
         final Path file = regionFile(owner);
@@ -169,7 +169,7 @@ public final class ShmRegionStore
      * served region must not move, and a server registers it once); failures are not remembered, so a
      * region created later is found. Mappings stay open for the life of the JVM.
      */
-    public RegionResolver resolver(final PlanDigest plan, final ClusterKey key)
+    public RegionResolver resolver(final PlanDigest plan, final RegionKeyCheck key)
     {
         final ConcurrentHashMap<Integer, RegionMemory> mapped = new ConcurrentHashMap<>();
         return (owner) ->
@@ -195,7 +195,7 @@ public final class ShmRegionStore
     }
 
     /** A link factory whose links map neighbours' files, validated against {@code plan} and {@code key}. */
-    public RegionLinkFactory linkFactory(final PlanDigest plan, final ClusterKey key)
+    public RegionLinkFactory linkFactory(final PlanDigest plan, final RegionKeyCheck key)
     {
         return (self, owner) ->
         {
@@ -221,7 +221,7 @@ public final class ShmRegionStore
     }
 
     private static void create(
-        final int owner, final long dataBytes, final PlanDigest plan, final ClusterKey key, final Path file)
+        final int owner, final long dataBytes, final PlanDigest plan, final RegionKeyCheck key, final Path file)
     {
         // Write the header in a private file created 0600, then publish it with link(2), which fails if
         // the name exists: readers never see a half-made region, and racing creators never fork it.
@@ -271,7 +271,7 @@ public final class ShmRegionStore
         }
     }
 
-    private static Mapping map(final int owner, final Path file, final PlanDigest plan, final ClusterKey key)
+    private static Mapping map(final int owner, final Path file, final PlanDigest plan, final RegionKeyCheck key)
     {
         final File f = file.toFile();
         final long length = f.length();
