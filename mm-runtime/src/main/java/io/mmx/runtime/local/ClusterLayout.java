@@ -43,6 +43,17 @@ public record ClusterLayout(int n, int procsPerJvm, List<Integer> messagePorts, 
         return Math.min(n, (j + 1) * procsPerJvm) - 1;
     }
 
+    /** The processes JVM {@code j} hosts, ascending. */
+    public int[] ids(final int j)
+    {
+        final int[] ids = new int[lastId(j) - firstId(j) + 1];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = firstId(j) + i;
+        }
+        return ids;
+    }
+
     /** The JVM hosting {@code process}. */
     public int jvmOf(final int process)
     {

@@ -101,6 +101,13 @@ public final class LocalCluster implements AutoCloseable
         final int jvms = (plan.n() + procsPerJvm - 1) / procsPerJvm;
         final ClusterLayout layout = new ClusterLayout(plan.n(), procsPerJvm, freePorts(jvms, true), freePorts(jvms, false));
         layout.write(dir);
+        // Each child gets only its processes' keys; the cluster key stays with this directory's owner.
+        Files.createDirectories(dir.resolve("keys"));
+        final io.mmx.rdma.region.ClusterKey clusterKey = io.mmx.rdma.region.ClusterKey.of(key);
+        for (int j = 0; j < jvms; j++)
+        {
+            clusterKey.hostKeys(layout.ids(j)).write(dir.resolve("keys").resolve("jvm-" + j + ".keys"), true);
+        }
         final File shm = new File("/dev/shm");
         final Path base = shm.isDirectory() && shm.canWrite() ? shm.toPath() : Path.of(System.getProperty("java.io.tmpdir"));
         final Path memoryDir = Files.createTempDirectory(base, "mmx-local-");
@@ -188,6 +195,12 @@ public final class LocalCluster implements AutoCloseable
         return dir.resolve("cluster.key");
     }
 
+    /** The key file of JVM {@code j}: its processes' keys only ({@code mmx keys derive}). */
+    public Path hostKeyFile(final int j)
+    {
+        return dir.resolve("keys").resolve("jvm-" + j + ".keys");
+    }
+
     /** The applied-commands log of process {@code p} (children write one per hosted process). */
     public Path appliedLog(final int p)
     {
@@ -204,7 +217,10 @@ public final class LocalCluster implements AutoCloseable
     public List<String> nodeArgs(final int j)
     {
         final List<String> args = new ArrayList<>(List.of("node", "--plan", dir.resolve("plan.json").toString(), "--ids", layout.idsSpec(j),
-            "--directory", layout.directorySpec(), "--cluster-key-file", keyFile().toString(),
+            "--directory", layout.directorySpec(),
+            // A directory written before host key files existed has only the cluster key.
+            Files.exists(hostKeyFile(j)) ? "--keys" : "--cluster-key-file",
+            (Files.exists(hostKeyFile(j)) ? hostKeyFile(j) : keyFile()).toString(),
             "--shm-dir", regionDir().toString(), "--aeron-dir", aeronDir(j).toString(),
             "--status-listen", layout.statusEndpoint(j), "--applied-log-dir", dir.resolve("applied").toString(),
             "--exit-with-stdin"));
@@ -218,12 +234,7 @@ public final class LocalCluster implements AutoCloseable
      */
     public io.mmx.runtime.node.NodeContext contextFor(final int j) throws IOException
     {
-        final int[] ids = new int[layout.lastId(j) - layout.firstId(j) + 1];
-        for (int i = 0; i < ids.length; i++)
-        {
-            ids[i] = layout.firstId(j) + i;
-        }
-        return new io.mmx.runtime.node.NodeContext().plan(plan).hosted(ids).directory(layout.directorySpec())
+        return new io.mmx.runtime.node.NodeContext().plan(plan).hosted(layout.ids(j)).directory(layout.directorySpec())
             .clusterKey(Files.readAllBytes(keyFile())).shmDirectory(regionDir()).aeronDirectory(aeronDir(j).toString());
     }
 
