@@ -32,4 +32,37 @@ public interface StateMachine
     default void onGap(final long fromLogIndex, final long toLogIndex)
     {
     }
+
+    /**
+     * True if this state machine can write and load snapshots ({@link #takeSnapshot},
+     * {@link #loadSnapshot}); the default is false.
+     */
+    default boolean snapshots()
+    {
+        return false;
+    }
+
+    /**
+     * Writes the whole state, as of the last command applied, to {@code out}: a stream, so the state
+     * need not fit in one buffer. Replicas at the same log index must write the same bytes (iterate
+     * in a defined order), so that snapshots and state digests compare across replicas.
+     *
+     * @throws UnsupportedOperationException unless {@link #snapshots()} is true.
+     */
+    default void takeSnapshot(final java.io.OutputStream out) throws java.io.IOException
+    {
+        throw new UnsupportedOperationException(getClass().getName() + " does not take snapshots");
+    }
+
+    /**
+     * Replaces the whole state with the one {@code in} holds, as {@link #takeSnapshot} wrote it. If
+     * the stream throws part way (a damaged snapshot), the state is void and the caller loads
+     * another snapshot.
+     *
+     * @throws UnsupportedOperationException unless {@link #snapshots()} is true.
+     */
+    default void loadSnapshot(final java.io.InputStream in) throws java.io.IOException
+    {
+        throw new UnsupportedOperationException(getClass().getName() + " does not load snapshots");
+    }
 }
