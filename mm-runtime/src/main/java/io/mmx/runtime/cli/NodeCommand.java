@@ -70,6 +70,15 @@ final class NodeCommand implements Callable<Integer>
         description = "HTTP status endpoint (default ${DEFAULT-VALUE}, loopback and any free port)")
     String statusListen;
 
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "keep each replica's state on disk in " +
+        "DIR/process-<id>/ (snapshots and a journal of applied slots), so that a restarted process comes back " +
+        "with the state it had; without it a restarted replica starts empty")
+    Path stateDir;
+
+    @Option(names = "--snapshot-every", paramLabel = "N", defaultValue = "1000000",
+        description = "with --state-dir, commands a replica applies between two snapshots (default ${DEFAULT-VALUE})")
+    long snapshotEvery;
+
     @Option(names = "--applied-log-dir", paramLabel = "DIR", description = "append each replica's applied commands to DIR/process-<id>.log")
     Path appliedLogDir;
 
@@ -169,7 +178,8 @@ final class NodeCommand implements Callable<Integer>
     {
         final Plan p = PlanFile.readSealed(plan);
         final NodeContext ctx = new NodeContext().plan(p).hosted(hosted).directory(directory)
-            .idleStrategy(idle).tickNs((long)(tickMs * 1_000_000)).regionsLost(regionsLost);
+            .idleStrategy(idle).tickNs((long)(tickMs * 1_000_000)).regionsLost(regionsLost)
+            .stateDirectory(stateDir).snapshotEveryCommands(snapshotEvery);
         KeysCommand.applyKeys(ctx, hostKeyFile, keyFile);
         switch (memory)
         {

@@ -223,6 +223,7 @@ public final class LocalCluster implements AutoCloseable
             (Files.exists(hostKeyFile(j)) ? hostKeyFile(j) : keyFile()).toString(),
             "--shm-dir", regionDir().toString(), "--aeron-dir", aeronDir(j).toString(),
             "--status-listen", layout.statusEndpoint(j), "--applied-log-dir", dir.resolve("applied").toString(),
+            "--state-dir", dir.resolve("state").toString(),
             "--exit-with-stdin"));
         args.addAll(nodeOptions);
         return args;

@@ -49,6 +49,68 @@ final class DuplicateFilter
         return run.mark(counter);
     }
 
+    /**
+     * Writes the filter (its runs in eviction order, each bitmap as its non-zero words) so that a
+     * restarted replica filters exactly as the others do: part of every snapshot.
+     */
+    void writeTo(final java.io.DataOutputStream out) throws java.io.IOException
+    {
+        out.writeInt(runs.size());
+        for (final Map.Entry<Long, Run> e : runs.entrySet())
+        {
+            final Run run = e.getValue();
+            out.writeLong(e.getKey());
+            out.writeLong(run.highest);
+            int nonZero = 0;
+            for (final long word : run.bits)
+            {
+                nonZero += word != 0 ? 1 : 0;
+            }
+            out.writeInt(nonZero);
+            for (int i = 0; i < run.bits.length; i++)
+            {
+                if (run.bits[i] != 0)
+                {
+                    out.writeShort(i);
+                    out.writeLong(run.bits[i]);
+                }
+            }
+        }
+    }
+
+    /** Replaces the filter's state with what {@link #writeTo} wrote. */
+    void readFrom(final java.io.DataInputStream in) throws java.io.IOException
+    {
+        final int count = in.readInt();
+        if (count < 0 || count > maxRuns)
+        {
+            throw new java.io.IOException("a duplicate filter of " + count + " runs, this node keeps at most " +
+                maxRuns + ": the snapshot is of another configuration");
+        }
+        runs.clear();
+        for (int r = 0; r < count; r++)
+        {
+            final long key = in.readLong();
+            final Run run = new Run();
+            run.highest = in.readLong();
+            final int nonZero = in.readInt();
+            if (nonZero < 0 || nonZero > run.bits.length)
+            {
+                throw new java.io.IOException("a duplicate filter run of " + nonZero + " words");
+            }
+            for (int i = 0; i < nonZero; i++)
+            {
+                final int at = in.readUnsignedShort();
+                if (at >= run.bits.length)
+                {
+                    throw new java.io.IOException("a duplicate filter word at " + at);
+                }
+                run.bits[at] = in.readLong();
+            }
+            runs.put(key, run);
+        }
+    }
+
     private static final class Run
     {
         private final long[] bits = new long[WINDOW / 64];

@@ -116,6 +116,21 @@ public final class MmxNode implements AutoCloseable
             agent = new NodeAgent(membership, byId, replicas, config, random.nextInt(), ctx.tickNs(),
                 ctx.submitTimeoutNs(), maxPending, pendingCount);
             agentRef[0] = agent;
+            if (ctx.stateDirectory() != null)
+            {
+                for (final ProcessReplica replica : replicas)
+                {
+                    final StateMachine machine = replica.stateMachine();
+                    if (!machine.snapshots())
+                    {
+                        throw new IllegalStateException("--state-dir needs a state machine that takes snapshots; " +
+                            machine.getClass().getName() + " does not (StateMachine.snapshots())");
+                    }
+                    resources.add(replica::closeState);
+                    replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(),
+                        config.maxBatch(), ctx.snapshotEveryCommands()));
+                }
+            }
             for (int i = 0; i < hosted.length; i++)
             {
                 replicas[i].start(membership.node(hosted[i]), 0);
@@ -364,6 +379,11 @@ public final class MmxNode implements AutoCloseable
     {
         CloseHelper.quietClose(runner);
         agent.failAll("node closed");
+        // The agent has stopped: the state machines are quiet, and a clean stop leaves a snapshot.
+        for (final ProcessReplica replica : replicas)
+        {
+            replica.snapshotNow();
+        }
         closeResources();
         CloseHelper.quietClose(transport);
     }

@@ -62,6 +62,10 @@ public final class NodeContext
     private String aeronDirectory;
     private long memoryOpTimeoutNs = 200_000_000L;
     private boolean regionsLost;
+    private java.nio.file.Path stateDirectory;
+    private long snapshotEveryCommands = DEFAULT_SNAPSHOT_EVERY_COMMANDS;
+    /** Default commands applied between two snapshots of a replica. */
+    public static final long DEFAULT_SNAPSHOT_EVERY_COMMANDS = 1_000_000;
     private final CoreConfig core = new CoreConfig()
         .maxBatch(8).pipelineSlots(32).maxSlotsPerAccept(16).recordMaxEntries(128).decidedCapacity(256)
         .driverQueueCapacity(32)
@@ -226,6 +230,27 @@ public final class NodeContext
         return this;
     }
 
+    /**
+     * Keeps each hosted replica's state on disk under {@code dir/process-<id>/} (snapshots and the
+     * journal of applied slots), so a restarted replica comes back with exactly the state it had.
+     * Default none: a restarted replica starts empty and is told of the gap ({@code StateMachine.onGap}).
+     * Needs a state machine that takes snapshots.
+     */
+    public NodeContext stateDirectory(final java.nio.file.Path dir)
+    {
+        checkMutable();
+        this.stateDirectory = dir;
+        return this;
+    }
+
+    /** Commands a replica applies between two snapshots (default 1,000,000; at least 1). */
+    public NodeContext snapshotEveryCommands(final long commands)
+    {
+        checkMutable();
+        this.snapshotEveryCommands = commands;
+        return this;
+    }
+
     /** The protocol core's tunables, for tests and experts; fixed at {@link #conclude()}. */
     public CoreConfig core()
     {
@@ -259,6 +284,10 @@ public final class NodeContext
             errors.add("no hosted process: pass --id I or --ids A-B");
         }
         concludeKeys(errors);
+        if (snapshotEveryCommands < 1)
+        {
+            errors.add("snapshots every " + snapshotEveryCommands + " commands: give at least 1");
+        }
         if (maxCommandBytes < 1 || maxCommandBytes > 1024)
         {
             errors.add("maxCommandBytes must be 1..1024, got " + maxCommandBytes);
@@ -536,6 +565,16 @@ public final class NodeContext
     String idleStrategyName()
     {
         return idleStrategy;
+    }
+
+    java.nio.file.Path stateDirectory()
+    {
+        return stateDirectory;
+    }
+
+    long snapshotEveryCommands()
+    {
+        return snapshotEveryCommands;
     }
 
     boolean regionsLost()

@@ -50,6 +50,10 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private volatile ProcessStatus published;
     private String lastRole = "";
     private boolean recoveryReported;
+    /** This replica's state on disk, or null when the node keeps none. */
+    private ReplicaDurability durability;
+    /** The last slot the state machine held after the restore: the core delivers these again, and they are skipped. */
+    private long restoredThroughSlot = -1;
     private long nextPublishTick;
     private static final int PUBLISH_INTERVAL_TICKS = 50;
     /** How recent the last completed heartbeat write must be for the status to say the region is served. */
@@ -83,6 +87,11 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return id;
     }
 
+    StateMachine stateMachine()
+    {
+        return stateMachine;
+    }
+
     MmPaxosCore core()
     {
         return core;
@@ -96,6 +105,32 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     ProcessStatus status()
     {
         return published;
+    }
+
+    /**
+     * Keeps this replica's state on disk: loads the newest snapshot and replays the journal now,
+     * before the core starts. Call at most once, before {@link #start}.
+     */
+    void restoreFrom(final ReplicaDurability durability)
+    {
+        this.durability = durability;
+        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, (slot, value) ->
+            applySlot(slot, value, false));
+    }
+
+    /** Takes a snapshot now (a clean stop); false when there is nothing to keep or it failed (reported). */
+    boolean snapshotNow()
+    {
+        return durability != null && durability.snapshot(stateMachine, duplicates);
+    }
+
+    /** Releases the state directory. */
+    void closeState()
+    {
+        if (durability != null)
+        {
+            durability.close();
+        }
     }
 
     void start(final MembershipNode membership, final long nowTick)
@@ -121,9 +156,13 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             // state machine never saw. Say so, rather than let it think it holds the whole log.
             recoveryReported = true;
             final long recovered = core.appliedThrough();
-            if (recovered >= 0)
+            if (recovered > restoredThroughSlot)
             {
-                stateMachine.onGap(0, recovered * maxBatch + maxBatch - 1);
+                if (durability != null)
+                {
+                    durability.gap(restoredThroughSlot + 1, recovered);
+                }
+                stateMachine.onGap((restoredThroughSlot + 1) * maxBatch, recovered * maxBatch + maxBatch - 1);
             }
         }
         for (int i = 0; i < neighbours.length; i++)
@@ -197,6 +236,25 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     @Override
     public void decided(final long slot, final long[] value)
     {
+        if (slot <= restoredThroughSlot)
+        {
+            return; // applied before the restart: restored from the snapshot and the journal
+        }
+        if (durability != null)
+        {
+            durability.beforeApply(slot, value);
+        }
+        final int applied = applySlot(slot, value, true);
+        if (durability != null)
+        {
+            durability.afterApply(applied, stateMachine, duplicates);
+        }
+    }
+
+    /** Applies a decided slot's commands (first copies only); {@code live}: complete local submitters. */
+    private int applySlot(final long slot, final long[] value, final boolean live)
+    {
+        int applied = 0;
         for (int at = 0, i = 0; at + proposalWords <= value.length; at += proposalWords, i++)
         {
             final int length = Commands.length(value, at, proposalWords);
@@ -215,7 +273,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             if (probe)
             {
                 // Ordered and decided like a command, never applied: its reply is where it committed.
-                if (origin == id)
+                if (live && origin == id)
                 {
                     completions.onApplied(origin, incarnation, counter, slot * maxBatch + i);
                 }
@@ -223,17 +281,29 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             }
             Commands.payload(value, at, proposalWords, commandBuffer);
             final long reply = stateMachine.apply(slot * maxBatch + i, origin, commandBuffer, 0, length);
-            if (origin == id)
+            applied++;
+            if (live && origin == id)
             {
                 completions.onApplied(origin, incarnation, counter, reply);
             }
         }
+        return applied;
     }
 
     @Override
     public void skipped(final long fromSlot, final long toSlot)
     {
-        stateMachine.onGap(fromSlot * maxBatch, toSlot * maxBatch + maxBatch - 1);
+        // Slots the replica restored from disk are not missing, whatever the core could still find.
+        final long from = Math.max(fromSlot, restoredThroughSlot + 1);
+        if (from > toSlot)
+        {
+            return;
+        }
+        if (durability != null)
+        {
+            durability.gap(from, toSlot);
+        }
+        stateMachine.onGap(from * maxBatch, toSlot * maxBatch + maxBatch - 1);
     }
 
     @Override

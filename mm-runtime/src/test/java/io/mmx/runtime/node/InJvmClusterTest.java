@@ -184,6 +184,38 @@ class InJvmClusterTest
     }
 
     @Test
+    void aRestartedNodeComesBackWithItsReplicasState() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(3, 2, 7);
+        final String directory = "0-2@127.0.0.1:" + NodeTestSupport.freePorts(1).get(0);
+        final java.nio.file.Path state = dir.resolve("state");
+        final KeyValueStore[] before = new KeyValueStore[3];
+        final MmxNode first = MmxNode.launch(context(plan, directory, 0, 1, 2).stateDirectory(state)
+            .snapshotEveryCommands(50), id -> before[id] = new KeyValueStore(), NodeListener.NO_OP);
+        final KeyValueClient client = new KeyValueClient(first);
+        for (int i = 0; i < 120; i++)
+        {
+            assertEquals(KeyValueCommand.ABSENT, client.put("k" + i, i).get(20, TimeUnit.SECONDS));
+        }
+        NodeTestSupport.await(() -> java.util.Arrays.stream(before).allMatch(s -> s.applied() == 120), 20_000,
+            "every replica to apply 120 puts");
+        final String digest = before[0].digest();
+        first.close();
+        final KeyValueStore[] after = new KeyValueStore[3];
+        final MmxNode second = MmxNode.launch(context(plan, directory, 0, 1, 2).stateDirectory(state),
+            id -> after[id] = new KeyValueStore(), NodeListener.NO_OP);
+        nodes.add(second);
+        for (final KeyValueStore s : after)
+        {
+            assertEquals(digest, s.digest(), "a replica restored its state before serving");
+        }
+        // A put returns the value before it: the restarted cluster remembers the first run's writes.
+        assertEquals(7L, new KeyValueClient(second).put("k7", 700).get(20, TimeUnit.SECONDS));
+        NodeTestSupport.await(() -> java.util.Arrays.stream(after).allMatch(s -> Long.valueOf(700).equals(
+            s.valueOf("k7"))), 20_000, "every replica to apply the put after the restart");
+    }
+
+    @Test
     void probesCommitThroughTheStatusPortAndNeverReachTheStateMachine() throws Exception
     {
         final Plan plan = NodeTestSupport.plan(3, 2, 7);

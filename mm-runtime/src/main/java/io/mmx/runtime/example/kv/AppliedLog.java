@@ -15,16 +15,25 @@ import java.util.List;
  * A replica's applied commands as text, one line each ({@code logIndex origin hex-bytes}), flushed
  * per line so that what a SIGKILLed replica applied is on disk: tests check that every replica's
  * log is a prefix of one log. A gap is a line {@code gap from to}.
+ *
+ * <p>Reopened after a restart, it continues where it stopped: a torn last line (a kill mid-write) is
+ * cut, and commands at or below the last index already written are not written again (a replica
+ * that restores its state replays them into its state machine).
  */
 public final class AppliedLog implements AutoCloseable
 {
     private final BufferedWriter out;
+    private long lastIndex = -1;
 
     /** Appends to {@code file} (created if missing). */
     public AppliedLog(final Path file)
     {
         try
         {
+            if (Files.exists(file))
+            {
+                lastIndex = cutTornLineAndFindLastIndex(file);
+            }
             out = Files.newBufferedWriter(file, StandardCharsets.US_ASCII, java.nio.file.StandardOpenOption.CREATE,
                 java.nio.file.StandardOpenOption.APPEND);
         }
@@ -34,8 +43,42 @@ public final class AppliedLog implements AutoCloseable
         }
     }
 
+    private static long cutTornLineAndFindLastIndex(final Path file) throws IOException
+    {
+        final byte[] bytes = Files.readAllBytes(file);
+        int end = bytes.length;
+        while (end > 0 && bytes[end - 1] != '\n')
+        {
+            end--;
+        }
+        if (end < bytes.length)
+        {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.WRITE))
+            {
+                ch.truncate(end);
+            }
+        }
+        if (end == 0)
+        {
+            return -1;
+        }
+        int start = end - 1;
+        while (start > 0 && bytes[start - 1] != '\n')
+        {
+            start--;
+        }
+        final String[] last = new String(bytes, start, end - 1 - start, StandardCharsets.US_ASCII).split(" ");
+        return last[0].equals("gap") ? Long.parseLong(last[2]) : Long.parseLong(last[0]);
+    }
+
     void append(final long logIndex, final int origin, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (logIndex <= lastIndex)
+        {
+            return;
+        }
+        lastIndex = logIndex;
         final StringBuilder sb = new StringBuilder(32 + 2 * length).append(logIndex).append(' ').append(origin)
             .append(' ');
         for (int i = 0; i < length; i++)
@@ -48,7 +91,12 @@ public final class AppliedLog implements AutoCloseable
 
     void gap(final long from, final long to)
     {
-        line("gap " + from + " " + to);
+        if (to <= lastIndex)
+        {
+            return;
+        }
+        line("gap " + Math.max(from, lastIndex + 1) + " " + to);
+        lastIndex = to;
     }
 
     private void line(final String s)

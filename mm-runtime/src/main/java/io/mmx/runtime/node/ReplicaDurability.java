@@ -1,0 +1,271 @@
+package io.mmx.runtime.node;
+
+import io.mmx.runtime.snapshot.SlotJournal;
+import io.mmx.runtime.snapshot.SnapshotStore;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One replica's state on disk: snapshots of its state machine (with the duplicate filter, so a
+ * restarted replica filters retried commands as the others do) and the journal of the slots it
+ * applied since. A restart loads the newest good snapshot and replays the journal, so the replica
+ * holds exactly the state it had when it stopped, however it stopped; only a host crash can lose
+ * the journal's unsynced tail, and that shows as a gap.
+ *
+ * <p>Directory {@code <stateDir>/process-<id>/}: {@code snapshot-*.snap}, {@code journal-*.log}
+ * and a {@code lock} held while a node runs the process, so two nodes never share one state.
+ */
+final class ReplicaDurability implements AutoCloseable
+{
+    /** Snapshots kept: the newest and the one before, in case the newest turns out damaged. */
+    static final int KEEP = 2;
+
+    /** Applies a replayed slot as if it were decided now, without completing any submitter. */
+    @FunctionalInterface
+    interface Replayer
+    {
+        int apply(long slot, long[] value);
+    }
+
+    private final int id;
+    private final int maxBatch;
+    private final long snapshotEveryCommands;
+    private final SnapshotStore snapshots;
+    private final SlotJournal journal;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private long lastSlot = -1;
+    private long commandsSinceSnapshot;
+    private String lastError;
+
+    private ReplicaDurability(final Path dir, final int id, final int maxBatch, final long snapshotEveryCommands)
+        throws IOException
+    {
+        this.id = id;
+        this.maxBatch = maxBatch;
+        this.snapshotEveryCommands = snapshotEveryCommands;
+        Files.createDirectories(dir);
+        this.lockChannel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock held = null;
+        try
+        {
+            held = lockChannel.tryLock();
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            held = null;
+        }
+        if (held == null)
+        {
+            lockChannel.close();
+            throw new IllegalStateException("the state of process " + id + " in " + dir + " is in use by another " +
+                "node: give each node its own --state-dir, or stop the other node first");
+        }
+        this.lock = held;
+        this.snapshots = new SnapshotStore(dir, KEEP);
+        this.journal = new SlotJournal(dir);
+    }
+
+    /** Opens (creating) the state of process {@code id} under {@code stateDir}; fails if another node holds it. */
+    static ReplicaDurability open(final Path stateDir, final int id, final int maxBatch, final long snapshotEveryCommands)
+    {
+        try
+        {
+            return new ReplicaDurability(stateDir.resolve("process-" + id), id, maxBatch, snapshotEveryCommands);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot open the state directory of process " + id + " under " + stateDir +
+                ": " + ex.getMessage() + "; check that it is writable", ex);
+        }
+    }
+
+    /**
+     * Loads the newest good snapshot into {@code stateMachine} and {@code duplicates}, replays the
+     * journal after it through {@code replayer}, and opens a new journal segment.
+     *
+     * @return the last slot the replica now holds (-1 if none).
+     */
+    long restore(final StateMachine stateMachine, final DuplicateFilter duplicates, final Replayer replayer)
+    {
+        try
+        {
+            final List<SnapshotStore.Rejected> rejected = new ArrayList<>();
+            final Optional<SnapshotStore.Snapshot> snapshot = snapshots.latest(rejected);
+            for (final SnapshotStore.Rejected r : rejected)
+            {
+                System.err.println("mmx node: process " + id + ": snapshot skipped: " + r.reason());
+            }
+            long after = -1;
+            if (snapshot.isPresent())
+            {
+                if (!stateMachine.snapshots())
+                {
+                    throw new IllegalStateException("process " + id + " has snapshots but its state machine " +
+                        stateMachine.getClass().getName() + " cannot load them");
+                }
+                try (InputStream in = snapshots.open(snapshot.get()))
+                {
+                    final DataInputStream data = new DataInputStream(in);
+                    duplicates.readFrom(data);
+                    stateMachine.loadSnapshot(data);
+                }
+                after = slotOf(snapshot.get().logIndex());
+            }
+            final long[] replayed = {0};
+            lastSlot = journal.replay(after, new SlotJournal.Replay()
+            {
+                @Override
+                public void slot(final long slot, final long[] value)
+                {
+                    replayed[0] += replayer.apply(slot, value);
+                }
+
+                @Override
+                public void gap(final long from, final long to)
+                {
+                    stateMachine.onGap(from * maxBatch, to * maxBatch + maxBatch - 1);
+                }
+            });
+            commandsSinceSnapshot = replayed[0];
+            journal.startSegment(lastSlot + 1, oldestSnapshotSlot() + 1);
+            if (lastSlot < 0 && snapshot.isEmpty())
+            {
+                return lastSlot; // a new replica: nothing to say
+            }
+            System.err.println("mmx node: process " + id + ": state restored through slot " + lastSlot +
+                (snapshot.isPresent() ? " (snapshot at slot " + after + ", " : " (no snapshot, ") + replayed[0] +
+                " commands replayed from the journal)");
+            return lastSlot;
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot restore the state of process " + id + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Journals a decided slot before it is applied; a failure stops the node (a restart recovers from disk). */
+    void beforeApply(final long slot, final long[] value)
+    {
+        try
+        {
+            journal.appendSlot(slot, value);
+            lastSlot = slot;
+        }
+        catch (final IOException ex)
+        {
+            throw new org.agrona.concurrent.AgentTerminationException("process " + id + " cannot write its " +
+                "journal: " + ex.getMessage() + "; the node stops so that a restart recovers from disk (free space " +
+                "in the state directory)");
+        }
+    }
+
+    /** Journals slots the replica will never see. */
+    void gap(final long fromSlot, final long toSlot)
+    {
+        try
+        {
+            journal.appendGap(fromSlot, toSlot);
+            lastSlot = Math.max(lastSlot, toSlot);
+        }
+        catch (final IOException ex)
+        {
+            throw new org.agrona.concurrent.AgentTerminationException("process " + id + " cannot write its " +
+                "journal: " + ex.getMessage());
+        }
+    }
+
+    /** After a slot's commands were applied: takes a snapshot once enough commands have been applied since the last. */
+    void afterApply(final int commands, final StateMachine stateMachine, final DuplicateFilter duplicates)
+    {
+        commandsSinceSnapshot += commands;
+        if (commandsSinceSnapshot >= snapshotEveryCommands)
+        {
+            snapshot(stateMachine, duplicates);
+        }
+    }
+
+    /**
+     * Writes a snapshot of the state through the last slot applied and starts a new journal
+     * segment. A failure is reported and the journal simply grows; the node goes on.
+     */
+    boolean snapshot(final StateMachine stateMachine, final DuplicateFilter duplicates)
+    {
+        commandsSinceSnapshot = 0;
+        if (lastSlot < 0 || !stateMachine.snapshots())
+        {
+            return false;
+        }
+        try (SnapshotStore.Writer writer = snapshots.begin(lastSlot * maxBatch + maxBatch - 1))
+        {
+            final DataOutputStream data = new DataOutputStream(writer);
+            duplicates.writeTo(data);
+            data.flush();
+            stateMachine.takeSnapshot(writer);
+            writer.publish();
+            journal.startSegment(lastSlot + 1, oldestSnapshotSlot() + 1);
+            lastError = null;
+            return true;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            final String error = "process " + id + ": snapshot at slot " + lastSlot + " failed: " + ex.getMessage();
+            if (!error.equals(lastError))
+            {
+                System.err.println("mmx node: " + error + "; the journal keeps every slot until one succeeds");
+            }
+            lastError = error;
+            return false;
+        }
+    }
+
+    private long oldestSnapshotSlot() throws IOException
+    {
+        // The oldest kept snapshot is the one a damaged newest falls back to: the journal after it stays.
+        long oldest = Long.MAX_VALUE;
+        try (var files = Files.list(snapshots.fileOf(0).getParent()))
+        {
+            for (final Path f : (Iterable<Path>)files::iterator)
+            {
+                final String name = f.getFileName().toString();
+                if (name.matches("snapshot-\\d{20}\\.snap"))
+                {
+                    oldest = Math.min(oldest, slotOf(Long.parseLong(name.substring(9, 29))));
+                }
+            }
+        }
+        return oldest == Long.MAX_VALUE ? -1 : oldest;
+    }
+
+    private long slotOf(final long logIndex)
+    {
+        return (logIndex + 1) / maxBatch - 1;
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            journal.close();
+            lock.release();
+            lockChannel.close();
+        }
+        catch (final IOException ex)
+        {
+            System.err.println("mmx node: process " + id + ": closing its state: " + ex.getMessage());
+        }
+    }
+}

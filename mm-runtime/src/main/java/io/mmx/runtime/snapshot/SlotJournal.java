@@ -1,0 +1,249 @@
+package io.mmx.runtime.snapshot;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * The decided slots a replica applied since its last snapshot, appended before each is applied, so
+ * that a restarted replica replays them after loading the snapshot and holds exactly the state it
+ * had. Each write goes to the file at once (no buffering in the JVM), so a process killed at any
+ * moment leaves every slot it applied in the page cache; a host crash may lose the unsynced tail,
+ * and that is reported as a gap.
+ *
+ * <p>Segments {@code journal-<firstSlot>.log} hold records (little-endian):
+ * <pre>
+ *   u8 kind (1 slot, 2 gap), u32 words, i64 slot, then
+ *     kind 1: the slot's value, {@code words} i64
+ *     kind 2: i64 the gap's last slot (words 0)
+ *   u32 CRC32C of everything before it in the record
+ * </pre>
+ * Replay stops at the first record that is torn or fails its CRC and cuts the segment there.
+ */
+public final class SlotJournal implements AutoCloseable
+{
+    private static final byte SLOT = 1;
+    private static final byte GAP = 2;
+    private static final int HEAD = 1 + 4 + 8;
+    private static final Pattern NAME = Pattern.compile("journal-(\\d{20})\\.log");
+
+    private final Path directory;
+    private FileChannel segment;
+    private ByteBuffer buffer = ByteBuffer.allocate(1024).order(ByteOrder.LITTLE_ENDIAN);
+
+    /** A journal in {@code directory} (created if missing). */
+    public SlotJournal(final Path directory) throws IOException
+    {
+        this.directory = Files.createDirectories(directory);
+    }
+
+    /** Receives replayed records. */
+    public interface Replay
+    {
+        /** A slot and its decided value. */
+        void slot(long slot, long[] value) throws IOException;
+
+        /** Slots {@code from..to} the replica never saw. */
+        void gap(long from, long to) throws IOException;
+    }
+
+    /**
+     * Replays every record of slots after {@code afterSlot}, in order; cuts a torn or damaged tail.
+     *
+     * @return the last slot replayed (or {@code afterSlot} if none).
+     */
+    public long replay(final long afterSlot, final Replay replay) throws IOException
+    {
+        long last = afterSlot;
+        for (final Path file : segments())
+        {
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                final ByteBuffer in = ByteBuffer.allocate((int)Math.min(Integer.MAX_VALUE - 8, ch.size()))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+                while (in.hasRemaining() && ch.read(in) >= 0)
+                {
+                    // read the whole segment
+                }
+                in.flip();
+                int good = 0;
+                while (true)
+                {
+                    final int start = in.position();
+                    if (in.remaining() < HEAD + 4)
+                    {
+                        break;
+                    }
+                    final byte kind = in.get();
+                    final int words = in.getInt();
+                    final long slot = in.getLong();
+                    final int body = kind == SLOT ? 8 * words : kind == GAP ? 8 : -1;
+                    if (body < 0 || words < 0 || in.remaining() < body + 4)
+                    {
+                        break;
+                    }
+                    final CRC32C crc = new CRC32C();
+                    crc.update(in.array(), start, HEAD + body);
+                    if ((int)crc.getValue() != in.getInt(start + HEAD + body))
+                    {
+                        break;
+                    }
+                    if (kind == SLOT)
+                    {
+                        final long[] value = new long[words];
+                        for (int i = 0; i < words; i++)
+                        {
+                            value[i] = in.getLong();
+                        }
+                        if (slot > last)
+                        {
+                            if (slot > last + 1)
+                            {
+                                // A lost segment (or one cut short by a host crash): say so, never skip silently.
+                                replay.gap(last + 1, slot - 1);
+                            }
+                            replay.slot(slot, value);
+                            last = slot;
+                        }
+                    }
+                    else
+                    {
+                        final long to = in.getLong();
+                        if (to > last)
+                        {
+                            replay.gap(Math.max(slot, last + 1), to);
+                            last = to;
+                        }
+                    }
+                    in.getInt(); // the CRC, checked above
+                    good = in.position();
+                }
+                if (good < in.limit())
+                {
+                    ch.truncate(good); // a torn tail: the slot it held was never applied
+                }
+            }
+        }
+        return last;
+    }
+
+    /** Appends a slot's decided value; call before applying it. */
+    public void appendSlot(final long slot, final long[] value) throws IOException
+    {
+        final int body = 8 * value.length;
+        final ByteBuffer b = record(SLOT, value.length, slot, body);
+        for (final long word : value)
+        {
+            b.putLong(word);
+        }
+        write(b, body);
+    }
+
+    /** Records that slots {@code from..to} were never seen by this replica. */
+    public void appendGap(final long from, final long to) throws IOException
+    {
+        final ByteBuffer b = record(GAP, 0, from, 8);
+        b.putLong(to);
+        write(b, 8);
+    }
+
+    private ByteBuffer record(final byte kind, final int words, final long slot, final int body) throws IOException
+    {
+        if (segment == null)
+        {
+            throw new IOException("the journal has no open segment: start one with startSegment");
+        }
+        final int size = HEAD + body + 4;
+        if (buffer.capacity() < size)
+        {
+            buffer = ByteBuffer.allocate(Integer.highestOneBit(size) << 1).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        buffer.clear();
+        buffer.put(kind).putInt(words).putLong(slot);
+        return buffer;
+    }
+
+    private void write(final ByteBuffer b, final int body) throws IOException
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, HEAD + body);
+        b.putInt((int)crc.getValue());
+        b.flip();
+        while (b.hasRemaining())
+        {
+            segment.write(b);
+        }
+    }
+
+    /**
+     * Starts a new segment for slots from {@code firstSlot} (after a snapshot through
+     * {@code firstSlot - 1}, or at start), and deletes the segments wholly before
+     * {@code keepFromSlot} (covered by the oldest snapshot kept).
+     */
+    public void startSegment(final long firstSlot, final long keepFromSlot) throws IOException
+    {
+        if (segment != null)
+        {
+            segment.close();
+        }
+        segment = FileChannel.open(directory.resolve(String.format("journal-%020d.log", firstSlot)),
+            StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        final List<Path> files = segments();
+        for (int i = 0; i + 1 < files.size(); i++)
+        {
+            // A segment ends where the next begins: delete it if all of it is before keepFromSlot.
+            if (firstSlotOf(files.get(i + 1)) <= keepFromSlot)
+            {
+                Files.deleteIfExists(files.get(i));
+            }
+        }
+    }
+
+    /** Forces what was appended to disk (a host crash then loses nothing appended before). */
+    public void force() throws IOException
+    {
+        if (segment != null)
+        {
+            segment.force(false);
+        }
+    }
+
+    private List<Path> segments() throws IOException
+    {
+        try (Stream<Path> files = Files.list(directory))
+        {
+            return new ArrayList<>(files.filter(f -> NAME.matcher(f.getFileName().toString()).matches()).sorted()
+                .toList());
+        }
+    }
+
+    private static long firstSlotOf(final Path file)
+    {
+        final Matcher m = NAME.matcher(file.getFileName().toString());
+        if (!m.matches())
+        {
+            throw new IllegalArgumentException(file + " is not a journal segment");
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        if (segment != null)
+        {
+            segment.close();
+            segment = null;
+        }
+    }
+}
