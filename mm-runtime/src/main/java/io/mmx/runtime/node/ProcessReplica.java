@@ -54,6 +54,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private ReplicaDurability durability;
     /** The last slot the state machine held after the restore: the core delivers these again, and they are skipped. */
     private long restoredThroughSlot = -1;
+    /** The last slot the state machine holds (applied, restored or skipped), and whether it missed none. */
+    private long stateSlot = -1;
+    private boolean stateComplete = true;
     private long nextPublishTick;
     private static final int PUBLISH_INTERVAL_TICKS = 50;
     /** How recent the last completed heartbeat write must be for the status to say the region is served. */
@@ -79,7 +82,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.commandBuffer = new UnsafeBuffer(new byte[8 * proposalWords]);
         this.qps = qps;
         this.core = new MmPaxosCore(id, config, this, seed);
-        this.published = new ProcessStatus(id, "RECOVERING", -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0, false);
+        this.published = new ProcessStatus(id, "RECOVERING", -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0, false, -1, null);
     }
 
     int id()
@@ -114,8 +117,21 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void restoreFrom(final ReplicaDurability durability)
     {
         this.durability = durability;
-        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, (slot, value) ->
-            applySlot(slot, value, false));
+        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, new ReplicaDurability.Replayer()
+        {
+            @Override
+            public int apply(final long slot, final long[] value)
+            {
+                return applySlot(slot, value, false);
+            }
+
+            @Override
+            public void gap(final long fromIndex, final long toIndex)
+            {
+                ProcessReplica.this.gap(fromIndex, toIndex);
+            }
+        });
+        stateSlot = restoredThroughSlot;
     }
 
     /** Takes a snapshot now (a clean stop); false when there is nothing to keep or it failed (reported). */
@@ -162,7 +178,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
                 {
                     durability.gap(restoredThroughSlot + 1, recovered);
                 }
-                stateMachine.onGap((restoredThroughSlot + 1) * maxBatch, recovered * maxBatch + maxBatch - 1);
+                gap((restoredThroughSlot + 1) * maxBatch, recovered * maxBatch + maxBatch - 1);
             }
         }
         for (int i = 0; i < neighbours.length; i++)
@@ -245,6 +261,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             durability.beforeApply(slot, value);
         }
         final int applied = applySlot(slot, value, true);
+        stateSlot = slot;
         if (durability != null)
         {
             durability.afterApply(applied, stateMachine, duplicates);
@@ -303,7 +320,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         {
             durability.gap(from, toSlot);
         }
-        stateMachine.onGap(from * maxBatch, toSlot * maxBatch + maxBatch - 1);
+        gap(from * maxBatch, toSlot * maxBatch + maxBatch - 1);
     }
 
     @Override
@@ -343,13 +360,28 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         }
         final ProcessStatus ps = new ProcessStatus(id, role, leader, s.ballot, s.reachableAcceptors,
             s.neededAcceptors, s.appliedThrough, s.knownDecidedThrough, qps, suspects, deadMembers(),
-            lastBumpTick >= 0 && nowTick - lastBumpTick <= REGION_SERVED_TICKS);
+            lastBumpTick >= 0 && nowTick - lastBumpTick <= REGION_SERVED_TICKS,
+            stateSlot < 0 ? -1 : stateSlot * maxBatch + maxBatch - 1, digestText());
         published = ps;
         if (!role.equals(lastRole))
         {
             lastRole = role;
             listener.onRoleChange(ps);
         }
+    }
+
+    private String digestText()
+    {
+        final java.util.OptionalLong d = stateComplete ? stateMachine.stateDigest() : java.util.OptionalLong.empty();
+        return d.isPresent() ? String.format("%016x", d.getAsLong()) : null;
+    }
+
+    /** Tells the state machine it missed commands; from then on its digest is not comparable. */
+    private void gap(final long fromIndex, final long toIndex)
+    {
+        stateComplete = false;
+        stateSlot = Math.max(stateSlot, (toIndex + 1) / maxBatch - 1);
+        stateMachine.onGap(fromIndex, toIndex);
     }
 
     private int deadMembers()

@@ -18,6 +18,11 @@ package io.mmx.runtime.node;
  * @param regionServed        its own region answered recently: a write of its memory heartbeat completed
  *                            within the last {@value ProcessReplica#REGION_SERVED_TICKS} ticks, so the
  *                            region's server (memd, or shm here) serves it to this process's own key.
+ * @param appliedIndex        its state machine holds every command through this log index (the end of
+ *                            the last slot it applied or restored), -1 before any.
+ * @param stateDigest         the state machine's digest at {@code appliedIndex} as 16 hex digits; null when
+ *                            the state machine keeps none, or its state is incomplete (a gap: it missed
+ *                            commands), so it cannot be compared.
  */
 public record ProcessStatus(
     int id,
@@ -31,7 +36,9 @@ public record ProcessStatus(
     int qps,
     int suspectedNeighbours,
     int deadMembers,
-    boolean regionServed)
+    boolean regionServed,
+    long appliedIndex,
+    String stateDigest)
 {
     /** True when the role is BLOCKED. */
     public boolean blocked()
@@ -46,6 +53,7 @@ public record ProcessStatus(
             ",\"reachableAcceptors\":" + reachableAcceptors + ",\"neededAcceptors\":" + neededAcceptors +
             ",\"commitIndex\":" + commitIndex + ",\"knownDecided\":" + knownDecided + ",\"blocked\":" + blocked() +
             ",\"qps\":" + qps + ",\"suspectedNeighbours\":" + suspectedNeighbours + ",\"deadMembers\":" + deadMembers +
-            ",\"regionServed\":" + regionServed + "}";
+            ",\"regionServed\":" + regionServed + ",\"appliedIndex\":" + appliedIndex + ",\"stateDigest\":" +
+            (stateDigest == null ? "null" : "\"" + stateDigest + "\"") + "}";
     }
 }

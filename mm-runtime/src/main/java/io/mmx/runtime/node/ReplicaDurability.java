@@ -32,11 +32,14 @@ final class ReplicaDurability implements AutoCloseable
     /** Snapshots kept: the newest and the one before, in case the newest turns out damaged. */
     static final int KEEP = 2;
 
-    /** Applies a replayed slot as if it were decided now, without completing any submitter. */
-    @FunctionalInterface
+    /** Takes the journal's records: slots applied as if decided now (no submitter completed), and gaps. */
     interface Replayer
     {
+        /** Applies a slot; returns the commands applied. */
         int apply(long slot, long[] value);
+
+        /** The replica never saw log indexes {@code fromIndex..toIndex}. */
+        void gap(long fromIndex, long toIndex);
     }
 
     private final int id;
@@ -136,7 +139,7 @@ final class ReplicaDurability implements AutoCloseable
                 @Override
                 public void gap(final long from, final long to)
                 {
-                    stateMachine.onGap(from * maxBatch, to * maxBatch + maxBatch - 1);
+                    replayer.gap(from * maxBatch, to * maxBatch + maxBatch - 1);
                 }
             });
             commandsSinceSnapshot = replayed[0];

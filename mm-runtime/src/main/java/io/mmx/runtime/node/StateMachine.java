@@ -34,6 +34,17 @@ public interface StateMachine
     }
 
     /**
+     * A digest of the whole state, if this state machine keeps one: replicas that applied the same
+     * commands report the same digest at the same log index, so the node's status can show whether
+     * they agree. Called on the agent thread at every status refresh (about every 100 ms): keep it
+     * O(1), for example a sum of per-entry hashes updated as commands apply.
+     */
+    default java.util.OptionalLong stateDigest()
+    {
+        return java.util.OptionalLong.empty();
+    }
+
+    /**
      * True if this state machine can write and load snapshots ({@link #takeSnapshot},
      * {@link #loadSnapshot}); the default is false.
      */

@@ -51,6 +51,26 @@ class ReplicaDurabilityTest
         return value;
     }
 
+    /** A replayer that applies with {@code apply} and records gaps in {@code gaps}. */
+    private static ReplicaDurability.Replayer replayer(final java.util.function.ToIntBiFunction<Long, long[]> apply,
+        final List<long[]> gaps)
+    {
+        return new ReplicaDurability.Replayer()
+        {
+            @Override
+            public int apply(final long slot, final long[] value)
+            {
+                return apply.applyAsInt(slot, value);
+            }
+
+            @Override
+            public void gap(final long fromIndex, final long toIndex)
+            {
+                gaps.add(new long[]{fromIndex, toIndex});
+            }
+        };
+    }
+
     private static int apply(final KeyValueStore store, final long slot, final long[] value)
     {
         final UnsafeBuffer command = new UnsafeBuffer(new byte[64]);
@@ -71,7 +91,8 @@ class ReplicaDurabilityTest
         final KeyValueStore live = new KeyValueStore();
         final DuplicateFilter filter = new DuplicateFilter(64);
         final ReplicaDurability state = ReplicaDurability.open(dir, 3, BATCH, 300_000);
-        assertEquals(-1, state.restore(new KeyValueStore(), new DuplicateFilter(64), (s, v) -> 0));
+        assertEquals(-1, state.restore(new KeyValueStore(), new DuplicateFilter(64),
+            replayer((s, v) -> 0, new ArrayList<>())));
         final long slots = 1_000_000 / BATCH + 1_001;
         for (long slot = 0; slot < slots; slot++)
         {
@@ -103,11 +124,13 @@ class ReplicaDurabilityTest
         final DuplicateFilter restoredFilter = new DuplicateFilter(64);
         final ReplicaDurability again = ReplicaDurability.open(dir, 3, BATCH, 300_000);
         // Replay goes through the same path as a live slot: the filter sees each command again.
-        final long through = again.restore(restored, restoredFilter, (s, v) ->
+        final List<long[]> noGaps = new ArrayList<>();
+        final long through = again.restore(restored, restoredFilter, replayer((s, v) ->
         {
             restoredFilter.firstCopy(1, 7, s);
             return apply(restored, s, v);
-        });
+        }, noGaps));
+        assertTrue(noGaps.isEmpty(), "a torn record is not a gap");
         assertEquals(slots - 1, through, "seed " + seed);
         assertEquals(live.digest(), restored.digest(), "seed " + seed);
         assertEquals(live.applied(), restored.applied());
@@ -124,7 +147,8 @@ class ReplicaDurabilityTest
         again.close();
         final KeyValueStore third = new KeyValueStore();
         final ReplicaDurability reopened = ReplicaDurability.open(dir, 3, BATCH, 300_000);
-        assertEquals(slots, reopened.restore(third, new DuplicateFilter(64), (s, v) -> apply(third, s, v)));
+        assertEquals(slots, reopened.restore(third, new DuplicateFilter(64), replayer((s, v) -> apply(third, s, v),
+            new ArrayList<>())));
         assertEquals(restored.digest(), third.digest());
         reopened.close();
     }
@@ -136,7 +160,7 @@ class ReplicaDurabilityTest
         final KeyValueStore live = new KeyValueStore();
         final DuplicateFilter filter = new DuplicateFilter(64);
         final ReplicaDurability state = ReplicaDurability.open(dir, 0, BATCH, 1_000_000);
-        state.restore(new KeyValueStore(), new DuplicateFilter(64), (s, v) -> 0);
+        state.restore(new KeyValueStore(), new DuplicateFilter(64), replayer((s, v) -> 0, new ArrayList<>()));
         for (long slot = 0; slot < 10; slot++)
         {
             final long[] value = slotValue(random);
@@ -146,7 +170,7 @@ class ReplicaDurabilityTest
         state.close();
         // Slots 10.. go to a second segment, as after a snapshot; then the first segment is lost.
         final ReplicaDurability second = ReplicaDurability.open(dir, 0, BATCH, 1_000_000);
-        second.restore(new KeyValueStore(), new DuplicateFilter(64), (s, v) -> 0);
+        second.restore(new KeyValueStore(), new DuplicateFilter(64), replayer((s, v) -> 0, new ArrayList<>()));
         for (long slot = 10; slot < 15; slot++)
         {
             second.beforeApply(slot, slotValue(random));
@@ -155,23 +179,9 @@ class ReplicaDurabilityTest
         Files.delete(dir.resolve("process-0").resolve(String.format("journal-%020d.log", 0)));
         final List<long[]> gaps = new ArrayList<>();
         final KeyValueStore restored = new KeyValueStore();
-        final StateMachine recorder = new StateMachine()
-        {
-            @Override
-            public long apply(final long logIndex, final int origin, final org.agrona.DirectBuffer buffer,
-                final int offset, final int length)
-            {
-                return restored.apply(logIndex, origin, buffer, offset, length);
-            }
-
-            @Override
-            public void onGap(final long fromLogIndex, final long toLogIndex)
-            {
-                gaps.add(new long[]{fromLogIndex, toLogIndex});
-            }
-        };
         final ReplicaDurability third = ReplicaDurability.open(dir, 0, BATCH, 1_000_000);
-        assertEquals(14, third.restore(recorder, new DuplicateFilter(64), (s, v) -> apply(restored, s, v)));
+        assertEquals(14, third.restore(restored, new DuplicateFilter(64), replayer((s, v) -> apply(restored, s, v),
+            gaps)));
         assertEquals(1, gaps.size());
         assertEquals(0, gaps.get(0)[0]);
         assertEquals(10 * BATCH - 1, gaps.get(0)[1]);
