@@ -44,6 +44,16 @@ final class DemoCommand implements Callable<Integer>
     @Option(names = "--in-flight", paramLabel = "K", defaultValue = "32", description = "client commands in flight (default ${DEFAULT-VALUE})")
     int inFlight;
 
+    @Option(names = "--restart", description = "instead of killing processes for good, SIGKILL a JVM (the " +
+        "leader's when it may die) and restart it, round after round, while clients write; the restarted " +
+        "processes come back with their replicas' state from disk. Ends by checking that every replica holds " +
+        "the same state at the same log index and that the clients' history is linearizable")
+    boolean restart;
+
+    @Option(names = "--rounds", paramLabel = "R", defaultValue = "6", description = "with --restart, kill-and-restart " +
+        "rounds (default ${DEFAULT-VALUE})")
+    int rounds;
+
     @Option(names = "--dir", paramLabel = "DIR", description = "cluster directory (default: a temporary one, removed at the end)")
     Path dir;
 
@@ -55,10 +65,15 @@ final class DemoCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final PrintStream out = System.out;
+        if (rounds < 1 || rounds > 1000)
+        {
+            throw new IllegalArgumentException("--rounds " + rounds + " is out of range: give 1..1000");
+        }
         final Plan plan = shape.plan(out);
         final int procsPerJvm = shape.procsPerJvm;
         final boolean temporary = dir == null;
         final Path clusterDir = temporary ? Files.createTempDirectory("mmx-demo-") : dir;
+        int result = MmxCommand.UNHEALTHY;
         try (LocalCluster cluster = LocalCluster.create(clusterDir, plan, procsPerJvm,
             List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
             force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
@@ -79,14 +94,19 @@ final class DemoCommand implements Callable<Integer>
                 {
                     cluster.awaitReady(j, Duration.ofSeconds(90));
                 }
-                return run(cluster, node, clientJvm, out);
+                result = restart ? runRestarts(cluster, node, clientJvm, out) : run(cluster, node, clientJvm, out);
+                return result;
             }
         }
         finally
         {
-            if (temporary)
+            if (temporary && result == MmxCommand.OK)
             {
                 LocalCluster.deleteTree(clusterDir);
+            }
+            else if (temporary)
+            {
+                out.println("kept the cluster directory " + clusterDir + " (logs, applied commands, history) to look at");
             }
         }
     }
@@ -172,6 +192,95 @@ final class DemoCommand implements Callable<Integer>
         out.println(ok ? "m&m: live processes ran the acceptors of their crashed neighbours from memory that outlived " +
             "them, so a quorum of acceptors stayed reachable." : "the demo did not show commits past the " +
             "message-passing limit; see the logs in " + cluster.dir().resolve("logs"));
+        return ok ? MmxCommand.OK : MmxCommand.UNHEALTHY;
+    }
+
+    /**
+     * Kill-and-restart rounds under a recorded load; exit 0 only if every replica ends at one index
+     * with one digest and the history is linearizable.
+     */
+    private int runRestarts(final LocalCluster cluster, final MmxNode node, final int clientJvm,
+        final PrintStream out) throws Exception
+    {
+        final ClusterLayout layout = cluster.layout();
+        final boolean[] alive = new boolean[layout.jvms()];
+        java.util.Arrays.fill(alive, true);
+        final boolean[] killable = alive.clone();
+        killable[clientJvm] = false;
+        final long seed = System.nanoTime();
+        out.printf("%nclients writing through this JVM (4 threads, PUT/GET/CAS, recorded; seed %d)%n", seed);
+        out.printf("%5s  %-44s %-10s %s%n", "t(s)", "event", "commits", "leader");
+        final long start = System.nanoTime();
+        final io.mmx.runtime.example.kv.KeyValueLoad load = new io.mmx.runtime.example.kv.KeyValueLoad(node, 4, seed);
+        final java.util.function.LongSupplier t = () -> TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        try
+        {
+            for (int round = 1; round <= rounds; round++)
+            {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(Math.max(1, killEverySeconds / 2)));
+                final int leader = leaderOf(node) >= 0 ? layout.jvmOf(leaderOf(node)) : -1;
+                final int victim = LiveNeighbourhood.nextSafeKill(cluster.plan().graph(), layout, alive, killable,
+                    leader);
+                if (victim < 0)
+                {
+                    out.printf("%5d  %-44s%n", t.getAsLong(), "no JVM may die without losing a quorum: no kill");
+                    continue;
+                }
+                cluster.kill(victim);
+                alive[victim] = false;
+                out.printf("%5d  %-44s %-10d %d%n", t.getAsLong(), "SIGKILL JVM " + victim + " (processes " +
+                    layout.idsSpec(victim) + ")" + (victim == leader ? ", the leader's" : ""), load.completed(),
+                    leaderOf(node));
+                Thread.sleep(TimeUnit.SECONDS.toMillis(Math.max(1, killEverySeconds / 2)));
+                cluster.start(victim);
+                cluster.awaitReady(victim, Duration.ofSeconds(90));
+                alive[victim] = true;
+                out.printf("%5d  %-44s %-10d %d%n", t.getAsLong(), "restarted JVM " + victim + ", serving",
+                    load.completed(), leaderOf(node));
+            }
+            Thread.sleep(TimeUnit.SECONDS.toMillis(2));
+        }
+        finally
+        {
+            load.close();
+        }
+        final io.mmx.runtime.history.History history = load.history().history();
+        out.printf("clients stopped: %d calls completed, %d with an unknown outcome (timed out while leaders " +
+            "changed)%n", load.completed(), load.unknown());
+        // Idle now: every replica reaches the last decided index; compare them there.
+        final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        final ReplicaAgreement replicas = new ReplicaAgreement();
+        ReplicaAgreement.Result agreement = null;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline)
+        {
+            replicas.clear();
+            replicas.add(mapper, io.mmx.runtime.node.StatusServer.json(node));
+            for (int j = 0; j < layout.jvms(); j++)
+            {
+                if (j != clientJvm)
+                {
+                    replicas.add(mapper, cluster.status(j));
+                }
+            }
+            agreement = replicas.result();
+            if (agreement.complete(layout.n()) || !agreement.agree())
+            {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        out.println(agreement.line());
+        final io.mmx.runtime.history.CheckResult check = io.mmx.runtime.history.LinearizabilityChecker.check(history,
+            new io.mmx.runtime.history.KeyValueModel(), 50_000_000);
+        out.printf("history: %d operations, %s (%d states explored)%n", history.ops().size(),
+            check.verdict() == io.mmx.runtime.history.CheckResult.Verdict.OK ? "linearizable" :
+            "NOT linearizable: " + check.verdict() + " at key " + check.key(), check.statesExplored());
+        final boolean ok = agreement.complete(layout.n()) && check.verdict() == io.mmx.runtime.history.CheckResult.Verdict.OK;
+        if (!ok)
+        {
+            io.mmx.runtime.history.HistoryFile.save(history, cluster.dir().resolve("history.txt"));
+        }
         return ok ? MmxCommand.OK : MmxCommand.UNHEALTHY;
     }
 

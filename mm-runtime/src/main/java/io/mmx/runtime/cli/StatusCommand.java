@@ -97,9 +97,7 @@ final class StatusCommand implements Callable<Integer>
         int processes = 0;
         long commit = -1;
         final java.util.Set<Integer> leaders = new java.util.TreeSet<>();
-        // Per applied index, the digests the replicas whose state is complete report there.
-        final java.util.TreeMap<Long, java.util.Map<String, java.util.List<Integer>>> digests = new java.util.TreeMap<>();
-        int uncomparable = 0;
+        final ReplicaAgreement agreement = new ReplicaAgreement();
         out.printf("%-22s %-8s %-7s %-12s %-8s %-10s %s%n", "node", "pid", "ids", "roles", "commit", "acceptors", "QPs");
         for (int i = 0; i < targets.size(); i++)
         {
@@ -139,59 +137,20 @@ final class StatusCommand implements Callable<Integer>
                     acceptors = p.get("reachableAcceptors").asInt() + "/" + p.get("neededAcceptors").asInt();
                 }
                 blocked += p.get("blocked").asBoolean() ? 1 : 0;
-                if (p.hasNonNull("stateDigest"))
-                {
-                    digests.computeIfAbsent(p.get("appliedIndex").asLong(), k -> new java.util.TreeMap<>())
-                        .computeIfAbsent(p.get("stateDigest").asText(), k -> new ArrayList<>()).add(p.get("id").asInt());
-                }
-                else
-                {
-                    uncomparable++;
-                }
             }
             commit = Math.max(commit, nodeCommit);
+            agreement.add(doc);
             out.printf("%-22s %-8d %-7s %-12s %-8d %-10s %s%n", targets.get(i), doc.get("pid").asLong(),
                 first == last ? Integer.toString(first) : first + "-" + last, roles, nodeCommit, acceptors, qps);
         }
         out.println("roles: L leader, C candidate, F follower, B blocked, R recovering; acceptors: reached/needed");
         out.printf("%d of %d nodes answer, %d processes; leader %s; highest commit index %d; %d blocked%n",
             answering, targets.size(), processes, leaders.isEmpty() ? "unknown" : leaders.toString(), commit, blocked);
-        final boolean agree = printAgreement(digests, uncomparable, out);
+        final ReplicaAgreement.Result replicas = agreement.result();
+        out.println(replicas.line());
+        final boolean agree = replicas.agree();
         return answering == targets.size() && failed == 0 && blocked == 0 && leaders.size() == 1 && agree;
     }
 
-    /**
-     * One line on whether the replicas hold the same state: compared at the highest applied index
-     * any replica reports (replicas at lower indexes are behind, not wrong). False if they differ.
-     */
-    static boolean printAgreement(final java.util.TreeMap<Long, java.util.Map<String, java.util.List<Integer>>> digests,
-        final int uncomparable, final PrintStream out)
-    {
-        final String others = uncomparable == 0 ? "" : "; " + uncomparable + " report no comparable state " +
-            "(no digest, or a gap in what they applied)";
-        if (digests.isEmpty())
-        {
-            out.println("replicas: none reports a state digest" + others);
-            return true;
-        }
-        int total = 0;
-        for (final java.util.Map<String, java.util.List<Integer>> at : digests.values())
-        {
-            for (final java.util.List<Integer> ids : at.values())
-            {
-                total += ids.size();
-            }
-        }
-        final long index = digests.lastKey();
-        final java.util.Map<String, java.util.List<Integer>> top = digests.get(index);
-        final int there = top.values().stream().mapToInt(java.util.List::size).sum();
-        if (top.size() == 1)
-        {
-            out.printf("replicas agree: %d of %d at index %d, digest %s%s%n", there, total, index,
-                top.keySet().iterator().next(), (total > there ? "; " + (total - there) + " behind" : "") + others);
-            return true;
-        }
-        out.printf("replicas DISAGREE at index %d: %s%s%n", index, top, others);
-        return false;
-    }
+
 }

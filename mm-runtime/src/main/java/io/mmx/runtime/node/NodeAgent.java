@@ -272,6 +272,10 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             // Not leading (any more): drop; the origin re-routes when it learns the new leader.
             replicaById[dst].core().propose(forwarded, 0);
         }
+        else if (NodeFrames.isTransfer(type) && dst >= 0 && dst < replicaById.length && replicaById[dst] != null)
+        {
+            replicaById[dst].onTransferFrame(type, header.srcProcessId(), buffer, offset, length);
+        }
         else
         {
             droppedFrames++;

@@ -7,6 +7,18 @@ final class NodeFrames
 {
     /** A command forwarded by its origin to the leader: proposalWords little-endian words. */
     static final int FORWARD = 0x30;
+    /** A replica asks a peer for a snapshot ({@link SnapshotTransfer}). */
+    static final int SNAPSHOT_REQUEST = 0x31;
+    /** One chunk of a snapshot on its way. */
+    static final int SNAPSHOT_CHUNK = 0x32;
+    /** A peer that cannot give the snapshot asked for. */
+    static final int SNAPSHOT_REFUSE = 0x33;
+
+    /** True for the three snapshot transfer frames. */
+    static boolean isTransfer(final int type)
+    {
+        return type >= SNAPSHOT_REQUEST && type <= SNAPSHOT_REFUSE;
+    }
 
     private NodeFrames()
     {

@@ -29,6 +29,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private final int id;
     private final int proposalWords;
     private final int maxBatch;
+    private final int n;
     private final MmPaxosCore core;
     private final FabricMemory memory;
     private final AeronTransport transport;
@@ -52,6 +53,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private boolean recoveryReported;
     /** This replica's state on disk, or null when the node keeps none. */
     private ReplicaDurability durability;
+    /** Snapshots to and from peers; null when the node keeps no state. */
+    private SnapshotTransfer transfer;
     /** The last slot the state machine held after the restore: the core delivers these again, and they are skipped. */
     private long restoredThroughSlot = -1;
     /** The last slot the state machine holds (applied, restored or skipped), and whether it missed none. */
@@ -69,6 +72,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.id = id;
         this.proposalWords = config.proposalWords();
         this.maxBatch = config.maxBatch();
+        this.n = config.n();
         this.memory = memory;
         this.transport = transport;
         this.codec = new CoreMessageCodec(config);
@@ -117,7 +121,15 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void restoreFrom(final ReplicaDurability durability)
     {
         this.durability = durability;
-        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, new ReplicaDurability.Replayer()
+        this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch);
+        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, replayer());
+        stateSlot = Math.max(stateSlot, restoredThroughSlot);
+    }
+
+    // Replayed slots are applied as if decided now, without completing anyone; gaps are gaps.
+    private ReplicaDurability.Replayer replayer()
+    {
+        return new ReplicaDurability.Replayer()
         {
             @Override
             public int apply(final long slot, final long[] value)
@@ -130,8 +142,40 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             {
                 ProcessReplica.this.gap(fromIndex, toIndex);
             }
-        });
-        stateSlot = restoredThroughSlot;
+        };
+    }
+
+    /** A snapshot transfer frame addressed to this process. */
+    void onTransferFrame(final int type, final int src, final org.agrona.DirectBuffer buffer, final int offset,
+        final int length)
+    {
+        if (transfer != null)
+        {
+            transfer.onFrame(type, src, buffer, offset, length, nowTick, stateMachine, duplicates, stateSlot,
+                stateComplete, this::install);
+        }
+    }
+
+    /** Replaces the state with a peer's snapshot and replays what was journaled while it travelled. */
+    private boolean install(final io.mmx.runtime.snapshot.SnapshotStore.Snapshot snapshot)
+    {
+        try
+        {
+            stateComplete = true;
+            final long last = durability.install(snapshot, stateMachine, duplicates, replayer());
+            final long at = (snapshot.logIndex() + 1) / maxBatch - 1;
+            restoredThroughSlot = Math.max(restoredThroughSlot, Math.max(at, last));
+            stateSlot = Math.max(stateSlot, restoredThroughSlot);
+            nextPublishTick = nowTick;
+            return stateComplete;
+        }
+        catch (final java.io.IOException ex)
+        {
+            stateComplete = false;
+            System.err.println("mmx node: process " + id + ": the snapshot received could not be loaded: " +
+                ex.getMessage() + "; asking again");
+            return false;
+        }
     }
 
     /** Takes a snapshot now (a clean stop); false when there is nothing to keep or it failed (reported). */
@@ -143,6 +187,10 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     /** Releases the state directory. */
     void closeState()
     {
+        if (transfer != null)
+        {
+            transfer.close();
+        }
         if (durability != null)
         {
             durability.close();
@@ -200,6 +248,10 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             changed = true;
         }
         core.onTick(tick);
+        if (transfer != null)
+        {
+            transfer.onTick(tick, leader);
+        }
         // The core reports only its own changes; leader and membership views move on their own.
         if (changed || tick >= nextPublishTick)
         {
@@ -259,6 +311,10 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         if (durability != null)
         {
             durability.beforeApply(slot, value);
+        }
+        if (transfer != null && transfer.receiving())
+        {
+            return; // journaled: applied after the snapshot it waits for, from the journal
         }
         final int applied = applySlot(slot, value, true);
         stateSlot = slot;
@@ -380,8 +436,13 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private void gap(final long fromIndex, final long toIndex)
     {
         stateComplete = false;
-        stateSlot = Math.max(stateSlot, (toIndex + 1) / maxBatch - 1);
+        final long toSlot = (toIndex + 1) / maxBatch - 1;
+        stateSlot = Math.max(stateSlot, toSlot);
         stateMachine.onGap(fromIndex, toIndex);
+        if (transfer != null)
+        {
+            transfer.want(toSlot, leader, nowTick);
+        }
     }
 
     private int deadMembers()

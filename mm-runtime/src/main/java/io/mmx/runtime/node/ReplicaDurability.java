@@ -206,31 +206,93 @@ final class ReplicaDurability implements AutoCloseable
      */
     boolean snapshot(final StateMachine stateMachine, final DuplicateFilter duplicates)
     {
-        commandsSinceSnapshot = 0;
-        if (lastSlot < 0 || !stateMachine.snapshots())
+        return snapshotAt(lastSlot, stateMachine, duplicates) != null;
+    }
+
+    /**
+     * A snapshot of the state as it is now, through {@code stateSlot}, for a peer that asked for one
+     * (the newest, taken now); null if it failed (reported).
+     */
+    SnapshotStore.Snapshot snapshotForTransfer(final StateMachine stateMachine, final DuplicateFilter duplicates,
+        final long stateSlot)
+    {
+        return snapshotAt(stateSlot, stateMachine, duplicates);
+    }
+
+    /** The snapshot store (a transfer reads from it and receives into it). */
+    SnapshotStore store()
+    {
+        return snapshots;
+    }
+
+    /**
+     * Loads {@code snapshot} (received from a peer) as the state and replays the journaled slots
+     * after it (those decided while it was on its way).
+     *
+     * @return the last slot the state now holds.
+     */
+    long install(final SnapshotStore.Snapshot snapshot, final StateMachine stateMachine,
+        final DuplicateFilter duplicates, final Replayer replayer) throws IOException
+    {
+        try (InputStream in = snapshots.open(snapshot))
         {
-            return false;
+            final DataInputStream data = new DataInputStream(in);
+            duplicates.readFrom(data);
+            stateMachine.loadSnapshot(data);
         }
-        try (SnapshotStore.Writer writer = snapshots.begin(lastSlot * maxBatch + maxBatch - 1))
+        final long at = slotOf(snapshot.logIndex());
+        final long last = journal.replay(at, new SlotJournal.Replay()
+        {
+            @Override
+            public void slot(final long slot, final long[] value)
+            {
+                replayer.apply(slot, value);
+            }
+
+            @Override
+            public void gap(final long from, final long to)
+            {
+                replayer.gap(from * maxBatch, to * maxBatch + maxBatch - 1);
+            }
+        });
+        lastSlot = Math.max(lastSlot, last);
+        commandsSinceSnapshot = 0;
+        System.err.println("mmx node: process " + id + ": installed a peer's snapshot through slot " + at +
+            ", then the journal through slot " + last);
+        return last;
+    }
+
+    private SnapshotStore.Snapshot snapshotAt(final long slot, final StateMachine stateMachine,
+        final DuplicateFilter duplicates)
+    {
+        commandsSinceSnapshot = 0;
+        if (slot < 0 || !stateMachine.snapshots())
+        {
+            return null;
+        }
+        try (SnapshotStore.Writer writer = snapshots.begin(slot * maxBatch + maxBatch - 1))
         {
             final DataOutputStream data = new DataOutputStream(writer);
             duplicates.writeTo(data);
             data.flush();
             stateMachine.takeSnapshot(writer);
-            writer.publish();
-            journal.startSegment(lastSlot + 1, oldestSnapshotSlot() + 1);
+            final SnapshotStore.Snapshot published = writer.publish();
+            if (slot == lastSlot)
+            {
+                journal.startSegment(lastSlot + 1, oldestSnapshotSlot() + 1);
+            }
             lastError = null;
-            return true;
+            return published;
         }
         catch (final IOException | RuntimeException ex)
         {
-            final String error = "process " + id + ": snapshot at slot " + lastSlot + " failed: " + ex.getMessage();
+            final String error = "process " + id + ": snapshot at slot " + slot + " failed: " + ex.getMessage();
             if (!error.equals(lastError))
             {
                 System.err.println("mmx node: " + error + "; the journal keeps every slot until one succeeds");
             }
             lastError = error;
-            return false;
+            return null;
         }
     }
 

@@ -1,63 +1,61 @@
 package io.mmx.runtime.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
-
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code mmx status}'s agreement line: replicas compared at the highest applied index, the others behind. */
+/** The agreement line of {@code mmx status}: replicas compared at the highest applied index, the others behind. */
 class StatusAgreementTest
 {
-    private final TreeMap<Long, Map<String, List<Integer>>> digests = new TreeMap<>();
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final ReplicaAgreement replicas = new ReplicaAgreement();
 
-    private void report(final long index, final String digest, final int id)
+    private void node(final String... processes) throws Exception
     {
-        digests.computeIfAbsent(index, k -> new TreeMap<>()).computeIfAbsent(digest, k -> new ArrayList<>()).add(id);
+        replicas.add(mapper, "{\"processes\":[" + String.join(",", processes) + "]}");
     }
 
-    private String print(final boolean expected, final int uncomparable)
+    private static String p(final int id, final long index, final String digest)
     {
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        assertEquals(expected, StatusCommand.printAgreement(digests, uncomparable,
-            new PrintStream(bytes, true, StandardCharsets.UTF_8)));
-        return bytes.toString(StandardCharsets.UTF_8).strip();
-    }
-
-    @Test
-    void replicasAtOneIndexWithOneDigestAgree()
-    {
-        report(79, "00000000000000aa", 0);
-        report(79, "00000000000000aa", 1);
-        report(79, "00000000000000aa", 2);
-        assertEquals("replicas agree: 3 of 3 at index 79, digest 00000000000000aa", print(true, 0));
+        return "{\"id\":" + id + ",\"appliedIndex\":" + index + ",\"stateDigest\":" +
+            (digest == null ? "null" : "\"" + digest + "\"") + "}";
     }
 
     @Test
-    void replicasBehindAreCountedNotCompared()
+    void replicasAtOneIndexWithOneDigestAgree() throws Exception
     {
-        report(79, "00000000000000aa", 0);
-        report(71, "00000000000000bb", 1);
+        node(p(0, 79, "00000000000000aa"), p(1, 79, "00000000000000aa"));
+        node(p(2, 79, "00000000000000aa"));
+        final ReplicaAgreement.Result r = replicas.result();
+        assertEquals("replicas agree: 3 of 3 at index 79, digest 00000000000000aa", r.line());
+        assertTrue(r.complete(3));
+        assertFalse(r.complete(4), "a fourth replica did not report");
+    }
+
+    @Test
+    void replicasBehindAreCountedNotCompared() throws Exception
+    {
+        node(p(0, 79, "00000000000000aa"), p(1, 71, "00000000000000bb"), p(2, 79, null));
+        replicas.add(mapper, null);
+        final ReplicaAgreement.Result r = replicas.result();
         assertEquals("replicas agree: 1 of 2 at index 79, digest 00000000000000aa; 1 behind; 1 report no " +
-            "comparable state (no digest, or a gap in what they applied)", print(true, 1));
+            "comparable state (no digest, or a gap in what they applied); 1 nodes did not answer", r.line());
+        assertTrue(r.agree());
+        assertFalse(r.complete(3));
     }
 
     @Test
-    void twoDigestsAtOneIndexAreADisagreementAndUnhealthy()
+    void twoDigestsAtOneIndexAreADisagreement() throws Exception
     {
-        report(79, "00000000000000aa", 0);
-        report(79, "00000000000000cc", 2);
-        final String line = print(false, 0);
-        assertTrue(line.startsWith("replicas DISAGREE at index 79") && line.contains("00000000000000cc=[2]"), line);
-        digests.clear();
-        assertFalse(print(true, 0).contains("agree"));
+        node(p(0, 79, "00000000000000aa"), p(2, 79, "00000000000000cc"));
+        final ReplicaAgreement.Result r = replicas.result();
+        assertFalse(r.agree());
+        assertTrue(r.line().startsWith("replicas DISAGREE at index 79") && r.line().contains("00000000000000cc=[2]"),
+            r.line());
+        replicas.clear();
+        assertEquals("replicas: none reports a state digest", replicas.result().line());
     }
 }

@@ -5,6 +5,9 @@ import io.mmx.planner.plan.Plan;
 import io.mmx.planner.tolerance.AttackResult;
 import io.mmx.planner.tolerance.AttackSearch;
 import io.mmx.runtime.example.kv.AppliedLog;
+import io.mmx.runtime.example.kv.KeyValueLoad;
+import io.mmx.runtime.example.kv.KeyValueCommand;
+import io.mmx.runtime.example.kv.KeyValueClient;
 import io.mmx.runtime.example.kv.KeyValueStore;
 import io.mmx.runtime.history.CheckResult;
 import io.mmx.runtime.history.KeyValueModel;
@@ -22,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.SortedMap;
 
@@ -186,6 +190,72 @@ class MultiJvmClusterTest
             {
                 assertTrue(!Files.exists(cluster.appliedLog(p)) ||
                     !Files.readString(cluster.appliedLog(p)).contains("gap "), "process " + p + " reports a gap");
+            }
+        }
+    }
+
+    @Test
+    void aJvmRestartedAfterTheDecidedLogsMovedOnCatchesUpFromAPeersSnapshot() throws Exception
+    {
+        System.out.println("MultiJvmClusterTest seed " + SEED + " (replay: -Dmmx.node.seed=" + SEED + ")");
+        final Plan plan = NodeTestSupport.plan(8, 3, SEED);
+        try (LocalCluster cluster = LocalCluster.create(dir, plan, 2, CHILD_JVM))
+        {
+            final ClusterLayout layout = cluster.layout();
+            final int clientJvm = layout.jvms() - 1;
+            for (int j = 0; j < clientJvm; j++)
+            {
+                cluster.start(j);
+            }
+            try (MmxNode node = MmxNode.launch(cluster.contextFor(clientJvm), p -> new KeyValueStore(),
+                NodeListener.NO_OP))
+            {
+                for (int j = 0; j < clientJvm; j++)
+                {
+                    cluster.awaitReady(j, Duration.ofSeconds(120));
+                }
+                final KeyValueClient kv = new KeyValueClient(node);
+                assertEquals(KeyValueCommand.ABSENT, kv.put("before", 1).get(30, TimeUnit.SECONDS));
+                final boolean[] alive = new boolean[layout.jvms()];
+                Arrays.fill(alive, true);
+                final boolean[] killable = alive.clone();
+                killable[clientJvm] = false;
+                final int victim = LiveNeighbourhood.nextSafeKill(plan.graph(), layout, alive, killable, -1);
+                assertTrue(victim >= 0, "no JVM of the plan (seed " + SEED + ") may die");
+                cluster.kill(victim);
+                // One command per slot until the log has moved well past what any region's decided log holds.
+                final long killedAt = node.status().get(0).commitIndex();
+                final int reach = cluster.contextFor(clientJvm).core().decidedCapacity();
+                int i = 0;
+                while (node.status().get(0).commitIndex() < killedAt + 2L * reach + 20)
+                {
+                    kv.put("k" + (i % 16), i++).get(30, TimeUnit.SECONDS);
+                }
+                cluster.start(victim);
+                cluster.awaitReady(victim, Duration.ofSeconds(120));
+                final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+                final io.mmx.runtime.cli.ReplicaAgreement replicas = new io.mmx.runtime.cli.ReplicaAgreement();
+                NodeTestSupport.await(() ->
+                {
+                    replicas.clear();
+                    try
+                    {
+                        replicas.add(mapper, StatusServer.json(node));
+                        for (int j = 0; j < clientJvm; j++)
+                        {
+                            replicas.add(mapper, cluster.status(j));
+                        }
+                    }
+                    catch (final java.io.IOException ex)
+                    {
+                        return false;
+                    }
+                    return replicas.result().complete(layout.n());
+                }, 120_000, "every replica, the restarted ones included, to hold one state at one index");
+                System.out.println(replicas.result().line());
+                final String log = Files.readString(cluster.dir().resolve("logs").resolve("jvm-" + victim + ".log"));
+                assertTrue(log.contains("installed a peer's snapshot"), "the restarted JVM caught up without a " +
+                    "peer's snapshot, so this test did not test that: " + log);
             }
         }
     }

@@ -1,7 +1,6 @@
-package io.mmx.runtime.node;
+package io.mmx.runtime.example.kv;
 
-import io.mmx.runtime.example.kv.KeyValueClient;
-import io.mmx.runtime.example.kv.KeyValueCommand;
+import io.mmx.runtime.node.MmxNode;
 import io.mmx.runtime.history.HistoryRecorder;
 import io.mmx.runtime.history.Operation;
 
@@ -15,9 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Client threads issuing PUT, GET and CAS one at a time each on a few keys, recording every call
- * in a {@link HistoryRecorder}: a timed-out call is recorded with an unknown outcome.
+ * in a {@link HistoryRecorder}: a timed-out call is recorded with an unknown outcome. The history
+ * is then checked for linearizability ({@code io.mmx.runtime.history.LinearizabilityChecker}); the
+ * demo's restart mode and the multi-JVM tests use it.
  */
-final class KeyValueLoad implements AutoCloseable
+public final class KeyValueLoad implements AutoCloseable
 {
     private static final String[] KEYS = {"a", "b", "c", "d", "e", "f"};
 
@@ -28,7 +29,8 @@ final class KeyValueLoad implements AutoCloseable
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
 
-    KeyValueLoad(final MmxNode node, final int clients, final long seed)
+    /** Starts {@code clients} threads submitting through {@code node}, their choices drawn from {@code seed}. */
+    public KeyValueLoad(final MmxNode node, final int clients, final long seed)
     {
         this.kv = new KeyValueClient(node);
         for (int c = 0; c < clients; c++)
@@ -107,21 +109,25 @@ final class KeyValueLoad implements AutoCloseable
         return v == KeyValueCommand.ABSENT ? null : Long.toString(v);
     }
 
-    long completed()
+    /** Calls completed with a known outcome. */
+    public long completed()
     {
         return completed.get();
     }
 
-    long unknown()
+    /** Calls whose outcome is unknown (timed out). */
+    public long unknown()
     {
         return unknown.get();
     }
 
-    HistoryRecorder history()
+    /** The recorded history. */
+    public HistoryRecorder history()
     {
         return history;
     }
 
+    /** Stops the clients (each finishes its call in progress) and waits for them. */
     @Override
     public void close()
     {
