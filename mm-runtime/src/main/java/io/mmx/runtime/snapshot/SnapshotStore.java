@@ -302,24 +302,75 @@ public final class SnapshotStore
             .array();
     }
 
-    /** The stream a state machine writes its snapshot to. */
-    public final class Writer extends OutputStream
+    /**
+     * A snapshot file being written under a temporary name: header, chunk records, and on publish
+     * the trailer, then an atomic rename; discarded, it leaves nothing.
+     */
+    private final class PartialFile
     {
         private final long logIndex;
         private final Path temp;
         private final OutputStream out;
-        private final byte[] buffer = new byte[CHUNK];
         private final MessageDigest digest = sha256();
-        private int filled;
         private long total;
         private boolean done;
 
-        private Writer(final long logIndex) throws IOException
+        PartialFile(final long logIndex, final String suffix) throws IOException
         {
             this.logIndex = logIndex;
-            this.temp = Files.createTempFile(directory, ".snapshot-" + logIndex + ".", ".partial");
+            this.temp = Files.createTempFile(directory, ".snapshot-" + logIndex + ".", suffix);
             this.out = new java.io.BufferedOutputStream(Files.newOutputStream(temp, StandardOpenOption.WRITE), 1 << 16);
             out.write(header(logIndex));
+        }
+
+        /** Appends one chunk record whose state bytes are {@code record[bytesAt..bytesAt+size)}. */
+        void append(final byte[] record, final int offset, final int length, final int bytesAt, final int size)
+            throws IOException
+        {
+            if (done)
+            {
+                throw new IOException("the snapshot of log index " + logIndex + " is already published or discarded");
+            }
+            out.write(record, offset, length);
+            digest.update(record, bytesAt, size);
+            total += size;
+        }
+
+        byte[] contentDigest()
+        {
+            return digest.digest();
+        }
+
+        Snapshot publish(final byte[] sha) throws IOException
+        {
+            out.write(trailer(total, sha));
+            out.close();
+            done = true;
+            install(temp, logIndex);
+            return new Snapshot(logIndex, total, sha, fileOf(logIndex));
+        }
+
+        void discard() throws IOException
+        {
+            if (!done)
+            {
+                done = true;
+                out.close();
+                Files.deleteIfExists(temp);
+            }
+        }
+    }
+
+    /** The stream a state machine writes its snapshot to. */
+    public final class Writer extends OutputStream
+    {
+        private final PartialFile file;
+        private final byte[] buffer = new byte[CHUNK];
+        private int filled;
+
+        private Writer(final long logIndex) throws IOException
+        {
+            this.file = new PartialFile(logIndex, ".partial");
         }
 
         @Override
@@ -331,9 +382,10 @@ public final class SnapshotStore
         @Override
         public void write(final byte[] b, final int off, final int len) throws IOException
         {
-            if (done)
+            if (file.done)
             {
-                throw new IOException("the snapshot of log index " + logIndex + " is already published or discarded");
+                throw new IOException("the snapshot of log index " + file.logIndex + " is already published or " +
+                    "discarded");
             }
             int at = off;
             int left = len;
@@ -355,9 +407,8 @@ public final class SnapshotStore
         {
             if (filled > 0)
             {
-                out.write(record(buffer, filled));
-                digest.update(buffer, 0, filled);
-                total += filled;
+                final byte[] record = record(buffer, filled);
+                file.append(record, 0, record.length, 8, filled);
                 filled = 0;
             }
         }
@@ -366,24 +417,14 @@ public final class SnapshotStore
         public Snapshot publish() throws IOException
         {
             flushChunk();
-            final byte[] sha = digest.digest();
-            out.write(trailer(total, sha));
-            out.close();
-            done = true;
-            install(temp, logIndex);
-            return new Snapshot(logIndex, total, sha, fileOf(logIndex));
+            return file.publish(file.contentDigest());
         }
 
         /** Discards an unpublished snapshot. */
         @Override
         public void close() throws IOException
         {
-            if (!done)
-            {
-                done = true;
-                out.close();
-                Files.deleteIfExists(temp);
-            }
+            file.discard();
         }
     }
 
@@ -391,19 +432,14 @@ public final class SnapshotStore
     public final class Receiver implements AutoCloseable
     {
         private final long logIndex;
-        private final Path temp;
-        private final OutputStream out;
-        private final MessageDigest digest = sha256();
+        private final PartialFile file;
         private int nextSequence;
         private long total;
-        private boolean done;
 
         private Receiver(final long logIndex) throws IOException
         {
             this.logIndex = logIndex;
-            this.temp = Files.createTempFile(directory, ".snapshot-" + logIndex + ".", ".receiving");
-            this.out = new java.io.BufferedOutputStream(Files.newOutputStream(temp, StandardOpenOption.WRITE), 1 << 16);
-            out.write(header(logIndex));
+            this.file = new PartialFile(logIndex, ".receiving");
         }
 
         /** The sequence number of the chunk expected next (a resend after loss starts there). */
@@ -419,7 +455,7 @@ public final class SnapshotStore
         public boolean accept(final int sequence, final byte[] record, final int offset, final int length)
             throws IOException
         {
-            if (done || sequence != nextSequence)
+            if (sequence != nextSequence)
             {
                 return false;
             }
@@ -437,8 +473,7 @@ public final class SnapshotStore
                 throw new CorruptSnapshotException("chunk " + sequence + " of the snapshot at log index " + logIndex +
                     " fails its CRC32C");
             }
-            out.write(record, offset, length);
-            digest.update(record, offset + 8, size);
+            file.append(record, offset, length, offset + 8, size);
             total += size;
             nextSequence++;
             return true;
@@ -451,29 +486,20 @@ public final class SnapshotStore
          */
         public Snapshot publish(final long expectedBytes, final byte[] expectedSha256) throws IOException
         {
-            final byte[] sha = digest.digest();
+            final byte[] sha = file.contentDigest();
             if (total != expectedBytes || !MessageDigest.isEqual(sha, expectedSha256))
             {
                 close();
                 throw new CorruptSnapshotException("the snapshot at log index " + logIndex + " arrived as " + total +
                     " bytes with another digest than the " + expectedBytes + " bytes announced: it was not installed");
             }
-            out.write(trailer(total, sha));
-            out.close();
-            done = true;
-            install(temp, logIndex);
-            return new Snapshot(logIndex, total, sha, fileOf(logIndex));
+            return file.publish(sha);
         }
 
         @Override
         public void close() throws IOException
         {
-            if (!done)
-            {
-                done = true;
-                out.close();
-                Files.deleteIfExists(temp);
-            }
+            file.discard();
         }
     }
 
