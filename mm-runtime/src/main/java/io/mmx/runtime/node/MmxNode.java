@@ -92,6 +92,7 @@ public final class MmxNode implements AutoCloseable
             final SecureRandom random = new SecureRandom();
             // The agent and membership need each other; replicas report to the agent made last.
             final NodeAgent[] agentRef = new NodeAgent[1];
+            final List<Integer> formatted = new ArrayList<>();
             for (int i = 0; i < hosted.length; i++)
             {
                 final int id = hosted[i];
@@ -99,7 +100,10 @@ public final class MmxNode implements AutoCloseable
                 resources.add(connections);
                 final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, clock);
                 resources.add(fabric);
-                RegionSetup.formatIfNew(fabric, id, config.planHash(), ctx.regionsLost());
+                if (RegionSetup.formatIfNew(fabric, id, config.planHash(), ctx.regionsLost()))
+                {
+                    formatted.add(id);
+                }
                 neighboursOf[i] = graph.neighbours(id);
                 heartbeats[i] = new FabricHeartbeats(fabric, neighboursOf[i], 8L * RegionLayout.HEARTBEAT_WORD,
                     ctx.memoryOpTimeoutNs()).polledByHost();
@@ -108,6 +112,10 @@ public final class MmxNode implements AutoCloseable
                     (origin, inc, counter, reply) -> agentRef[0].onApplied(origin, inc, counter, reply), listener,
                     random.nextLong(), connections.connectionCount());
                 byId[id] = replicas[i];
+            }
+            if (!formatted.isEmpty())
+            {
+                System.err.println(RegionSetup.formattedLine(formatted, ctx.regionsLost()));
             }
             final MembershipAgent membership = new MembershipAgent(launched, ctx.membership(), hosted,
                 ctx.planHashBytes(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), MembershipListener.NO_OP,

@@ -44,21 +44,17 @@ final class RegionSetup
      * executing its acceptor (CAS on the head) on the fresh, zero-filled region, and a bulk write
      * of the header would move the head back to zero under it. The magic goes last, by CAS.
      * {@code lost}: the process ran before and its region was lost with its host (incarnation 1).
+     *
+     * @return true if the region was missing and is now formatted (the caller says so, once per node).
      */
-    static void formatIfNew(final MemoryFabric fabric, final int owner, final long planHash, final boolean lost)
+    static boolean formatIfNew(final MemoryFabric fabric, final int owner, final long planHash, final boolean lost)
     {
         final long magic = await(fabric, fabric.read(owner, 8L * RegionLayout.MAGIC_WORD, STARTUP_TIMEOUT_NS),
             "read the header of region " + owner);
         if (magic != 0)
         {
-            return;
+            return false;
         }
-        // Not silent: a region formatted here is empty. If the process ran before and its host was
-        // lost, only --regions-lost keeps its acceptor out of quorums (the amnesia rule).
-        System.err.println("mmx node: region of process " + owner + " was missing; formatted empty as incarnation " +
-            (lost ? "1 (regions lost: its acceptor stays out of quorums, the process does not lead)" :
-            "0 (new with the cluster; if this process ran before and its host was lost, stop it and restart with " +
-            "--regions-lost)"));
         final long[] header = new long[RegionLayout.HEADER_WORDS];
         RegionLayout.initHeader(header, owner, planHash, lost ? 1 : 0);
         for (int w = 0; w < header.length; w++)
@@ -71,6 +67,20 @@ final class RegionSetup
         }
         await(fabric, fabric.compareAndSwap(owner, 8L * RegionLayout.MAGIC_WORD, 0, RegionLayout.MAGIC,
             STARTUP_TIMEOUT_NS), "format region " + owner);
+        return true;
+    }
+
+    /**
+     * The one line a node prints for the regions it formatted. Not silent: a region formatted here
+     * is empty, and if its process ran before and its host was lost, only --regions-lost keeps its
+     * acceptor out of quorums (the amnesia rule).
+     */
+    static String formattedLine(final java.util.List<Integer> owners, final boolean lost)
+    {
+        return "mmx node: regions of processes " + owners + " were missing; formatted empty as incarnation " +
+            (lost ? "1 (regions lost: their acceptors stay out of quorums, the processes do not lead)" :
+            "0 (new with the cluster; if these processes ran before and their host was lost, stop the node and " +
+            "restart it with --regions-lost)");
     }
 
     private static long await(final MemoryFabric fabric, final long correlation, final String what)
