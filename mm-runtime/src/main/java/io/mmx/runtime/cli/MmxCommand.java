@@ -13,7 +13,7 @@ import java.io.UncheckedIOException;
 @Command(
     name = "mmx",
     mixinStandardHelpOptions = true,
-    version = "mmx 0.1",
+    versionProvider = MmxCommand.Version.class,
     description = {
         "Consensus over memory that outlives its process: m&m Paxos along a planned expander.",
         "Try 'mmx demo': a 32-process cluster on this machine that keeps committing after more than half " +
@@ -91,5 +91,15 @@ public final class MmxCommand implements Runnable
     public static void main(final String[] args)
     {
         System.exit(commandLine().execute(args));
+    }
+
+    /** Prints the release version, the same as {@code topo --version}. */
+    static final class Version implements CommandLine.IVersionProvider
+    {
+        @Override
+        public String[] getVersion()
+        {
+            return new String[] {"mmx " + io.mmx.planner.cli.ReleaseVersion.get()};
+        }
     }
 }

@@ -47,6 +47,25 @@ class MmxCommandTest
     }
 
     @Test
+    void versionIsThePomsAndTheSameAsTopos() throws Exception
+    {
+        final String pom = java.nio.file.Files.readString(Path.of("..", "pom.xml"));
+        final java.util.regex.Matcher parent = java.util.regex.Pattern
+            .compile("<artifactId>mmx-parent</artifactId>\\s*<version>([^<]+)</version>").matcher(pom);
+        assertTrue(parent.find(), "the root pom names its version");
+        final StringWriter out = new StringWriter();
+        final CommandLine line = MmxCommand.commandLine();
+        line.setOut(new PrintWriter(out, true));
+        assertEquals(0, line.execute("--version"));
+        assertEquals("mmx " + parent.group(1), out.toString().strip());
+        final StringWriter topoOut = new StringWriter();
+        final CommandLine topo = io.mmx.planner.cli.TopoCommand.commandLine();
+        topo.setOut(new PrintWriter(topoOut, true));
+        assertEquals(0, topo.execute("--version"));
+        assertEquals("topo (mmx) " + parent.group(1), topoOut.toString().strip());
+    }
+
+    @Test
     void helpReadsWellAndNoCommandIsOneError()
     {
         assertEquals(MmxCommand.BAD_INPUT, run());

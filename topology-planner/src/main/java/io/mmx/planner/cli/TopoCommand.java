@@ -99,14 +99,13 @@ public final class TopoCommand implements Runnable
         System.exit(commandLine().execute(args));
     }
 
-    /** Prints the version from the jar manifest, or "development" when run from classes. */
+    /** Prints the release version, the same as {@code mmx --version}. */
     static final class Version implements CommandLine.IVersionProvider
     {
         @Override
         public String[] getVersion()
         {
-            final String version = TopoCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"topo (mmx) " + (version == null ? "development build" : version)};
+            return new String[] {"topo (mmx) " + ReleaseVersion.get()};
         }
     }
 }
