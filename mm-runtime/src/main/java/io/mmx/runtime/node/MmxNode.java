@@ -65,6 +65,8 @@ public final class MmxNode implements AutoCloseable
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final int maxCommandBytes;
     private final int maxPending;
+    private final NodeMetrics metrics = new NodeMetrics();
+    private final List<io.mmx.rdma.fabric.FabricCounters> fabricCounters = new ArrayList<>();
 
     private MmxNode(final NodeContext ctx, final IntFunction<StateMachine> stateMachines,
         final NodeListener listener)
@@ -100,6 +102,7 @@ public final class MmxNode implements AutoCloseable
                 resources.add(connections);
                 final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, clock);
                 resources.add(fabric);
+                fabricCounters.add(fabric.counters());
                 if (RegionSetup.formatIfNew(fabric, id, config.planHash(), ctx.regionsLost()))
                 {
                     formatted.add(id);
@@ -279,6 +282,7 @@ public final class MmxNode implements AutoCloseable
     {
         if (length < 0 || length > maxCommandBytes)
         {
+            metrics.onSubmission(NodeMetrics.Outcome.REFUSED, 0);
             return CompletableFuture.failedFuture(new SubmitRefusedException("command of " + length +
                 " bytes exceeds maxCommandBytes " + maxCommandBytes + ": raise it on every node or split the command"));
         }
@@ -303,6 +307,19 @@ public final class MmxNode implements AutoCloseable
     /** Refuses at once when the node is closed or {@code maxPending} submissions are pending. */
     private CompletableFuture<Long> admit(final NodeAgent.Submission s)
     {
+        final CompletableFuture<Long> refused = refusal(s);
+        if (refused != null)
+        {
+            metrics.onSubmission(NodeMetrics.Outcome.REFUSED, 0);
+            return refused;
+        }
+        final long startNs = System.nanoTime();
+        s.future.whenComplete((reply, failure) -> metrics.onSubmission(outcome(failure), System.nanoTime() - startNs));
+        return s.future;
+    }
+
+    private CompletableFuture<Long> refusal(final NodeAgent.Submission s)
+    {
         if (agent.closed())
         {
             final Throwable failure = agent.failure();
@@ -320,7 +337,22 @@ public final class MmxNode implements AutoCloseable
             pendingCount.decrementAndGet();
             return CompletableFuture.failedFuture(new SubmitRefusedException("submission queue full"));
         }
-        return s.future;
+        return null;
+    }
+
+    private static NodeMetrics.Outcome outcome(final Throwable failure)
+    {
+        final Throwable cause = failure instanceof java.util.concurrent.CompletionException &&
+            failure.getCause() != null ? failure.getCause() : failure;
+        if (cause == null)
+        {
+            return NodeMetrics.Outcome.COMMITTED;
+        }
+        if (cause instanceof SubmitTimeoutException)
+        {
+            return NodeMetrics.Outcome.TIMEOUT;
+        }
+        return cause instanceof SubmitRefusedException ? NodeMetrics.Outcome.REFUSED : NodeMetrics.Outcome.FAILED;
     }
 
     /** {@link #submit(DirectBuffer, int, int)} of a whole array. */
@@ -373,6 +405,12 @@ public final class MmxNode implements AutoCloseable
             }
         }
         return sb.append(",\"undecodable\":").append(agent.droppedFrames()).append('}').toString();
+    }
+
+    /** This node's counters and histograms as Prometheus text ({@code GET /metrics}). */
+    public String metricsText()
+    {
+        return metrics.prometheus(status(), fabricCounters, transport.counters(), pendingCount.get());
     }
 
     /** Submissions queued or awaiting commit. */

@@ -23,9 +23,14 @@ import java.util.concurrent.Executors;
  * node's submit timeout. A probe changes no state machine; the node's submission bound limits
  * how many can be outstanding. The answer is sent from the node's completion, so a slow probe
  * never holds up {@code /status}.
+ *
+ * <p>{@code GET /metrics} answers the node's counters and histograms as Prometheus text
+ * ({@link NodeMetrics}).
  */
 public final class StatusServer implements AutoCloseable
 {
+    private static final String JSON = "application/json";
+
     private final HttpServer server;
     private final MmxNode node;
 
@@ -83,6 +88,7 @@ public final class StatusServer implements AutoCloseable
             final StatusServer s = new StatusServer(server, node);
             server.createContext("/status", s::handle);
             server.createContext("/probe", s::handleProbe);
+            server.createContext("/metrics", s::handleMetrics);
             server.setExecutor(Executors.newSingleThreadExecutor(r ->
             {
                 final Thread t = new Thread(r, "mmx-status");
@@ -132,7 +138,19 @@ public final class StatusServer implements AutoCloseable
             exchange.close();
             return;
         }
-        respond(exchange, 200, json(node));
+        respond(exchange, 200, JSON, json(node));
+    }
+
+    private void handleMetrics(final HttpExchange exchange) throws IOException
+    {
+        if (!"GET".equals(exchange.getRequestMethod()))
+        {
+            exchange.getResponseHeaders().set("Allow", "GET");
+            exchange.sendResponseHeaders(405, -1);
+            exchange.close();
+            return;
+        }
+        respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", node.metricsText());
     }
 
     private void handleProbe(final HttpExchange exchange) throws IOException
@@ -165,7 +183,7 @@ public final class StatusServer implements AutoCloseable
             }
             try
             {
-                respond(exchange, code, json);
+                respond(exchange, code, JSON, json);
             }
             catch (final IOException ignored)
             {
@@ -174,12 +192,13 @@ public final class StatusServer implements AutoCloseable
         });
     }
 
-    private static void respond(final HttpExchange exchange, final int code, final String json) throws IOException
+    private static void respond(final HttpExchange exchange, final int code, final String contentType,
+        final String text) throws IOException
     {
         try (exchange)
         {
-            final byte[] body = json.getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            final byte[] body = text.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", contentType);
             exchange.sendResponseHeaders(code, body.length);
             try (OutputStream out = exchange.getResponseBody())
             {

@@ -258,7 +258,65 @@ class InJvmClusterTest
             final java.net.http.HttpResponse<String> get = http.send(java.net.http.HttpRequest.newBuilder(probe).GET()
                 .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             assertEquals(405, get.statusCode());
+
+            // The same commits, seen by an operator's scraper on /metrics.
+            final java.net.URI metricsUri = java.net.URI.create("http://127.0.0.1:" + status.address().getPort() +
+                "/metrics");
+            final java.net.http.HttpRequest scrape = java.net.http.HttpRequest.newBuilder(metricsUri).GET()
+                .timeout(java.time.Duration.ofSeconds(30)).build();
+            final java.util.Map<String, Double> metrics = new java.util.HashMap<>();
+            NodeTestSupport.await(() ->
+            {
+                final java.net.http.HttpResponse<String> r;
+                try
+                {
+                    r = http.send(scrape, java.net.http.HttpResponse.BodyHandlers.ofString());
+                }
+                catch (final java.io.IOException | InterruptedException ex)
+                {
+                    throw new AssertionError("GET /metrics failed", ex);
+                }
+                assertEquals(200, r.statusCode(), r.body());
+                org.junit.jupiter.api.Assertions.assertTrue(r.headers().firstValue("Content-Type").orElse("")
+                    .startsWith("text/plain; version=0.0.4"), r.headers().toString());
+                metrics.clear();
+                metrics.putAll(prometheusSamples(r.body()));
+                return metrics.getOrDefault("mmx_submissions_total{outcome=\"committed\"}", 0.0) >= 3;
+            }, 20_000, "two probes and a put counted as committed on /metrics");
+            assertEquals(3.0, metrics.get("mmx_submissions_total{outcome=\"committed\"}"), metrics.toString());
+            assertEquals(0.0, metrics.get("mmx_submissions_total{outcome=\"timeout\"}"), metrics.toString());
+            assertEquals(3.0, metrics.get("mmx_commit_latency_seconds_count"), metrics.toString());
+            assertEquals(3.0, metrics.get("mmx_commit_latency_seconds_bucket{le=\"+Inf\"}"), metrics.toString());
+            org.junit.jupiter.api.Assertions.assertTrue(metrics.get("mmx_commit_latency_seconds_bucket{le=\"10.0\"}")
+                >= metrics.get("mmx_commit_latency_seconds_bucket{le=\"0.001\"}"), "buckets are cumulative");
+            for (int id = 0; id < 3; id++)
+            {
+                org.junit.jupiter.api.Assertions.assertTrue(metrics.get("mmx_process_commit_index{process=\"" + id +
+                    "\"}") >= 0, "process " + id + " committed something: " + metrics);
+                org.junit.jupiter.api.Assertions.assertTrue(metrics.get("mmx_fabric_ops_total{process=\"" + id +
+                    "\",outcome=\"ok\"}") > 0, "process " + id + "'s memory operations: " + metrics);
+            }
+            org.junit.jupiter.api.Assertions.assertTrue(metrics.get("mmx_frames_sent_total") > 0, metrics.toString());
+            assertEquals(1.0, metrics.get("mmx_build_info{version=\"" + io.mmx.planner.cli.ReleaseVersion.get() +
+                "\"}"), metrics.toString());
         }
+    }
+
+    /** Each sample line of a Prometheus text exposition: its name with labels, and its value. */
+    private static java.util.Map<String, Double> prometheusSamples(final String text)
+    {
+        final java.util.Map<String, Double> samples = new java.util.HashMap<>();
+        for (final String line : text.split("\n"))
+        {
+            if (line.isBlank() || line.startsWith("#"))
+            {
+                continue;
+            }
+            final int space = line.lastIndexOf(' ');
+            org.junit.jupiter.api.Assertions.assertNull(samples.put(line.substring(0, space),
+                Double.parseDouble(line.substring(space + 1))), "a sample appears twice: " + line);
+        }
+        return samples;
     }
 
     private NodeContext keyed(final Plan plan, final String directory, final io.mmx.rdma.region.HostKeys keys,

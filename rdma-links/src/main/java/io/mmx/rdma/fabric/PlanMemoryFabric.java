@@ -308,10 +308,7 @@ public final class PlanMemoryFabric implements MemoryFabric
         slot.status = status;
         slot.value = value;
         slot.dst = null;
-        if (status != OpStatus.OK)
-        {
-            counters.increment(status);
-        }
+        counters.increment(status);
         readyRing[readyTail] = slot.index;
         readyTail = (readyTail + 1) % readyRing.length;
         readyCount++;

@@ -1,0 +1,197 @@
+package io.mmx.runtime.node;
+
+import io.mmx.aeron.frame.DropReason;
+import io.mmx.aeron.frame.FrameCounters;
+import io.mmx.planner.cli.ReleaseVersion;
+import io.mmx.rdma.fabric.FabricCounters;
+import io.mmx.rdma.fabric.OpStatus;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * What a node counts for operators, written as Prometheus text ({@code GET /metrics} on the status
+ * port): each hosted process's status as gauges, transport frames by outcome and drop reason, memory
+ * fabric operations by outcome, submissions by outcome and a commit-latency histogram.
+ *
+ * <p>Recording is thread-safe and allocation-free (an HdrHistogram {@link Recorder}); a scrape
+ * folds what was recorded since the last one into the running total, so buckets are cumulative
+ * since the node started, as Prometheus expects.
+ */
+public final class NodeMetrics
+{
+    /** How a submission ended. */
+    public enum Outcome
+    {
+        /** Committed and applied: the future completed with a reply. */
+        COMMITTED,
+        /** Refused at once (node closed or failed, pending bound reached, command too long). */
+        REFUSED,
+        /** Not known to have committed within the submit timeout: the outcome is unknown. */
+        TIMEOUT,
+        /** Failed otherwise (the node failed or closed while it was pending). */
+        FAILED
+    }
+
+    /** Upper bounds of the commit-latency buckets, in seconds. */
+    static final double[] LATENCY_BUCKETS_S =
+        {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+    private static final long MAX_TRACKED_NS = TimeUnit.MINUTES.toNanos(10);
+
+    private final Recorder commitLatency = new Recorder(MAX_TRACKED_NS, 3);
+    private final Histogram commitLatencyTotal = new Histogram(MAX_TRACKED_NS, 3);
+    private final AtomicLongArray submissions = new AtomicLongArray(Outcome.values().length);
+    private Histogram interval;
+
+    /** Counts one submission that ended with {@code outcome}; {@code latencyNs} counts only when committed. */
+    public void onSubmission(final Outcome outcome, final long latencyNs)
+    {
+        submissions.incrementAndGet(outcome.ordinal());
+        if (outcome == Outcome.COMMITTED)
+        {
+            commitLatency.recordValue(Math.min(Math.max(latencyNs, 0), MAX_TRACKED_NS));
+        }
+    }
+
+    /** Submissions that ended with {@code outcome} so far. */
+    public long submissions(final Outcome outcome)
+    {
+        return submissions.get(outcome.ordinal());
+    }
+
+    /**
+     * The Prometheus text exposition (version 0.0.4) of everything this node counts.
+     *
+     * @param processes the hosted processes' status, in the order of {@code fabrics}.
+     * @param fabrics   each hosted process's memory fabric counters.
+     * @param frames    the JVM's transport frame counters.
+     * @param pending   submissions queued or awaiting commit.
+     */
+    public synchronized String prometheus(final List<ProcessStatus> processes, final List<FabricCounters> fabrics,
+        final FrameCounters frames, final int pending)
+    {
+        interval = commitLatency.getIntervalHistogram(interval);
+        commitLatencyTotal.add(interval);
+        final StringBuilder out = new StringBuilder(4096);
+        help(out, "mmx_build_info", "gauge", "The mmx version this node runs (always 1).");
+        out.append("mmx_build_info{version=\"").append(ReleaseVersion.get()).append("\"} 1\n");
+
+        gauge(out, processes, "mmx_process_commit_index", "Highest log index this process knows committed.",
+            s -> s.commitIndex());
+        gauge(out, processes, "mmx_process_known_decided", "Highest slot this process knows decided.",
+            s -> s.knownDecided());
+        gauge(out, processes, "mmx_process_applied_index", "Log index through which the state machine holds every command.",
+            s -> s.appliedIndex());
+        gauge(out, processes, "mmx_process_ballot", "The process's current ballot.", s -> s.ballot());
+        gauge(out, processes, "mmx_process_leader", "The leader this process follows (-1 when none).", s -> s.leader());
+        gauge(out, processes, "mmx_process_blocked", "1 when too few acceptors are reachable to commit.",
+            s -> s.blocked() ? 1 : 0);
+        gauge(out, processes, "mmx_process_reachable_acceptors", "Acceptors this process reaches (own and run for crashed neighbours).",
+            s -> s.reachableAcceptors());
+        gauge(out, processes, "mmx_process_needed_acceptors", "Acceptors a quorum needs.", s -> s.neededAcceptors());
+        gauge(out, processes, "mmx_process_suspected_neighbours", "Plan neighbours this process suspects crashed.",
+            s -> s.suspectedNeighbours());
+        gauge(out, processes, "mmx_process_dead_members", "Members membership declares dead.", s -> s.deadMembers());
+        gauge(out, processes, "mmx_process_region_served", "1 when the process's own region answered its heartbeat write lately.",
+            s -> s.regionServed() ? 1 : 0);
+        help(out, "mmx_process_role", "gauge", "1 for the role the process is in.");
+        for (final ProcessStatus s : processes)
+        {
+            out.append("mmx_process_role{process=\"").append(s.id()).append("\",role=\"").append(s.role())
+                .append("\"} 1\n");
+        }
+
+        help(out, "mmx_fabric_ops_total", "counter", "Memory operations by outcome, per hosted process.");
+        for (int i = 0; i < fabrics.size(); i++)
+        {
+            for (final OpStatus status : OpStatus.values())
+            {
+                final long count = fabrics.get(i).get(status);
+                if (count > 0 || status == OpStatus.OK)
+                {
+                    out.append("mmx_fabric_ops_total{process=\"").append(processes.get(i).id()).append("\",outcome=\"")
+                        .append(lower(status.name())).append("\"} ").append(count).append('\n');
+                }
+            }
+        }
+        help(out, "mmx_fabric_events_total", "counter", "Memory fabric events that are not one operation's outcome.");
+        for (int i = 0; i < fabrics.size(); i++)
+        {
+            for (final FabricCounters.Other event : FabricCounters.Other.values())
+            {
+                out.append("mmx_fabric_events_total{process=\"").append(processes.get(i).id()).append("\",event=\"")
+                    .append(lower(event.name())).append("\"} ").append(fabrics.get(i).get(event)).append('\n');
+            }
+        }
+
+        help(out, "mmx_frames_sent_total", "counter", "Transport frames sent by this JVM.");
+        out.append("mmx_frames_sent_total ").append(frames.sent()).append('\n');
+        help(out, "mmx_frames_send_retries_total", "counter", "Frame sends retried after back pressure.");
+        out.append("mmx_frames_send_retries_total ").append(frames.sendRetries()).append('\n');
+        help(out, "mmx_frames_accepted_total", "counter", "Transport frames received and verified.");
+        out.append("mmx_frames_accepted_total ").append(frames.accepted()).append('\n');
+        help(out, "mmx_frames_dropped_total", "counter", "Transport frames dropped, by reason.");
+        for (final DropReason reason : DropReason.values())
+        {
+            out.append("mmx_frames_dropped_total{reason=\"").append(lower(reason.name())).append("\"} ")
+                .append(frames.dropped(reason)).append('\n');
+        }
+
+        help(out, "mmx_pending_submissions", "gauge", "Submissions queued or awaiting commit.");
+        out.append("mmx_pending_submissions ").append(pending).append('\n');
+        help(out, "mmx_submissions_total", "counter", "Submissions through this node, by outcome.");
+        for (final Outcome outcome : Outcome.values())
+        {
+            out.append("mmx_submissions_total{outcome=\"").append(lower(outcome.name())).append("\"} ")
+                .append(submissions(outcome)).append('\n');
+        }
+        latencyHistogram(out);
+        return out.toString();
+    }
+
+    private void latencyHistogram(final StringBuilder out)
+    {
+        help(out, "mmx_commit_latency_seconds", "histogram",
+            "From submit to the reply of the node's first replica, for committed submissions.");
+        final long count = commitLatencyTotal.getTotalCount();
+        for (final double bound : LATENCY_BUCKETS_S)
+        {
+            final long boundNs = (long)(bound * 1e9);
+            final long below = count == 0 ? 0 : commitLatencyTotal.getCountBetweenValues(0, boundNs);
+            out.append("mmx_commit_latency_seconds_bucket{le=\"").append(bound).append("\"} ").append(below)
+                .append('\n');
+        }
+        out.append("mmx_commit_latency_seconds_bucket{le=\"+Inf\"} ").append(count).append('\n');
+        // HdrHistogram keeps no exact sum: the mean times the count, within its 3 significant digits.
+        final double sumS = count == 0 ? 0 : commitLatencyTotal.getMean() * count / 1e9;
+        out.append("mmx_commit_latency_seconds_sum ").append(sumS).append('\n');
+        out.append("mmx_commit_latency_seconds_count ").append(count).append('\n');
+    }
+
+    private static void gauge(final StringBuilder out, final List<ProcessStatus> processes, final String name,
+        final String help, final java.util.function.ToLongFunction<ProcessStatus> value)
+    {
+        help(out, name, "gauge", help);
+        for (final ProcessStatus s : processes)
+        {
+            out.append(name).append("{process=\"").append(s.id()).append("\"} ").append(value.applyAsLong(s))
+                .append('\n');
+        }
+    }
+
+    private static void help(final StringBuilder out, final String name, final String type, final String help)
+    {
+        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    private static String lower(final String name)
+    {
+        return name.toLowerCase(Locale.ROOT);
+    }
+}
