@@ -98,6 +98,79 @@ class OpsScriptsTest
         }
     }
 
+    /**
+     * ops/dist writes an archive whose launchers run from its own lib/ with no Maven and no source
+     * tree, and ops/bundle --dist ships it: the units run the shipped launcher, SHA256SUMS covers it,
+     * and a deploy dry run takes the bundle.
+     */
+    @Test
+    void theDistributionRunsOnItsOwnAndBundlesShipIt() throws Exception
+    {
+        final Path dir = Files.createTempDirectory("mmx-ops-dist");
+        try
+        {
+            final Path archive = dir.resolve("mmx.tar.gz");
+            final Run made = run(List.of(OPS.resolve("dist").toString(), "--out", archive.toString()), 300);
+            assertEquals(0, made.exit(), made.output());
+            final Run refused = run(List.of(OPS.resolve("dist").toString(), "--out", dir.toString()), 60);
+            assertEquals(2, refused.exit(), refused.output());
+
+            final Path unpacked = Files.createDirectories(dir.resolve("host"));
+            assertEquals(0, run(List.of("tar", "-C", unpacked.toString(), "-xzf", archive.toString()), 60).exit());
+            final Path top;
+            try (Stream<Path> tops = Files.list(unpacked))
+            {
+                top = tops.findFirst().orElseThrow();
+            }
+            // Only java on the PATH: no mvn, and the launchers are not in the source tree.
+            final String javaBin = Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent().toString();
+            final Run mmx = run(List.of("env", "PATH=" + javaBin + ":/usr/bin:/bin", "MMX_CDS=0",
+                top.resolve("bin/mmx").toString(), "--version"), 120);
+            final Run topo = run(List.of("env", "PATH=" + javaBin + ":/usr/bin:/bin", "MMX_CDS=0",
+                top.resolve("bin/topo").toString(), "--version"), 120);
+            final Run source = run(List.of("bash", "-c", "MMX_CDS=0 ../bin/mmx --version 2>/dev/null"), 120);
+            assertEquals(0, mmx.exit(), mmx.output());
+            assertEquals(source.output(), mmx.output(), "the distribution runs the version built here");
+            assertEquals(0, topo.exit(), topo.output());
+            assertTrue(topo.output().startsWith("topo (mmx) " + source.output().strip().substring("mmx ".length())),
+                topo.output());
+            assertTrue(Files.isRegularFile(top.resolve("LICENSE")) && Files.isRegularFile(top.resolve("lib/mm-runtime.jar")));
+
+            final Path plan = dir.resolve("plan.json");
+            final Run planned = run(List.of("../bin/topo", "plan", "--n", "16", "--degree", "4", "--seed", "1", "--racks",
+                "2", "--hosts-per-rack", "2", "--procs-per-host", "4", "--attack-budget", "200ms", "--out",
+                plan.toString()), 300);
+            assertEquals(0, planned.exit(), planned.output());
+            final Path bundles = dir.resolve("bundles");
+            final Run bundled = run(List.of(OPS.resolve("bundle").toString(), "--plan", plan.toString(), "--inventory",
+                OPS.resolve("examples/inventory").toString(), "--out", bundles.toString(), "--dist", archive.toString(),
+                "--root", "/srv/mmx-{name}"), 300);
+            assertEquals(0, bundled.exit(), bundled.output());
+            final Path host = bundles.resolve("rack1/host3");
+            assertTrue(Files.readString(host.resolve("mmx-node.service"))
+                .contains("ExecStart=/srv/mmx-r1-h1/current/dist/bin/mmx node "), "the unit runs the shipped launcher");
+            assertTrue(Files.readString(host.resolve("mmx.env")).contains("MMX_BIN=/srv/mmx-r1-h1/current/dist/bin/mmx"));
+            assertTrue(Files.readString(host.resolve("SHA256SUMS")).contains("dist/lib/mm-runtime.jar"),
+                "SHA256SUMS covers the distribution");
+            final Run dry = run(List.of(OPS.resolve("deploy").toString(), "--bundle", bundles.toString(), "--transport",
+                "local", "--dry-run"), 120);
+            assertEquals(0, dry.exit(), dry.output());
+
+            // A file that is not a distribution: one error, exit 2, no bundles written.
+            final Path notDist = Files.writeString(dir.resolve("not.tar.gz"), "not an archive");
+            final Run bad = run(List.of(OPS.resolve("bundle").toString(), "--plan", plan.toString(), "--inventory",
+                OPS.resolve("examples/inventory").toString(), "--out", dir.resolve("bad-bundles").toString(), "--dist",
+                notDist.toString()), 300);
+            assertEquals(2, bad.exit(), bad.output());
+            assertTrue(bad.output().contains("is not an mmx distribution"), bad.output());
+            assertTrue(Files.notExists(dir.resolve("bad-bundles")));
+        }
+        finally
+        {
+            run(List.of("rm", "-rf", dir.toString()), 60);
+        }
+    }
+
     @Test
     void theSelfcheckCommitsAProbe() throws Exception
     {
