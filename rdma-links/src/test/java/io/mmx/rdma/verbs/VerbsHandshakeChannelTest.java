@@ -55,48 +55,8 @@ class VerbsHandshakeChannelTest
 
     private VerbsConnectAttempt connect(final int self, final int owner, final ClusterKey key, final long nonce)
     {
-        final VerbsHandshake codec = new VerbsHandshake(key, PLAN);
-        final VerbsConnectAttempt[] attempt = new VerbsConnectAttempt[1];
-        attempt[0] = new VerbsConnectAttempt(self, owner, host.boundAddress().toString(), codec, nonce,
-            System.nanoTime(), 5_000_000_000L, new VerbsConnectAttempt.Actions()
-            {
-                @Override
-                public void resolveAddr()
-                {
-                }
-
-                @Override
-                public void resolveRoute()
-                {
-                }
-
-                @Override
-                public int localCmPort()
-                {
-                    return CM_PORT;
-                }
-
-                @Override
-                public void sendHandshake(final byte[] request) throws IOException
-                {
-                    final byte[] reply = VerbsHandshakeChannel.exchange(host.boundAddress(), request, 2000);
-                    attempt[0].onHandshakeReply(reply, reply.length, System.nanoTime());
-                }
-
-                @Override
-                public void connect()
-                {
-                }
-
-                @Override
-                public void abort()
-                {
-                }
-            });
-        attempt[0].start();
-        attempt[0].onCmEvent(CmEvent.ADDR_RESOLVED, System.nanoTime());
-        attempt[0].onCmEvent(CmEvent.ROUTE_RESOLVED, System.nanoTime());
-        return attempt[0];
+        return LoopbackAttempt.run(self, owner, new VerbsHandshake(key, PLAN), nonce, host.boundAddress(), CM_PORT,
+            5000, () -> { });
     }
 
     @Test

@@ -138,71 +138,26 @@ class VerbsShmConformanceTest extends MemoryFabricConformanceTest
         return (self, owner) ->
         {
             final int cmPort = nextCmPort.getAndIncrement();
-            final VerbsConnectAttempt[] attempt = new VerbsConnectAttempt[1];
             final SoftwareNic[] queuePair = new SoftwareNic[1];
-            attempt[0] = new VerbsConnectAttempt(self, owner, target.channel().boundAddress().toString(), codec,
-                random.nextLong(), System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(HANDSHAKE_TIMEOUT_MS),
-                new VerbsConnectAttempt.Actions()
+            final VerbsConnectAttempt attempt = LoopbackAttempt.run(self, owner, codec, random.nextLong(),
+                target.channel().boundAddress(), cmPort, HANDSHAKE_TIMEOUT_MS, () ->
                 {
-                    @Override
-                    public void resolveAddr()
-                    {
-                    }
-
-                    @Override
-                    public void resolveRoute()
-                    {
-                    }
-
-                    @Override
-                    public int localCmPort()
-                    {
-                        return cmPort;
-                    }
-
-                    @Override
-                    public void sendHandshake(final byte[] request)
-                    {
-                        try
-                        {
-                            final byte[] reply = VerbsHandshakeChannel.exchange(target.channel().boundAddress(),
-                                request, HANDSHAKE_TIMEOUT_MS);
-                            attempt[0].onHandshakeReply(reply, reply.length, System.nanoTime());
-                        }
-                        catch (final IOException ex)
-                        {
-                            attempt[0].onHandshakeFailed(ex.getMessage(), System.nanoTime());
-                        }
-                    }
-
-                    @Override
-                    public void connect()
-                    {
-                        // The host's side of rdma_accept: admitted only on a grant, the QP in the edge's PD.
-                        final EdgeRegistrations.Edge<Integer, SoftwareHca.Registration> edge =
-                            target.edges().admit(InetAddress.getLoopbackAddress(), cmPort, System.nanoTime());
-                        queuePair[0] = edge == null ? null : hca.queuePair(edge.pd());
-                    }
-
-                    @Override
-                    public void abort()
-                    {
-                    }
+                    // The host's side of rdma_accept: admitted only on a grant, the QP in the edge's PD.
+                    final EdgeRegistrations.Edge<Integer, SoftwareHca.Registration> edge =
+                        target.edges().admit(InetAddress.getLoopbackAddress(), cmPort, System.nanoTime());
+                    queuePair[0] = edge == null ? null : hca.queuePair(edge.pd());
                 });
-            attempt[0].start();
-            attempt[0].onCmEvent(CmEvent.ADDR_RESOLVED, System.nanoTime());
-            attempt[0].onCmEvent(CmEvent.ROUTE_RESOLVED, System.nanoTime());
-            if (attempt[0].state() == VerbsConnectAttempt.State.CONNECTING)
+            if (attempt.state() == VerbsConnectAttempt.State.CONNECTING)
             {
-                attempt[0].onCmEvent(queuePair[0] != null ? CmEvent.ESTABLISHED : CmEvent.REJECTED, System.nanoTime());
+                attempt.onCmEvent(queuePair[0] != null ? CmEvent.ESTABLISHED : CmEvent.REJECTED, System.nanoTime());
             }
-            if (attempt[0].state() != VerbsConnectAttempt.State.ESTABLISHED)
+            if (attempt.state() != VerbsConnectAttempt.State.ESTABLISHED)
             {
-                return VerbsConnector.Connection.failed(attempt[0].status(), attempt[0].message());
+                return VerbsConnector.Connection.failed(attempt.status(), attempt.message());
             }
             queuePairs.computeIfAbsent(self + "->" + owner, (e) -> new CopyOnWriteArrayList<>()).add(queuePair[0]);
-            final VerbsHandshake.Grant grant = attempt[0].grant();
-            return new VerbsConnector.Connection(OpStatus.OK, attempt[0].message(), queuePair[0], grant.remoteBase(),
+            final VerbsHandshake.Grant grant = attempt.grant();
+            return new VerbsConnector.Connection(OpStatus.OK, attempt.message(), queuePair[0], grant.remoteBase(),
                 grant.rkey(), grant.dataBytes(), new UnsafeBuffer(BufferUtil.allocateDirectAligned(
                 VerbsRegionLink.SCRATCH_BYTES, 64)), 0x1000 | self);
         };
