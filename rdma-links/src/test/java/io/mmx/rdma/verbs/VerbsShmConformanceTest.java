@@ -225,6 +225,28 @@ class VerbsShmConformanceTest extends MemoryFabricConformanceTest
     }
 
     @Test
+    void aReplacedRegionFileIsServedAnewAndTheOldKeysDie()
+    {
+        final MemoryFabric one = fabric(1);
+        final MemoryFabric two = fabric(2);
+        assertEquals(OpStatus.OK, FabricTestSupport.status(one, one.write(0, 0, 5, OP_TIMEOUT_NS)));
+        assertEquals(5, FabricTestSupport.readOk(two, 0, 0));
+
+        // The owner's file is deleted and created again (say, by an operator and a restarted owner).
+        store.delete(0);
+        createRegion(0, DATA_BYTES);
+        // Process 1's next handshake (after its queue pair fails) finds the new file: every edge into the
+        // old memory loses its registration, so process 2 cannot go on writing the deleted region.
+        queuePairs(1, 0).get(0).failNext = true;
+        assertEquals(OpStatus.TIMEOUT, FabricTestSupport.status(one, one.read(0, 0, OP_TIMEOUT_NS)));
+        assertEquals(0, FabricTestSupport.readOk(one, 0, 0), "the new region");
+        assertEquals(OpStatus.REGION_MISMATCH, FabricTestSupport.status(two, two.write(0, 0, 9, OP_TIMEOUT_NS)),
+            "edge 2's old rkey is dead");
+        assertEquals(OpStatus.OK, FabricTestSupport.status(two, two.write(0, 0, 9, OP_TIMEOUT_NS)));
+        assertEquals(9, FabricTestSupport.readOk(one, 0, 0), "both edges reach the same, new region");
+    }
+
+    @Test
     void aLeakedKeyIsUselessOnAnotherEdgesQueuePair() throws IOException
     {
         final MemoryFabric one = fabric(1);
