@@ -124,16 +124,7 @@ class VerbsHandshakeChannelTest
         final java.util.List<Socket> silent = new java.util.ArrayList<>();
         try
         {
-            for (int i = 0; i < 64; i++)
-            {
-                final Socket s = new Socket();
-                silent.add(s);
-                s.connect(host.boundAddress(), 2000);
-                if ((i & 1) == 1)
-                {
-                    s.getOutputStream().write(new byte[10]); // half a request, then nothing
-                }
-            }
+            openIdleOrHalfSent(64, silent);
             // 16 requesters at once, behind 64 silent peers: each is served well within one I/O timeout.
             final long startNs = System.nanoTime();
             final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(16);
@@ -172,6 +163,47 @@ class VerbsHandshakeChannelTest
             for (final Socket s : silent)
             {
                 s.close();
+            }
+        }
+    }
+
+    @Test
+    void aFloodOf2000IdleOrHalfSentConnectionsLeavesRoomForAnExchange() throws Exception
+    {
+        final java.util.List<Socket> flood = new java.util.ArrayList<>();
+        try
+        {
+            openIdleOrHalfSent(2000, flood);
+            final long startNs = System.nanoTime();
+            final VerbsConnectAttempt a = connect(1, 2, KEY, 7000L);
+            final long servedMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+            System.out.println("VerbsHandshakeChannelTest: after 2000 idle or half-sent connections an exchange took " +
+                servedMs + " ms; " + host.openConnections() + " handshake connections open (at most " +
+                VerbsHandshakeChannel.MAX_CONNECTIONS + ")");
+            assertEquals(VerbsConnectAttempt.State.CONNECTING, a.state(), a.message());
+            assertTrue(servedMs < 2000, "served only after " + servedMs + " ms");
+            assertTrue(host.openConnections() <= VerbsHandshakeChannel.MAX_CONNECTIONS, host.openConnections() + " open");
+        }
+        finally
+        {
+            for (final Socket s : flood)
+            {
+                s.close();
+            }
+        }
+    }
+
+    // Half of them send nothing, the other half half a request; all are kept open by the caller.
+    private void openIdleOrHalfSent(final int count, final java.util.List<Socket> into) throws IOException
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final Socket s = new Socket();
+            into.add(s);
+            s.connect(host.boundAddress(), 10_000);
+            if ((i & 1) == 1)
+            {
+                s.getOutputStream().write(new byte[10]);
             }
         }
     }
