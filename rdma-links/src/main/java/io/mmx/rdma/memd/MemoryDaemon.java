@@ -195,6 +195,16 @@ public final class MemoryDaemon implements AutoCloseable
         return loop.failure();
     }
 
+    /**
+     * Stops serving because a part of this daemon beside its I/O thread failed (verbs mode: the
+     * region host): every connection is closed and {@link #awaitTermination()} returns {@code cause},
+     * so the daemon exits non-zero instead of staying alive half-served.
+     */
+    public void stopServing(final Throwable cause)
+    {
+        loop.stop(cause);
+    }
+
     @Override
     public void close()
     {

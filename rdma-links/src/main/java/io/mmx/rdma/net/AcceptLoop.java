@@ -41,7 +41,10 @@ public final class AcceptLoop implements AutoCloseable
         {
         }
 
-        /** The loop has stopped and closed every channel; {@code failure} is null after {@link #close()}. */
+        /**
+         * The loop has stopped and closed every channel; {@code failure} is null after {@link #close()},
+         * else what stopped it.
+         */
         default void stopped(final Throwable failure)
         {
         }
@@ -188,6 +191,21 @@ public final class AcceptLoop implements AutoCloseable
         return failure;
     }
 
+    /**
+     * Stops serving because of {@code cause} (a part of the server beside this loop failed): the
+     * thread closes everything as after its own failure, and {@link #awaitTermination()} returns
+     * {@code cause}. Returns at once.
+     */
+    public void stop(final Throwable cause)
+    {
+        if (failure == null)
+        {
+            failure = cause;
+        }
+        running = false;
+        selector.wakeup();
+    }
+
     /** Stops the thread, closing every connection and the listening socket; waits up to five seconds for it. */
     @Override
     public void close()
@@ -245,7 +263,10 @@ public final class AcceptLoop implements AutoCloseable
         {
             // A bug or an exhausted JVM, not input (input problems are handled per connection): a server
             // that cannot serve must not look alive, so it stops and says why.
-            failure = ex;
+            if (failure == null)
+            {
+                failure = ex;
+            }
         }
         finally
         {

@@ -51,6 +51,7 @@ public final class DisniRegionHost implements AutoCloseable
     private final VerbsHandshakeChannel handshakes;
     private final Thread thread;
     private volatile boolean running = true;
+    private volatile java.util.function.Consumer<Throwable> onFailure = (failure) -> { };
 
     private DisniRegionHost(
         final InetSocketAddress cmListen,
@@ -74,7 +75,8 @@ public final class DisniRegionHost implements AutoCloseable
         // Requesters post nothing to the host's side of a QP; one CQ serves them all.
         this.cq = context.createCQ(null, 16, 0);
         this.handshakes = VerbsHandshakeChannel.serve(handshakeListen, (request, length, from) ->
-            edges.onHandshake(request, length, from.getAddress(), System.nanoTime()).reply(), 1000);
+            edges.onHandshake(request, length, from.getAddress(), System.nanoTime()).reply(), 1000,
+            (failure) -> onFailure.accept(failure));
         this.thread = new Thread(this::run, "mmx-verbs-host");
         thread.setDaemon(true);
         thread.start();
@@ -103,6 +105,15 @@ public final class DisniRegionHost implements AutoCloseable
         {
             throw new UncheckedIOException("the verbs host cannot listen on " + cmListen + ": " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * Who hears, once per thread, that the host stopped serving: its handshake or its connection thread
+     * failed (memd then stops, so that its service manager restarts it).
+     */
+    public void onFailure(final java.util.function.Consumer<Throwable> listener)
+    {
+        this.onFailure = listener;
     }
 
     /** The handshake listener's address. */
@@ -185,10 +196,20 @@ public final class DisniRegionHost implements AutoCloseable
             }
             catch (final IOException ex)
             {
+                // One connection request that could not be accepted; its requester times out and retries.
                 if (!running)
                 {
                     return;
                 }
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                // A bug or an exhausted JVM: no connection would be accepted from now on, so say so.
+                if (running)
+                {
+                    onFailure.accept(ex);
+                }
+                return;
             }
         }
     }

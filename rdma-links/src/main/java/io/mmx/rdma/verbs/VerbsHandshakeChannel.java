@@ -60,6 +60,22 @@ public final class VerbsHandshakeChannel implements AutoCloseable
     public static VerbsHandshakeChannel serve(
         final InetSocketAddress listen, final Responder responder, final int ioTimeoutMs)
     {
+        return serve(listen, responder, ioTimeoutMs, (failure) -> System.err.println(
+            "mmx-verbs-handshake: stopped serving handshakes: " + failure));
+    }
+
+    /**
+     * Serves handshakes on {@code listen}; {@code onFailure} hears, once, what stopped the channel's
+     * thread if anything but {@link #close()} did.
+     *
+     * @throws UncheckedIOException if the address cannot be bound.
+     */
+    public static VerbsHandshakeChannel serve(
+        final InetSocketAddress listen,
+        final Responder responder,
+        final int ioTimeoutMs,
+        final java.util.function.Consumer<Throwable> onFailure)
+    {
         final AcceptLoop loop;
         try
         {
@@ -88,7 +104,7 @@ public final class VerbsHandshakeChannel implements AutoCloseable
             {
                 if (failure != null)
                 {
-                    System.err.println("mmx-verbs-handshake: stopped serving handshakes: " + failure);
+                    onFailure.accept(failure);
                 }
             }
         });
