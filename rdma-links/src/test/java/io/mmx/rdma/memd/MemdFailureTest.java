@@ -51,6 +51,24 @@ class MemdFailureTest
     }
 
     @Test
+    void theConnectionLimitComesFromTheMemoryBudget()
+    {
+        final long mib64 = 64L << 20;
+        final MemoryDaemon.Context derived = new MemoryDaemon.Context().clusterKey(KEY).plan(PLAN).memoryBytes(mib64)
+            .conclude();
+        assertEquals(mib64 / 4 / MemoryDaemon.CONNECTION_BUFFER_BYTES, derived.maxConnections(),
+            "a quarter of the budget in connection buffers");
+        assertEquals(1024, new MemoryDaemon.Context().clusterKey(KEY).plan(PLAN).memoryBytes(64L << 30).conclude()
+            .maxConnections(), "at most 1024");
+        final int tooMany = (int)(mib64 / 2 / MemoryDaemon.CONNECTION_BUFFER_BYTES) + 1;
+        final IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> new MemoryDaemon.Context().clusterKey(KEY).plan(PLAN)
+            .memoryBytes(mib64).maxConnections(tooMany).conclude());
+        assertTrue(refused.getMessage().contains("--max-connections " + tooMany + " need") &&
+            refused.getMessage().contains("more than half of the memory budget"), refused.getMessage());
+    }
+
+    @Test
     void aFailureBesideTheIoThreadStopsTheDaemonWithThatCause() throws Exception
     {
         // What memd's verbs mode does when its region host fails: the daemon stops, not half-served.
