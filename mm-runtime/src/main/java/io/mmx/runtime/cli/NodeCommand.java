@@ -48,7 +48,8 @@ final class NodeCommand implements Callable<Integer>
     @Option(names = "--memory", paramLabel = "KIND", defaultValue = "shm", description = "shm (files, one host), memd (daemons) or verbs (RDMA); default ${DEFAULT-VALUE}")
     String memory;
 
-    @Option(names = "--shm-dir", paramLabel = "DIR", description = "region files' directory for shm (default /dev/shm/mmx)")
+    @Option(names = "--shm-dir", paramLabel = "DIR", description = "region files' directory for shm and verbs " +
+        "(verbs: the directory memd --shm-dir serves; default /dev/shm/mmx)")
     Path shmDir;
 
     @Option(names = "--memd", paramLabel = "SPEC", description = {"memory daemons by process, for --memory memd, for example:", "0-3@10.0.0.1:7400;4-7@10.0.0.2:7400"})

@@ -185,7 +185,7 @@ public final class MmxNode implements AutoCloseable
         }
         if (ctx.memoryKind() == NodeContext.Memory.SHM)
         {
-            return shmRegions(ctx, hosted, layout, digest, key).linkFactory(digest, key);
+            return shmRegions(ctx, hosted, layout, digest, key, resources).linkFactory(digest, key);
         }
         final IntFunction<InetSocketAddress> daemonOf = (owner) -> address(ctx.memdDirectory(), owner);
         final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
@@ -206,7 +206,11 @@ public final class MmxNode implements AutoCloseable
     {
         // Fail before creating anything: one message naming libdisni, libibverbs, the device or its atomics.
         io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
-        shmRegions(ctx, hosted, layout, digest, key);
+        // The files hold the regions and memd maps and registers them; this node keeps no mapping of its
+        // own, so it reaches its own region, like every other, through a queue pair.
+        final List<AutoCloseable> mappings = new ArrayList<>();
+        shmRegions(ctx, hosted, layout, digest, key, mappings);
+        mappings.forEach(CloseHelper::quietClose);
         final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
             io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(address(ctx.verbsDirectory(), owner));
         final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
@@ -228,15 +232,15 @@ public final class MmxNode implements AutoCloseable
         return keys;
     }
 
-    /** Creates (or reopens) the hosted processes' region files; the mappings close with the node. */
-    private ShmRegionStore shmRegions(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final HostKeys key)
+    /** Creates (or reopens) the hosted processes' region files; their mappings go to {@code mappings}. */
+    private static ShmRegionStore shmRegions(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
+        final PlanDigest digest, final HostKeys key, final List<AutoCloseable> mappings)
     {
         final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
             ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
         for (final int id : hosted)
         {
-            resources.add(store.createOrOpen(id, 8L * layout.regionWords(), digest, key));
+            mappings.add(store.createOrOpen(id, 8L * layout.regionWords(), digest, key));
         }
         return store;
     }

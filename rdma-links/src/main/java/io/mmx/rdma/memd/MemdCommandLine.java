@@ -196,6 +196,12 @@ public final class MemdCommandLine implements Callable<Integer>
             closeQuietly(verbsHost);
             return 3;
         }
+        if (verbsHost instanceof io.mmx.rdma.verbs.DisniRegionHost host)
+        {
+            // A verbs host that stops serving stops the daemon too: exit 3, and the service manager restarts it.
+            host.onFailure((failure) -> daemon.stopServing(new IllegalStateException(
+                "the verbs region host failed: " + failure, failure)));
+        }
         try (daemon; AutoCloseable verbs = verbsHost)
         {
             final Thread hook = new Thread(daemon::close, "mmx-memd-shutdown");

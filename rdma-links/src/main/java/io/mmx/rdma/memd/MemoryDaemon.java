@@ -4,6 +4,7 @@ import io.mmx.planner.graph.Graph;
 import io.mmx.rdma.fabric.FabricCounters;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
+import io.mmx.rdma.net.AcceptLoop;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionHeader;
@@ -20,10 +21,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
-import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -73,14 +72,9 @@ public final class MemoryDaemon implements AutoCloseable
     // Process keys' MACs, derived from the cluster key on first use, one per process of the plan.
     private final Mac[] processMacs;
     private final byte[] tagScratch = new byte[MemdProtocol.TAG_LENGTH];
-    private final ServerSocketChannel server;
-    private final Selector selector;
-    private final Thread thread;
-    private final java.util.LinkedHashSet<Connection> pending = new java.util.LinkedHashSet<>();
+    // Pending connections are the loop's opening ones: handshake timeout, oldest evicted when full.
+    private final AcceptLoop loop;
     private final java.util.ArrayList<Connection> authenticated = new java.util.ArrayList<>();
-    private final java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
-    private volatile Throwable failure;
-    private volatile boolean running = true;
     private volatile int connectionCount;
     private long nextSweepNs;
     private long regionBytes;
@@ -91,27 +85,40 @@ public final class MemoryDaemon implements AutoCloseable
         this.plan = context.plan;
         this.planDigest = context.planDigest;
         this.processMacs = new Mac[context.plan.n()];
-        Selector openedSelector = null;
-        ServerSocketChannel openedServer = null;
         try
         {
-            openedSelector = Selector.open();
-            openedServer = ServerSocketChannel.open();
-            openedServer.bind(context.listen, 256);
-            openedServer.configureBlocking(false);
-            openedServer.register(openedSelector, SelectionKey.OP_ACCEPT);
+            this.loop = AcceptLoop.bind(context.listen, context.maxPendingConnections,
+                java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(context.handshakeTimeoutMs), "mmx-memd");
         }
         catch (final IOException ex)
         {
-            closeQuietly(openedServer);
-            closeQuietly(openedSelector);
             throw new UncheckedIOException(listenFailure(context.listen, ex), ex);
         }
-        this.selector = openedSelector;
-        this.server = openedServer;
-        this.thread = new Thread(this::run, "mmx-memd");
-        thread.setDaemon(true);
-        thread.start();
+        loop.start(new AcceptLoop.Handler()
+        {
+            @Override
+            public AcceptLoop.Peer accepted(final SocketChannel channel, final Selector selector, final long nowNs)
+                throws IOException
+            {
+                final Connection connection = new Connection(channel, nowNs);
+                connectionCount++;
+                connection.key = channel.register(selector, SelectionKey.OP_READ | SelectionKey.OP_WRITE, connection);
+                return connection;
+            }
+
+            @Override
+            public void afterSelect(final long nowNs)
+            {
+                closeIdle(nowNs);
+            }
+
+            @Override
+            public void stopped(final Throwable failure)
+            {
+                authenticated.clear();
+                connectionCount = 0;
+            }
+        });
     }
 
     /**
@@ -136,21 +143,6 @@ public final class MemoryDaemon implements AutoCloseable
         return "cannot listen on " + where + " (" + ex.getMessage() + "): pass an address of this host with --listen HOST:PORT";
     }
 
-    private static void closeQuietly(final java.io.Closeable closeable)
-    {
-        if (closeable != null)
-        {
-            try
-            {
-                closeable.close();
-            }
-            catch (final IOException ignore)
-            {
-                // Failing to start anyway.
-            }
-        }
-    }
-
     /** Validates {@code context} and starts serving on its address. */
     public static MemoryDaemon start(final Context context)
     {
@@ -160,14 +152,7 @@ public final class MemoryDaemon implements AutoCloseable
     /** The address actually bound (useful with port 0). */
     public InetSocketAddress boundAddress()
     {
-        try
-        {
-            return (InetSocketAddress)server.getLocalAddress();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
+        return loop.boundAddress();
     }
 
     /** Refusals and errors, by status, plus malformed frames and refused connections. */
@@ -201,102 +186,39 @@ public final class MemoryDaemon implements AutoCloseable
      */
     public Throwable awaitTermination() throws InterruptedException
     {
-        terminated.await();
-        return failure;
+        return loop.awaitTermination();
     }
 
     /** What stopped the I/O thread, or null while it runs or after a normal close. */
     public Throwable failure()
     {
-        return failure;
+        return loop.failure();
+    }
+
+    /**
+     * Stops serving because a part of this daemon beside its I/O thread failed (verbs mode: the
+     * region host): every connection is closed and {@link #awaitTermination()} returns {@code cause},
+     * so the daemon exits non-zero instead of staying alive half-served.
+     */
+    public void stopServing(final Throwable cause)
+    {
+        loop.stop(cause);
     }
 
     @Override
     public void close()
     {
-        running = false;
-        selector.wakeup();
-        try
-        {
-            thread.join(5_000);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        loop.close();
     }
 
-    private void run()
-    {
-        try
-        {
-            while (running)
-            {
-                selector.select(100);
-                final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-                while (it.hasNext())
-                {
-                    final SelectionKey key = it.next();
-                    it.remove();
-                    if (!key.isValid())
-                    {
-                        continue;
-                    }
-                    if (key.isAcceptable())
-                    {
-                        accept();
-                    }
-                    else
-                    {
-                        ((Connection)key.attachment()).onReady(key);
-                    }
-                }
-                sweep(System.nanoTime());
-            }
-        }
-        catch (final Throwable ex)
-        {
-            // A bug or an exhausted JVM, not input (input problems are handled per connection): a daemon
-            // that cannot serve must not look alive, so it stops and says why.
-            failure = ex;
-        }
-        finally
-        {
-            for (final SelectionKey key : selector.keys())
-            {
-                CloseHelper.quietClose(key.channel());
-            }
-            pending.clear();
-            authenticated.clear();
-            connectionCount = 0;
-            CloseHelper.quietClose(selector);
-            CloseHelper.quietClose(server);
-            terminated.countDown();
-        }
-    }
-
-    // Closes pending connections past the handshake timeout and authenticated ones idle too long.
-    private void sweep(final long nowNs)
+    // Closes authenticated connections idle too long (the loop closes pending ones at the handshake timeout).
+    private void closeIdle(final long nowNs)
     {
         if (nowNs - nextSweepNs < 0)
         {
             return;
         }
-        nextSweepNs = nowNs + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
-            Math.max(10, Math.min(context.handshakeTimeoutMs, context.idleTimeoutMs) / 4));
-        final long handshakeNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(context.handshakeTimeoutMs);
-        final Iterator<Connection> oldestFirst = pending.iterator();
-        while (oldestFirst.hasNext())
-        {
-            final Connection connection = oldestFirst.next();
-            if (nowNs - connection.openedNs < handshakeNs)
-            {
-                break;
-            }
-            oldestFirst.remove();
-            counters.increment(FabricCounters.Other.CONNECTION_REFUSED);
-            connection.close();
-        }
+        nextSweepNs = nowNs + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(10, context.idleTimeoutMs / 4));
         final long idleNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(context.idleTimeoutMs);
         for (int i = authenticated.size() - 1; i >= 0; i--)
         {
@@ -323,38 +245,14 @@ public final class MemoryDaemon implements AutoCloseable
         return processMacs[process];
     }
 
-    private void accept() throws IOException
-    {
-        SocketChannel channel;
-        while ((channel = server.accept()) != null)
-        {
-            if (pending.size() >= context.maxPendingConnections)
-            {
-                // Evict the oldest unauthenticated connection: a flood of silent sockets then holds a slot
-                // only until the next connection arrives, and a real client authenticates in one round trip.
-                final Connection oldest = pending.iterator().next();
-                pending.remove(oldest);
-                counters.increment(FabricCounters.Other.CONNECTION_REFUSED);
-                oldest.close();
-            }
-            channel.configureBlocking(false);
-            channel.socket().setTcpNoDelay(true);
-            final Connection connection = new Connection(channel, System.nanoTime());
-            connectionCount++;
-            pending.add(connection);
-            connection.key = channel.register(selector, SelectionKey.OP_READ | SelectionKey.OP_WRITE, connection);
-        }
-    }
-
     /**
      * One client connection: its nonce, identity, replay window and bounded buffers. Pending
      * connections hold {@link #PENDING_IN_BYTES} + {@link #PENDING_OUT_BYTES}; the full buffers
      * ({@link #CONNECTION_BUFFER_BYTES}) come with the first authenticated frame.
      */
-    private final class Connection
+    private final class Connection implements AcceptLoop.Peer
     {
         private final SocketChannel channel;
-        private final long openedNs;
         private ByteBuffer in = ByteBuffer.allocateDirect(PENDING_IN_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         private ByteBuffer out = ByteBuffer.allocateDirect(PENDING_OUT_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         private UnsafeBuffer inView = new UnsafeBuffer(in);
@@ -373,7 +271,6 @@ public final class MemoryDaemon implements AutoCloseable
         Connection(final SocketChannel channel, final long nowNs)
         {
             this.channel = channel;
-            this.openedNs = nowNs;
             this.lastFrameNs = nowNs;
             random.nextBytes(nonce);
             out.putInt(MemdProtocol.HELLO_LENGTH);
@@ -397,7 +294,7 @@ public final class MemoryDaemon implements AutoCloseable
          */
         private boolean authenticate(final long requestId)
         {
-            pending.remove(this);
+            loop.opened(this);
             if (authenticated.size() >= context.maxConnections)
             {
                 counters.increment(FabricCounters.Other.CONNECTION_REFUSED);
@@ -429,7 +326,16 @@ public final class MemoryDaemon implements AutoCloseable
             return true;
         }
 
-        void onReady(final SelectionKey key)
+        @Override
+        public void onDropped(final boolean evicted)
+        {
+            // Evicted for a newer connection, or no authenticated frame within the handshake timeout.
+            counters.increment(FabricCounters.Other.CONNECTION_REFUSED);
+            close();
+        }
+
+        @Override
+        public void onReady(final SelectionKey key)
         {
             try
             {
@@ -761,7 +667,7 @@ public final class MemoryDaemon implements AutoCloseable
                 }
                 else
                 {
-                    pending.remove(this);
+                    loop.closed(this);
                 }
                 if (key != null)
                 {

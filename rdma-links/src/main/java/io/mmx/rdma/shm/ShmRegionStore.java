@@ -166,32 +166,57 @@ public final class ShmRegionStore
      * A resolver that maps region files of this directory on demand, validated against {@code plan} and
      * {@code key}, for a server that exposes this host's regions (the verbs region host). Each region is
      * mapped once, on its first successful resolution, and the same memory is returned from then on (a
-     * served region must not move, and a server registers it once); failures are not remembered, so a
-     * region created later is found. Mappings stay open for the life of the JVM.
+     * served region must not move, and a server registers it once), as long as the file is the same
+     * file: a region file replaced by another (deleted, then created again) is mapped anew, so the server
+     * sees the move and re-registers, rather than serving the deleted one beside its owner's new one. A
+     * file deleted and not replaced leaves the mapping served. Failures are not remembered, so a region
+     * created later is found. Mappings stay open for the life of the JVM (a replaced one too: a server
+     * may still have it registered).
      */
     public RegionResolver resolver(final PlanDigest plan, final RegionKeyCheck key)
     {
-        final ConcurrentHashMap<Integer, RegionMemory> mapped = new ConcurrentHashMap<>();
+        final ConcurrentHashMap<Integer, Held> mapped = new ConcurrentHashMap<>();
         return (owner) ->
         {
-            final RegionMemory known = mapped.get(owner);
-            if (known != null)
+            final Path file = regionFile(owner);
+            final Object identity = fileKey(file);
+            final Held known = mapped.get(owner);
+            if (known != null && (identity == null || identity.equals(known.fileKey())))
             {
-                return RegionResolver.Resolution.found(known);
+                return RegionResolver.Resolution.found(known.memory());
             }
-            final Mapping mapping = map(owner, regionFile(owner), plan, key);
+            final Mapping mapping = map(owner, file, plan, key);
             if (mapping.region == null)
             {
                 return RegionResolver.Resolution.failed(mapping.status, mapping.message);
             }
-            final RegionMemory winner = mapped.putIfAbsent(owner, mapping.region.memory());
+            final Held fresh = new Held(mapping.region.memory(), identity);
+            final Held winner = known == null ? mapped.putIfAbsent(owner, fresh) :
+                (mapped.replace(owner, known, fresh) ? null : mapped.get(owner));
             if (winner != null)
             {
                 mapping.region.close(); // a concurrent resolution mapped it first
-                return RegionResolver.Resolution.found(winner);
+                return RegionResolver.Resolution.found(winner.memory());
             }
-            return RegionResolver.Resolution.found(mapping.region.memory());
+            return RegionResolver.Resolution.found(fresh.memory());
         };
+    }
+
+    private record Held(RegionMemory memory, Object fileKey)
+    {
+    }
+
+    // The file's identity (device and inode on Linux), or null when it does not exist.
+    private static Object fileKey(final Path file)
+    {
+        try
+        {
+            return Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
     }
 
     /** A link factory whose links map neighbours' files, validated against {@code plan} and {@code key}. */

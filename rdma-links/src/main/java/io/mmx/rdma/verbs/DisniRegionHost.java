@@ -12,10 +12,8 @@ import com.ibm.disni.verbs.RdmaConnParam;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import io.mmx.planner.graph.Graph;
 import io.mmx.rdma.fabric.FabricCounters;
-import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
-import io.mmx.rdma.region.RegionHeader;
 import io.mmx.rdma.region.RegionResolver;
 
 import java.io.IOException;
@@ -31,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * with remote read, write and atomic access, answers handshakes on a
  * {@link VerbsHandshakeChannel}, and accepts an rdma_cm connection request only when a grant of
  * its {@link VerbsEdgeAcceptor} announced it; any other request is destroyed unanswered, which
- * the requester sees as REJECTED. The grant decides; this class only makes the native calls.
+ * the requester sees as REJECTED. {@link HostedEdges} decides and keeps the registrations; this
+ * class only makes the native calls.
  *
  * <p>Access per edge ({@link EdgeRegistrations}): each (owner, requester) edge has its own
  * protection domain holding one registration of the owner's data area and that edge's queue
@@ -42,19 +41,17 @@ import java.util.concurrent.TimeUnit;
 public final class DisniRegionHost implements AutoCloseable
 {
     private static final long GRANT_TTL_NS = TimeUnit.SECONDS.toNanos(10);
-    private static final int REPLAY_WINDOW = 65536;
     private static final int POLL_MS = 100;
 
     private final RdmaEventChannel channel;
     private final RdmaCmId listenId;
     private final IbvCQ cq;
-    private final RegionResolver resolver;
-    private final EdgeRegistrations<IbvPd, IbvMr> registrations;
+    private final HostedEdges<IbvPd, IbvMr> edges;
     private final List<RdmaCmId> connections = new ArrayList<>();
-    private final VerbsEdgeAcceptor acceptor;
     private final VerbsHandshakeChannel handshakes;
     private final Thread thread;
     private volatile boolean running = true;
+    private volatile java.util.function.Consumer<Throwable> onFailure = (failure) -> { };
 
     private DisniRegionHost(
         final InetSocketAddress cmListen,
@@ -64,7 +61,6 @@ public final class DisniRegionHost implements AutoCloseable
         final ClusterKey key,
         final RegionResolver resolver) throws IOException
     {
-        this.resolver = resolver;
         this.channel = RdmaEventChannel.createEventChannel();
         this.listenId = channel.createId(RdmaCm.RDMA_PS_TCP);
         listenId.bindAddr(cmListen);
@@ -75,18 +71,12 @@ public final class DisniRegionHost implements AutoCloseable
             throw new IOException(cmListen + " is not the address of an RDMA interface: bind the verbs host to the IP " +
                 "of its RoCE or IPoIB interface");
         }
-        this.registrations = new EdgeRegistrations<>(new DisniRegistrations(context));
+        this.edges = new HostedEdges<>(plan, digest, key, resolver, new DisniRegistrations(context), GRANT_TTL_NS);
         // Requesters post nothing to the host's side of a QP; one CQ serves them all.
         this.cq = context.createCQ(null, 16, 0);
-        this.acceptor = new VerbsEdgeAcceptor(plan, digest, key, this::registration, new FabricCounters(),
-            REPLAY_WINDOW, GRANT_TTL_NS);
         this.handshakes = VerbsHandshakeChannel.serve(handshakeListen, (request, length, from) ->
-        {
-            synchronized (acceptor)
-            {
-                return acceptor.onRequest(request, length, from.getAddress(), System.nanoTime()).reply();
-            }
-        }, 1000);
+            edges.onHandshake(request, length, from.getAddress(), System.nanoTime()).reply(), 1000,
+            (failure) -> onFailure.accept(failure));
         this.thread = new Thread(this::run, "mmx-verbs-host");
         thread.setDaemon(true);
         thread.start();
@@ -117,6 +107,15 @@ public final class DisniRegionHost implements AutoCloseable
         }
     }
 
+    /**
+     * Who hears, once per thread, that the host stopped serving: its handshake or its connection thread
+     * failed (memd then stops, so that its service manager restarts it).
+     */
+    public void onFailure(final java.util.function.Consumer<Throwable> listener)
+    {
+        this.onFailure = listener;
+    }
+
     /** The handshake listener's address. */
     public InetSocketAddress handshakeAddress()
     {
@@ -126,28 +125,7 @@ public final class DisniRegionHost implements AutoCloseable
     /** Refusals: by status, plus garbled handshakes, replays and unannounced connection requests. */
     public FabricCounters counters()
     {
-        return acceptor.counters();
-    }
-
-    // Called under the acceptor's lock; control path only.
-    private VerbsEdgeAcceptor.Registration registration(final int owner, final int requester)
-    {
-        final RegionResolver.Resolution r = resolver.resolve(owner);
-        if (r.status() != OpStatus.OK)
-        {
-            return null;
-        }
-        try
-        {
-            final long dataAddress = r.memory().buffer().addressOffset() + RegionHeader.HEADER_BYTES;
-            final EdgeRegistrations.Edge<IbvPd, IbvMr> edge =
-                registrations.grant(owner, requester, dataAddress, r.memory().dataBytes());
-            return new VerbsEdgeAcceptor.Registration(dataAddress, edge.rkey(), r.memory().dataBytes());
-        }
-        catch (final IOException ex)
-        {
-            return null;
-        }
+        return edges.counters();
     }
 
     /** The DiSNI calls behind {@link EdgeRegistrations}. */
@@ -218,10 +196,20 @@ public final class DisniRegionHost implements AutoCloseable
             }
             catch (final IOException ex)
             {
+                // One connection request that could not be accepted; its requester times out and retries.
                 if (!running)
                 {
                     return;
                 }
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                // A bug or an exhausted JVM: no connection would be accepted from now on, so say so.
+                if (running)
+                {
+                    onFailure.accept(ex);
+                }
+                return;
             }
         }
     }
@@ -229,25 +217,13 @@ public final class DisniRegionHost implements AutoCloseable
     private void onConnectRequest(final RdmaCmId id) throws IOException
     {
         final InetSocketAddress peer = (InetSocketAddress)id.getDestination();
-        final VerbsEdgeAcceptor.Registration granted;
-        synchronized (acceptor)
-        {
-            granted = acceptor.admit(peer.getAddress(), peer.getPort(), System.nanoTime());
-        }
-        if (granted == null)
-        {
-            // No grant: nothing is created, and DiSNI 2.1 has no rdma_reject, so the request is destroyed.
-            DisniVerbsConnector.quietly(id::destroyId);
-            return;
-        }
-        final EdgeRegistrations.Edge<IbvPd, IbvMr> edge;
-        synchronized (acceptor)
-        {
-            edge = registrations.byRkey(granted.rkey());
-        }
+        final EdgeRegistrations.Edge<IbvPd, IbvMr> edge = edges.admit(peer.getAddress(), peer.getPort(),
+            System.nanoTime());
         if (edge == null)
         {
-            DisniVerbsConnector.quietly(id::destroyId); // the edge was revoked since its grant
+            // No grant (or the edge was revoked since): nothing is created, and DiSNI 2.1 has no rdma_reject,
+            // so the request is destroyed.
+            DisniVerbsConnector.quietly(id::destroyId);
             return;
         }
         final IbvQPInitAttr attr = new IbvQPInitAttr();
@@ -285,10 +261,7 @@ public final class DisniRegionHost implements AutoCloseable
             DisniVerbsConnector.quietly(id::destroyQP);
             DisniVerbsConnector.quietly(id::destroyId);
         }
-        synchronized (acceptor)
-        {
-            registrations.close();
-        }
+        edges.close();
         DisniVerbsConnector.quietly(cq::destroyCQ);
         DisniVerbsConnector.quietly(listenId::destroyId);
         DisniVerbsConnector.quietly(channel::destroyEventChannel);

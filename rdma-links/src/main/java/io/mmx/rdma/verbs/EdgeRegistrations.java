@@ -12,7 +12,8 @@ import java.util.Map;
  * first grant and reused by every later grant on it. The host creates the edge's queue pair in
  * that protection domain, so the edge's rkey is useless to any other queue pair (an rkey only
  * works for QPs of its own PD), revoking one edge deregisters only its memory, and a region that
- * moved (a new mapping) replaces its registrations, deregistering the old ones first.
+ * moved (a new mapping) loses every edge's registration, deregistered before the new one is made,
+ * so no edge keeps reaching the old memory.
  *
  * <p>Not thread-safe: the host calls it under the acceptor's lock.
  *
@@ -61,7 +62,8 @@ public final class EdgeRegistrations<P, M>
 
     /**
      * The registration of the edge requester → owner for a data area at {@code address}: the
-     * existing one if it covers that area, else a new one (after deregistering the stale one).
+     * existing one if it covers that area, else a new one (after deregistering every registration of
+     * the owner's region at another address: the region moved).
      *
      * @throws IOException if the native registration fails; nothing is left half-made.
      */
@@ -74,9 +76,10 @@ public final class EdgeRegistrations<P, M>
         {
             return existing;
         }
-        if (existing != null)
+        if (existing != null || movedFrom(owner, address))
         {
-            release(id);
+            // The region moved (a new mapping): every edge into it still points at the old memory.
+            revokeRegion(owner);
         }
         final P pd = nativeCalls.allocPd();
         final M mr;
@@ -93,6 +96,19 @@ public final class EdgeRegistrations<P, M>
         edges.put(id, edge);
         byRkey.put(edge.rkey(), edge);
         return edge;
+    }
+
+    // True if an edge into owner's region is registered at another address.
+    private boolean movedFrom(final int owner, final long address)
+    {
+        for (final Edge<P, M> edge : edges.values())
+        {
+            if (edge.owner() == owner && edge.address() != address)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The edge an rkey was granted for, or null. */

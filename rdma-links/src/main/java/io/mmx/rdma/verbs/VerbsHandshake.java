@@ -231,6 +231,13 @@ public final class VerbsHandshake
         }
         if (!verify(le(bytes).getInt(RSP_REQUESTER), bytes, RSP_TAG))
         {
+            // A host of another plan tags under its own digest, which this side cannot verify. Its
+            // REGION_MISMATCH is trusted unverified: a refusal grants nothing, so a forger can only deny service.
+            if ((bytes[RSP_STATUS] & 0xFF) == OpStatus.REGION_MISMATCH.ordinal())
+            {
+                return Grant.refused(OpStatus.REGION_MISMATCH, edge + " serves another plan than " + plan.shortHex() +
+                    " (its refusal cannot be authenticated under this plan): activate the same plan on every process");
+            }
             return Grant.refused(OpStatus.BAD_CLUSTER_KEY, edge + " answered with a reply not authenticated by " +
                 "this cluster's key and plan " + plan.shortHex() + ": give every process and host the same cluster " +
                 "key file and plan");

@@ -1,5 +1,7 @@
 package io.mmx.rdma.verbs;
 
+import io.mmx.rdma.net.AcceptLoop;
+
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -9,10 +11,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,10 +21,10 @@ import java.util.concurrent.TimeUnit;
  * rdma_cm private data: its {@code getCmEvent} drops the private data of a connect request and
  * its {@code accept} sends none. The messages are the same bytes either way.
  *
- * <p>The host side runs one non-blocking thread that serves many connections at once: each has
- * the I/O timeout from its accept to its reply, and at most {@link #MAX_CONNECTIONS} are open (a
- * new one then evicts the oldest), so silent or slow peers cost a few bytes each and never delay
- * another peer's exchange.
+ * <p>The host side runs on an {@link AcceptLoop}, memd's: one non-blocking thread that serves many
+ * connections at once, each with the I/O timeout from its accept to its reply, at most
+ * {@link #MAX_CONNECTIONS} open (a new one then evicts the oldest), so silent or slow peers cost a
+ * few bytes each and never delay another peer's exchange.
  */
 public final class VerbsHandshakeChannel implements AutoCloseable
 {
@@ -44,26 +43,13 @@ public final class VerbsHandshakeChannel implements AutoCloseable
     /** Connections served at once; a new one beyond evicts the oldest. */
     public static final int MAX_CONNECTIONS = 1024;
 
-    private final ServerSocketChannel server;
-    private final Selector selector;
+    private final AcceptLoop loop;
     private final Responder responder;
-    private final int ioTimeoutMs;
-    private final Thread thread;
-    // Accept order is deadline order: every peer gets the same timeout from its accept.
-    private final LinkedHashSet<Peer> peers = new LinkedHashSet<>();
-    private volatile boolean running = true;
-    private volatile int openConnections;
 
-    private VerbsHandshakeChannel(
-        final ServerSocketChannel server, final Selector selector, final Responder responder, final int ioTimeoutMs)
+    private VerbsHandshakeChannel(final AcceptLoop loop, final Responder responder)
     {
-        this.server = server;
-        this.selector = selector;
+        this.loop = loop;
         this.responder = responder;
-        this.ioTimeoutMs = ioTimeoutMs;
-        this.thread = new Thread(this::run, "mmx-verbs-handshake");
-        thread.setDaemon(true);
-        thread.start();
     }
 
     /**
@@ -74,41 +60,67 @@ public final class VerbsHandshakeChannel implements AutoCloseable
     public static VerbsHandshakeChannel serve(
         final InetSocketAddress listen, final Responder responder, final int ioTimeoutMs)
     {
-        ServerSocketChannel server = null;
+        return serve(listen, responder, ioTimeoutMs, (failure) -> System.err.println(
+            "mmx-verbs-handshake: stopped serving handshakes: " + failure));
+    }
+
+    /**
+     * Serves handshakes on {@code listen}; {@code onFailure} hears, once, what stopped the channel's
+     * thread if anything but {@link #close()} did.
+     *
+     * @throws UncheckedIOException if the address cannot be bound.
+     */
+    public static VerbsHandshakeChannel serve(
+        final InetSocketAddress listen,
+        final Responder responder,
+        final int ioTimeoutMs,
+        final java.util.function.Consumer<Throwable> onFailure)
+    {
+        final AcceptLoop loop;
         try
         {
-            server = ServerSocketChannel.open();
-            server.bind(listen, 256);
-            server.configureBlocking(false);
-            final Selector selector = Selector.open();
-            server.register(selector, SelectionKey.OP_ACCEPT);
-            return new VerbsHandshakeChannel(server, selector, responder, ioTimeoutMs);
+            loop = AcceptLoop.bind(listen, MAX_CONNECTIONS, TimeUnit.MILLISECONDS.toNanos(ioTimeoutMs),
+                "mmx-verbs-handshake");
         }
         catch (final IOException ex)
         {
-            closeQuietly(server);
             throw new UncheckedIOException("the verbs handshake listener cannot bind " + listen + ": " +
                 ex.getMessage() + "; pick a free port", ex);
         }
+        final VerbsHandshakeChannel handshakes = new VerbsHandshakeChannel(loop, responder);
+        loop.start(new AcceptLoop.Handler()
+        {
+            @Override
+            public AcceptLoop.Peer accepted(final SocketChannel channel, final Selector selector, final long nowNs)
+                throws IOException
+            {
+                final Peer peer = handshakes.new Peer(channel);
+                peer.key = channel.register(selector, SelectionKey.OP_READ, peer);
+                return peer;
+            }
+
+            @Override
+            public void stopped(final Throwable failure)
+            {
+                if (failure != null)
+                {
+                    onFailure.accept(failure);
+                }
+            }
+        });
+        return handshakes;
     }
 
     /** The address actually bound. */
     public InetSocketAddress boundAddress()
     {
-        try
-        {
-            return (InetSocketAddress)server.getLocalAddress();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
+        return loop.boundAddress();
     }
 
     /** Handshake connections open now (for tests and diagnostics). */
     public int openConnections()
     {
-        return openConnections;
+        return loop.openingCount();
     }
 
     /**
@@ -139,115 +151,36 @@ public final class VerbsHandshakeChannel implements AutoCloseable
     @Override
     public void close()
     {
-        running = false;
-        selector.wakeup();
-        try
-        {
-            thread.join(Math.max(1_000, ioTimeoutMs * 2L));
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void run()
-    {
-        try
-        {
-            while (running)
-            {
-                selector.select(Math.max(1, ioTimeoutMs / 4));
-                final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-                while (it.hasNext())
-                {
-                    final SelectionKey key = it.next();
-                    it.remove();
-                    if (!key.isValid())
-                    {
-                        continue;
-                    }
-                    if (key.isAcceptable())
-                    {
-                        accept();
-                    }
-                    else
-                    {
-                        ((Peer)key.attachment()).onReady();
-                    }
-                }
-                expire(System.nanoTime());
-            }
-        }
-        catch (final IOException ex)
-        {
-            // The selector or the listening socket failed: nothing per peer could cause that.
-            System.err.println("mmx-verbs-handshake: stopped serving handshakes: " + ex);
-        }
-        finally
-        {
-            for (final Peer peer : peers.toArray(new Peer[0]))
-            {
-                peer.close();
-            }
-            closeQuietly(selector);
-            closeQuietly(server);
-        }
-    }
-
-    private void accept() throws IOException
-    {
-        SocketChannel channel;
-        while ((channel = server.accept()) != null)
-        {
-            if (peers.size() >= MAX_CONNECTIONS)
-            {
-                peers.iterator().next().close();
-            }
-            channel.configureBlocking(false);
-            channel.socket().setTcpNoDelay(true);
-            final Peer peer = new Peer(channel, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ioTimeoutMs));
-            peer.key = channel.register(selector, SelectionKey.OP_READ, peer);
-            peers.add(peer);
-            openConnections = peers.size();
-        }
-    }
-
-    // A peer still reading at its deadline is judged on what arrived (the decoder refuses a short
-    // request); one still writing is dropped.
-    private void expire(final long nowNs)
-    {
-        while (!peers.isEmpty())
-        {
-            final Peer oldest = peers.iterator().next();
-            if (nowNs - oldest.deadlineNs < 0)
-            {
-                return;
-            }
-            if (oldest.reply == null)
-            {
-                oldest.answer();
-            }
-            oldest.close();
-        }
+        loop.close();
     }
 
     /** One handshake connection: the request read so far, then the reply being written. */
-    private final class Peer
+    private final class Peer implements AcceptLoop.Peer
     {
         private final SocketChannel channel;
-        private final long deadlineNs;
         private final ByteBuffer request = ByteBuffer.allocate(VerbsHandshake.REQUEST_LENGTH);
         private ByteBuffer reply;
         private SelectionKey key;
 
-        Peer(final SocketChannel channel, final long deadlineNs)
+        Peer(final SocketChannel channel)
         {
             this.channel = channel;
-            this.deadlineNs = deadlineNs;
         }
 
-        void onReady()
+        // A peer still reading at its deadline is judged on what arrived (the decoder refuses a short
+        // request); one still writing, or evicted, is dropped.
+        @Override
+        public void onDropped(final boolean evicted)
+        {
+            if (!evicted && reply == null)
+            {
+                answer();
+            }
+            close();
+        }
+
+        @Override
+        public void onReady(final SelectionKey key)
         {
             try
             {
@@ -302,10 +235,7 @@ public final class VerbsHandshakeChannel implements AutoCloseable
 
         void close()
         {
-            if (peers.remove(this))
-            {
-                openConnections = peers.size();
-            }
+            loop.closed(this);
             if (key != null)
             {
                 key.cancel();

@@ -51,6 +51,44 @@ class MemdFailureTest
     }
 
     @Test
+    void theConnectionLimitComesFromTheMemoryBudget()
+    {
+        final long mib64 = 64L << 20;
+        final MemoryDaemon.Context derived = new MemoryDaemon.Context().clusterKey(KEY).plan(PLAN).memoryBytes(mib64)
+            .conclude();
+        assertEquals(mib64 / 4 / MemoryDaemon.CONNECTION_BUFFER_BYTES, derived.maxConnections(),
+            "a quarter of the budget in connection buffers");
+        assertEquals(1024, new MemoryDaemon.Context().clusterKey(KEY).plan(PLAN).memoryBytes(64L << 30).conclude()
+            .maxConnections(), "at most 1024");
+        final int tooMany = (int)(mib64 / 2 / MemoryDaemon.CONNECTION_BUFFER_BYTES) + 1;
+        final IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> new MemoryDaemon.Context().clusterKey(KEY).plan(PLAN)
+            .memoryBytes(mib64).maxConnections(tooMany).conclude());
+        assertTrue(refused.getMessage().contains("--max-connections " + tooMany + " need") &&
+            refused.getMessage().contains("more than half of the memory budget"), refused.getMessage());
+    }
+
+    @Test
+    void aFailureBesideTheIoThreadStopsTheDaemonWithThatCause() throws Exception
+    {
+        // What memd's verbs mode does when its region host fails: the daemon stops, not half-served.
+        final MemoryDaemon daemon = MemoryDaemon.start(new MemoryDaemon.Context()
+            .listen(new InetSocketAddress("127.0.0.1", 0)).clusterKey(KEY).plan(PLAN));
+        final InetSocketAddress address = daemon.boundAddress();
+        try (Socket client = new Socket())
+        {
+            client.connect(address, 5_000);
+            final IllegalStateException cause = new IllegalStateException("the verbs region host failed");
+            daemon.stopServing(cause);
+            assertEquals(cause, daemon.awaitTermination());
+            client.setSoTimeout(10_000);
+            awaitClosedByPeer(client);
+        }
+        assertEquals(OpStatus.NOT_CONNECTED, MemdRegionLink.createRegion(address, KEY, 0, 64, DIGEST,
+            TimeUnit.SECONDS.toNanos(2)), "the port is closed");
+    }
+
+    @Test
     void aPeerThatNeverAnswersIsNotConnectedWithinTheConnectTimeout() throws Exception
     {
         try (ServerSocket silent = new ServerSocket(0, 10, java.net.InetAddress.getLoopbackAddress()))
@@ -136,6 +174,27 @@ class MemdFailureTest
         catch (final java.io.IOException ex)
         {
             throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    // Reads past the HELLO to the end: an orderly close or a reset (unread bytes) both mean closed; a
+    // connection left open fails the test with the socket's read timeout.
+    private static void awaitClosedByPeer(final Socket socket) throws java.io.IOException
+    {
+        try
+        {
+            while (socket.getInputStream().read() >= 0)
+            {
+                continue;
+            }
+        }
+        catch (final java.net.SocketTimeoutException open)
+        {
+            throw new AssertionError("the daemon left the connection open", open);
+        }
+        catch (final java.net.SocketException reset)
+        {
+            // closed with a reset: as good as an orderly close here
         }
     }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -151,6 +152,24 @@ class ShmRegionStoreTest
             assertSame(first, again);
             assertEquals(first.buffer().addressOffset(), again.buffer().addressOffset());
         }
+    }
+
+    @Test
+    void resolverMapsAReplacedFileAnew()
+    {
+        final ShmRegionStore store = new ShmRegionStore(directory);
+        final RegionResolver resolver = store.resolver(DIGEST, KEY);
+        store.createOrOpen(3, 64, DIGEST, KEY).close();
+        final RegionMemory first = resolver.resolve(3).memory();
+        first.executeWord(io.mmx.rdma.fabric.OpType.WRITE, 0, 11, 0);
+
+        store.delete(3);
+        assertSame(first, resolver.resolve(3).memory(), "a deleted file's region stays served until replaced");
+        store.createOrOpen(3, 64, DIGEST, KEY).close();
+        final RegionMemory replaced = resolver.resolve(3).memory();
+        assertNotSame(first, replaced, "the new file is mapped, not the deleted one served beside it");
+        assertEquals(0, replaced.executeWord(io.mmx.rdma.fabric.OpType.READ, 0, 0, 0), "a new region");
+        assertSame(replaced, resolver.resolve(3).memory(), "and mapped once");
     }
 
     private static boolean isRoot()

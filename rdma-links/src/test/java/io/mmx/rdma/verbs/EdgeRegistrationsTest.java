@@ -105,9 +105,12 @@ class EdgeRegistrationsTest
     void aMovedRegionReplacesItsRegistrationAndNothingLeaks() throws Exception
     {
         final EdgeRegistrations.Edge<Integer, int[]> old = edges.grant(3, 4, 0x1000, 4096);
+        final EdgeRegistrations.Edge<Integer, int[]> otherEdge = edges.grant(3, 7, 0x1000, 4096);
         final EdgeRegistrations.Edge<Integer, int[]> moved = edges.grant(3, 4, 0x9000, 4096);
         assertNotEquals(old.rkey(), moved.rkey());
         assertFalse(nic.liveRkeys.contains(old.rkey()), "the stale registration is gone");
+        assertFalse(nic.liveRkeys.contains(otherEdge.rkey()), "and so is every other edge's into the old memory");
+        assertNull(edges.byRkey(otherEdge.rkey()));
         assertEquals(1, nic.liveRkeys.size());
 
         edges.grant(3, 5, 0x9000, 4096);
@@ -116,6 +119,17 @@ class EdgeRegistrationsTest
         assertEquals(1, edges.size());
         edges.close();
         assertTrue(nic.liveRkeys.isEmpty() && nic.livePds.isEmpty(), "close releases everything");
+    }
+
+    @Test
+    void aNewEdgeThatSeesTheRegionMovedReleasesTheOldEdges() throws Exception
+    {
+        final EdgeRegistrations.Edge<Integer, int[]> stale = edges.grant(3, 4, 0x1000, 4096);
+        final EdgeRegistrations.Edge<Integer, int[]> fresh = edges.grant(3, 9, 0x9000, 4096);
+        assertFalse(nic.liveRkeys.contains(stale.rkey()), "no edge keeps reaching the old memory");
+        assertNull(edges.byRkey(stale.rkey()));
+        assertSame(fresh, edges.byRkey(fresh.rkey()));
+        assertEquals(1, edges.size());
     }
 
     @Test

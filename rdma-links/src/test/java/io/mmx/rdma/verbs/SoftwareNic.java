@@ -1,32 +1,46 @@
 package io.mmx.rdma.verbs;
 
-import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.region.RegionHeader;
 import io.mmx.rdma.region.RegionMemory;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayDeque;
+import java.util.function.IntFunction;
 
 /**
  * A queue pair whose "NIC" is this class: it decodes each posted work request from native
- * memory using the C layout (as a real NIC's driver would), executes it on the target region
- * with CPU atomics, and queues a completion. Unknown opcodes, flags or SGE counts fail the test;
- * a wrong rkey or a range outside the region gives {@code IBV_WC_REM_ACCESS_ERR}, as on hardware.
+ * memory using the C layout (as a real NIC's driver would), executes it on the registered memory
+ * its rkey names with CPU atomics, and queues a completion. Unknown opcodes, flags or SGE counts
+ * fail the test; an rkey this queue pair may not use (unknown, deregistered, or of another
+ * protection domain: see {@link SoftwareHca}) or a range outside its memory gives
+ * {@code IBV_WC_REM_ACCESS_ERR}, as on hardware.
  */
 final class SoftwareNic implements VerbsQueuePair
 {
-    private final RegionMemory region;
+    /** Registered memory as this queue pair may reach it: its first byte's address and its bytes. */
+    record Area(long base, UnsafeBuffer memory)
+    {
+    }
+
+    private final IntFunction<Area> areaOf;
     private final long remoteBase;
-    private final int rkey;
     private final ArrayDeque<long[]> completions = new ArrayDeque<>();
     int posted;
     boolean failNext;
 
+    /** A queue pair that reaches the data area of {@code region} by {@code rkey} and nothing else. */
     SoftwareNic(final RegionMemory region, final int rkey)
     {
-        this.region = region;
-        this.rkey = rkey;
         this.remoteBase = region.buffer().addressOffset() + RegionHeader.HEADER_BYTES;
+        final Area area = new Area(remoteBase, new UnsafeBuffer(remoteBase, Math.toIntExact(region.dataBytes())));
+        this.areaOf = (key) -> key == rkey ? area : null;
+    }
+
+    /** A queue pair that reaches what {@code areaOf} opens to it by rkey (null: a remote access error). */
+    SoftwareNic(final IntFunction<Area> areaOf)
+    {
+        this.areaOf = areaOf;
+        this.remoteBase = 0;
     }
 
     long remoteBase()
@@ -56,42 +70,44 @@ final class SoftwareNic implements VerbsQueuePair
         final boolean atomic = opcode == VerbsAbi.IBV_WR_ATOMIC_CMP_AND_SWP || opcode == VerbsAbi.IBV_WR_ATOMIC_FETCH_AND_ADD;
         final long remote = wr.getLong(atomic ? VerbsAbi.ATOMIC_REMOTE_ADDR_OFFSET : VerbsAbi.RDMA_REMOTE_ADDR_OFFSET);
         final int key = wr.getInt(atomic ? VerbsAbi.ATOMIC_RKEY_OFFSET : VerbsAbi.RDMA_RKEY_OFFSET);
-        final long offset = remote - remoteBase;
-        if (key != rkey || offset < 0 || offset + length > region.dataBytes())
+        final Area area = areaOf.apply(key);
+        final long offset = area == null ? -1 : remote - area.base();
+        if (area == null || offset < 0 || offset + length > area.memory().capacity())
         {
             completions.add(new long[]{wrId, VerbsAbi.IBV_WC_REM_ACCESS_ERR});
             return true;
         }
+        final UnsafeBuffer memory = area.memory();
+        final int at = (int)offset;
         switch (opcode)
         {
             case VerbsAbi.IBV_WR_ATOMIC_CMP_AND_SWP:
                 check(length == 8, "atomics move 8 bytes");
-                local.putLong(0, region.executeWord(OpType.COMPARE_AND_SWAP, offset,
-                    wr.getLong(VerbsAbi.ATOMIC_COMPARE_ADD_OFFSET), wr.getLong(VerbsAbi.ATOMIC_SWAP_OFFSET)));
+                local.putLong(0, compareAndSwap(memory, at, wr.getLong(VerbsAbi.ATOMIC_COMPARE_ADD_OFFSET),
+                    wr.getLong(VerbsAbi.ATOMIC_SWAP_OFFSET)));
                 break;
             case VerbsAbi.IBV_WR_ATOMIC_FETCH_AND_ADD:
                 check(length == 8, "atomics move 8 bytes");
-                local.putLong(0, region.executeWord(OpType.FETCH_AND_ADD, offset,
-                    wr.getLong(VerbsAbi.ATOMIC_COMPARE_ADD_OFFSET), 0));
+                local.putLong(0, memory.getAndAddLong(at, wr.getLong(VerbsAbi.ATOMIC_COMPARE_ADD_OFFSET)));
                 break;
             case VerbsAbi.IBV_WR_RDMA_READ:
                 if (length == 8 && (offset & 7) == 0)
                 {
-                    local.putLong(0, region.executeWord(OpType.READ, offset, 0, 0));
+                    local.putLong(0, memory.getLongVolatile(at));
                 }
                 else
                 {
-                    region.readBulk(offset, local, 0, length);
+                    memory.getBytes(at, local, 0, length);
                 }
                 break;
             case VerbsAbi.IBV_WR_RDMA_WRITE:
                 if (length == 8 && (offset & 7) == 0)
                 {
-                    region.executeWord(OpType.WRITE, offset, local.getLong(0), 0);
+                    memory.putLongVolatile(at, local.getLong(0));
                 }
                 else
                 {
-                    region.writeBulk(offset, local, 0, length);
+                    memory.putBytes(at, local, 0, length);
                 }
                 break;
             default:
@@ -118,6 +134,19 @@ final class SoftwareNic implements VerbsQueuePair
     public void close()
     {
         completions.clear();
+    }
+
+    // The NIC's compare-and-swap: the word before the operation, swapped only if it was expected.
+    private static long compareAndSwap(final UnsafeBuffer memory, final int at, final long expected, final long desired)
+    {
+        while (true)
+        {
+            final long seen = memory.getLongVolatile(at);
+            if (seen != expected || memory.compareAndSetLong(at, expected, desired))
+            {
+                return seen;
+            }
+        }
     }
 
     private static void check(final boolean condition, final String what)

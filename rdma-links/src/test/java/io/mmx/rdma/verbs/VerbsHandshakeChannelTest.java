@@ -55,48 +55,8 @@ class VerbsHandshakeChannelTest
 
     private VerbsConnectAttempt connect(final int self, final int owner, final ClusterKey key, final long nonce)
     {
-        final VerbsHandshake codec = new VerbsHandshake(key, PLAN);
-        final VerbsConnectAttempt[] attempt = new VerbsConnectAttempt[1];
-        attempt[0] = new VerbsConnectAttempt(self, owner, host.boundAddress().toString(), codec, nonce,
-            System.nanoTime(), 5_000_000_000L, new VerbsConnectAttempt.Actions()
-            {
-                @Override
-                public void resolveAddr()
-                {
-                }
-
-                @Override
-                public void resolveRoute()
-                {
-                }
-
-                @Override
-                public int localCmPort()
-                {
-                    return CM_PORT;
-                }
-
-                @Override
-                public void sendHandshake(final byte[] request) throws IOException
-                {
-                    final byte[] reply = VerbsHandshakeChannel.exchange(host.boundAddress(), request, 2000);
-                    attempt[0].onHandshakeReply(reply, reply.length, System.nanoTime());
-                }
-
-                @Override
-                public void connect()
-                {
-                }
-
-                @Override
-                public void abort()
-                {
-                }
-            });
-        attempt[0].start();
-        attempt[0].onCmEvent(CmEvent.ADDR_RESOLVED, System.nanoTime());
-        attempt[0].onCmEvent(CmEvent.ROUTE_RESOLVED, System.nanoTime());
-        return attempt[0];
+        return LoopbackAttempt.run(self, owner, new VerbsHandshake(key, PLAN), nonce, host.boundAddress(), CM_PORT,
+            5000, () -> { });
     }
 
     @Test
@@ -164,16 +124,7 @@ class VerbsHandshakeChannelTest
         final java.util.List<Socket> silent = new java.util.ArrayList<>();
         try
         {
-            for (int i = 0; i < 64; i++)
-            {
-                final Socket s = new Socket();
-                silent.add(s);
-                s.connect(host.boundAddress(), 2000);
-                if ((i & 1) == 1)
-                {
-                    s.getOutputStream().write(new byte[10]); // half a request, then nothing
-                }
-            }
+            openIdleOrHalfSent(64, silent);
             // 16 requesters at once, behind 64 silent peers: each is served well within one I/O timeout.
             final long startNs = System.nanoTime();
             final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(16);
@@ -212,6 +163,47 @@ class VerbsHandshakeChannelTest
             for (final Socket s : silent)
             {
                 s.close();
+            }
+        }
+    }
+
+    @Test
+    void aFloodOf2000IdleOrHalfSentConnectionsLeavesRoomForAnExchange() throws Exception
+    {
+        final java.util.List<Socket> flood = new java.util.ArrayList<>();
+        try
+        {
+            openIdleOrHalfSent(2000, flood);
+            final long startNs = System.nanoTime();
+            final VerbsConnectAttempt a = connect(1, 2, KEY, 7000L);
+            final long servedMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+            System.out.println("VerbsHandshakeChannelTest: after 2000 idle or half-sent connections an exchange took " +
+                servedMs + " ms; " + host.openConnections() + " handshake connections open (at most " +
+                VerbsHandshakeChannel.MAX_CONNECTIONS + ")");
+            assertEquals(VerbsConnectAttempt.State.CONNECTING, a.state(), a.message());
+            assertTrue(servedMs < 2000, "served only after " + servedMs + " ms");
+            assertTrue(host.openConnections() <= VerbsHandshakeChannel.MAX_CONNECTIONS, host.openConnections() + " open");
+        }
+        finally
+        {
+            for (final Socket s : flood)
+            {
+                s.close();
+            }
+        }
+    }
+
+    // Half of them send nothing, the other half half a request; all are kept open by the caller.
+    private void openIdleOrHalfSent(final int count, final java.util.List<Socket> into) throws IOException
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final Socket s = new Socket();
+            into.add(s);
+            s.connect(host.boundAddress(), 10_000);
+            if ((i & 1) == 1)
+            {
+                s.getOutputStream().write(new byte[10]);
             }
         }
     }

@@ -74,6 +74,21 @@ class VerbsHandshakeTest
     }
 
     @Test
+    void aRequesterOfAnotherPlanHearsRegionMismatchNotAWrongKey()
+    {
+        final VerbsHandshake otherPlan = new VerbsHandshake(KEY, PlanDigest.of64(99));
+        final VerbsHandshake.Request r = host.parseRequest(otherPlan.request(3, 7, 1, 9), 48);
+        final byte[] refusal = host.reply(r, r.status(), 0, 0, 0);
+        final VerbsHandshake.Grant heard = otherPlan.parseReply(refusal, refusal.length, 3, 7, 9);
+        assertEquals(OpStatus.REGION_MISMATCH, heard.status(), heard.message());
+        assertTrue(heard.message().contains("another plan"), heard.message());
+
+        // Only that refusal is taken unverified: a grant under the other plan's tag is still refused.
+        final byte[] grant = host.reply(r, OpStatus.OK, 0x1000, 5, 64);
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, otherPlan.parseReply(grant, grant.length, 3, 7, 9).status());
+    }
+
+    @Test
     void aPlanThatDiffersOnlyAfterThePrefixFailsTheTag()
     {
         final byte[] digest = PLAN.toByteArray();

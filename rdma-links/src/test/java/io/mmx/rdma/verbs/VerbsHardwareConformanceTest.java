@@ -11,6 +11,10 @@ import io.mmx.rdma.region.PlanDigest;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -24,26 +28,39 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class VerbsHardwareConformanceTest extends MemoryFabricConformanceTest
 {
     private final LocalRegionStore store = new LocalRegionStore();
-    private DisniRegionHost host;
-    private InetSocketAddress cm;
+    private final List<DisniRegionHost> hosts = new ArrayList<>();
+    private final Map<PlanDigest, VerbsHostAddress> hostOf = new HashMap<>();
+    private String ip;
+    private int nextPort;
 
     @Override
     protected void setUpBackend()
     {
         final VerbsPreflight.Result preflight = VerbsPreflight.check();
         assumeTrue(preflight.ok(), preflight.message());
-        final String ip = System.getenv("MMX_VERBS_IP");
+        ip = System.getenv("MMX_VERBS_IP");
         assumeTrue(ip != null, "set MMX_VERBS_IP to the IP of this host's RDMA interface (RoCE or IPoIB) to run " +
             "the conformance suite over verbs");
-        final String port = System.getenv().getOrDefault("MMX_VERBS_PORT", "7471");
-        cm = new InetSocketAddress(ip, Integer.parseInt(port));
-        host = DisniRegionHost.start(cm, new InetSocketAddress(ip, 0), PLAN, DIGEST, KEY, store.resolver(DIGEST, KEY));
+        nextPort = Integer.parseInt(System.getenv().getOrDefault("MMX_VERBS_PORT", "7471"));
+        startHost(PLAN, DIGEST);
+    }
+
+    // A region host for one plan (a cluster running another plan has its own), on the next rdma_cm port.
+    private VerbsHostAddress startHost(final Graph plan, final PlanDigest digest)
+    {
+        final InetSocketAddress cm = new InetSocketAddress(ip, nextPort++);
+        final DisniRegionHost host = DisniRegionHost.start(cm, new InetSocketAddress(ip, 0), plan, digest, KEY,
+            store.resolver(digest, KEY));
+        hosts.add(host);
+        final VerbsHostAddress address = new VerbsHostAddress(cm, host.handshakeAddress());
+        hostOf.put(digest, address);
+        return address;
     }
 
     @Override
     protected void tearDownBackend()
     {
-        if (host != null)
+        for (final DisniRegionHost host : hosts)
         {
             System.out.println("verbs host counters: " + host.counters());
             host.close();
@@ -66,7 +83,12 @@ class VerbsHardwareConformanceTest extends MemoryFabricConformanceTest
     protected MemoryFabric openFabric(
         final int self, final Graph plan, final PlanDigest digest, final ClusterKey key, final int maxOutstanding)
     {
-        final VerbsHostAddress address = new VerbsHostAddress(cm, host.handshakeAddress());
+        VerbsHostAddress found = hostOf.get(digest);
+        if (found == null)
+        {
+            found = plan.equals(PLAN) ? hostOf.get(DIGEST) : startHost(plan, digest);
+        }
+        final VerbsHostAddress address = found;
         return new PlanMemoryFabric(ConnectionManager.open(plan, self,
             VerbsLinkFactory.open((owner) -> address, key, digest, 5000)), SystemNanoClock.INSTANCE, maxOutstanding);
     }

@@ -1,0 +1,125 @@
+package io.mmx.rdma.verbs;
+
+import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.fabric.FabricCounters;
+import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.region.RegionHeader;
+import io.mmx.rdma.region.RegionResolver;
+
+import java.io.IOException;
+import java.net.InetAddress;
+
+/**
+ * What a region host holds and decides, without rdma_cm: it finds the regions it serves through a
+ * {@link RegionResolver} (in memd's verbs mode, the host's shm files, each mapped once), registers
+ * each plan edge's access to a region once, in the edge's own protection domain
+ * ({@link EdgeRegistrations}), answers handshakes ({@link VerbsEdgeAcceptor}), admits a connection
+ * request only to the edge a grant announced (the caller creates its queue pair in that edge's
+ * protection domain), and revokes edges. {@link DisniRegionHost} drives it with DiSNI's calls; tests
+ * drive it with a software NIC, so everything but the native glue runs without a device.
+ *
+ * <p>Thread-safe: the handshake thread and the connection thread share it under one lock.
+ *
+ * @param <P> the native protection domain.
+ * @param <M> the native memory registration.
+ */
+public final class HostedEdges<P, M>
+{
+    private static final int REPLAY_WINDOW = 65536;
+
+    private final RegionResolver resolver;
+    private final EdgeRegistrations<P, M> registrations;
+    private final VerbsEdgeAcceptor acceptor;
+
+    /**
+     * @param plan       the plan; access is granted along its edges only.
+     * @param digest     the plan's digest.
+     * @param key        the cluster key (the host derives every process's key from it).
+     * @param resolver   the regions served here.
+     * @param nic        the native registration calls.
+     * @param grantTtlNs how long a grant waits for its connection request.
+     */
+    public HostedEdges(
+        final Graph plan,
+        final PlanDigest digest,
+        final ClusterKey key,
+        final RegionResolver resolver,
+        final EdgeRegistrations.Native<P, M> nic,
+        final long grantTtlNs)
+    {
+        this.resolver = resolver;
+        this.registrations = new EdgeRegistrations<>(nic);
+        this.acceptor = new VerbsEdgeAcceptor(plan, digest, key, this::registration, new FabricCounters(),
+            REPLAY_WINDOW, grantTtlNs);
+    }
+
+    /** Refusals: by status, plus garbled handshakes, replays and unannounced connection requests. */
+    public FabricCounters counters()
+    {
+        return acceptor.counters();
+    }
+
+    /** Decides a handshake request received over TCP from {@code from}. */
+    public synchronized VerbsEdgeAcceptor.Decision onHandshake(
+        final byte[] request, final int length, final InetAddress from, final long nowNs)
+    {
+        return acceptor.onRequest(request, length, from, nowNs);
+    }
+
+    /**
+     * The edge an rdma_cm connection request from {@code peer}:{@code port} was granted, or null
+     * (no grant, or the edge was revoked since: refused and counted, destroy the request). Create
+     * the connection's queue pair in the edge's protection domain.
+     */
+    public synchronized EdgeRegistrations.Edge<P, M> admit(final InetAddress peer, final int port, final long nowNs)
+    {
+        final VerbsEdgeAcceptor.Registration granted = acceptor.admit(peer, port, nowNs);
+        return granted == null ? null : registrations.byRkey(granted.rkey());
+    }
+
+    /**
+     * Revokes the edge requester → owner: its registration is deregistered, so its rkey stops
+     * working, and the other edges of the owner keep theirs. Destroy the edge's queue pairs first
+     * (a protection domain holding queue pairs cannot be freed). A later handshake on the edge, if
+     * the plan still allows it, gets a new registration and a new rkey.
+     */
+    public synchronized boolean revoke(final int owner, final int requester)
+    {
+        return registrations.revoke(owner, requester);
+    }
+
+    /** Registrations held now: one per edge granted and not revoked. */
+    public synchronized int registrations()
+    {
+        return registrations.size();
+    }
+
+    /** Deregisters everything (destroy the queue pairs first). */
+    public synchronized void close()
+    {
+        registrations.close();
+    }
+
+    // Called under the lock, from the acceptor; control path only.
+    private VerbsEdgeAcceptor.Registration registration(final int owner, final int requester)
+    {
+        final RegionResolver.Resolution r = resolver.resolve(owner);
+        if (r.status() != OpStatus.OK)
+        {
+            return null;
+        }
+        try
+        {
+            final long dataAddress = r.memory().buffer().addressOffset() + RegionHeader.HEADER_BYTES;
+            final EdgeRegistrations.Edge<P, M> edge =
+                registrations.grant(owner, requester, dataAddress, r.memory().dataBytes());
+            return new VerbsEdgeAcceptor.Registration(dataAddress, edge.rkey(), r.memory().dataBytes());
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
+    }
+}
