@@ -68,6 +68,8 @@ final class ClientSessions
     /** Assemblies in the order they began, for eviction. */
     private final Map<Long, Assembly> assemblies = new LinkedHashMap<>();
     private long pendingBytes;
+    /** Fragments dropped as copies of what the session already holds or applied (this replica's count, not saved). */
+    private volatile long duplicates;
 
     ClientSessions(final int fragmentBytes)
     {
@@ -99,6 +101,7 @@ final class ClientSessions
         final Session session = sessions.get(clientId);
         if (session != null && seq <= session.lastSeq)
         {
+            duplicates++;
             return null;
         }
         Assembly a = session == null ? null : session.assembly;
@@ -130,6 +133,7 @@ final class ClientSessions
         }
         if (a.holds(fragment))
         {
+            duplicates++;
             return null;
         }
         a.held[fragment >>> 6] |= 1L << fragment;
@@ -185,6 +189,12 @@ final class ClientSessions
         }
         final Assembly a = s.assembly;
         return a != null && a.seq == seq && a.holds(fragment);
+    }
+
+    /** Fragments this replica dropped as copies (a client's retry, a command two members proposed). */
+    long duplicates()
+    {
+        return duplicates;
     }
 
     /** Bytes held by commands not yet whole. */

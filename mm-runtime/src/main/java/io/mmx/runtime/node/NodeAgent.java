@@ -323,7 +323,13 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     /** Client frames and commands as JSON for the status, or null without a client endpoint. */
     String clientCountersJson()
     {
-        return clientEndpoint == null ? null : clientEndpoint.countersJson();
+        if (clientEndpoint == null)
+        {
+            return null;
+        }
+        final String json = clientEndpoint.countersJson();
+        return json.substring(0, json.length() - 1) + ",\"duplicateFragments\":" +
+            replicas[0].clientSessions().duplicates() + ",\"sessions\":" + replicas[0].clientSessions().sessionCount() + "}";
     }
 
     /** Fails everything still queued or pending: the node is closing. */

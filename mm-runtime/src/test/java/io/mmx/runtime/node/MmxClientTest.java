@@ -136,6 +136,39 @@ class MmxClientTest
     }
 
     @Test
+    void aCommandTwoMembersBothLogIsAppliedOnce() throws Exception
+    {
+        final Recorder[] recorders = new Recorder[5];
+        final List<String> endpoints = cluster(5, new int[][]{{0, 1, 2}, {3, 4}}, id -> recorders[id] = new Recorder());
+        final ClientKey key = nodes.get(0).clientKey();
+        final int commands = 30;
+        try (RawClient raw = new RawClient(key.frameKey()))
+        {
+            final io.aeron.ExclusivePublication a = raw.connect(endpoints.get(0), ClientWire.STREAM_ID);
+            final io.aeron.ExclusivePublication b = raw.connect(endpoints.get(1), ClientWire.STREAM_ID);
+            for (int seq = 1; seq <= commands; seq++)
+            {
+                // The same command to both members at once: each proposes it, so the log holds it twice.
+                final byte[] command = ("command " + seq + " " + "x".repeat(seq * 7)).getBytes();
+                raw.request(a, key.frameKey(), 42, seq, command);
+                raw.request(b, key.frameKey(), 42, seq, command);
+                assertArrayEquals(sha256(command), raw.await(42, seq, List.of(ClientWire.APPLIED)).body());
+            }
+        }
+        NodeTestSupport.await(() -> java.util.Arrays.stream(recorders).allMatch(r -> r.applied.size() >= commands),
+            20_000, "every replica to apply " + commands + " commands");
+        for (final Recorder r : recorders)
+        {
+            assertEquals(recorders[0].applied, r.applied, "replicas applied different commands");
+        }
+        assertEquals(commands, recorders[0].applied.size(), "a command was applied twice");
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"duplicateFragments\":(\\d+)")
+            .matcher(nodes.get(0).clientCountersJson());
+        assertTrue(m.find() && Long.parseLong(m.group(1)) > 0, "the log carried copies: " +
+            nodes.get(0).clientCountersJson());
+    }
+
+    @Test
     void commandsCarryOnOnceEachWhileTheLeadersNodeStops() throws Exception
     {
         final Recorder[] recorders = new Recorder[5];

@@ -34,7 +34,7 @@ final class RawClient implements AutoCloseable
     private final UnsafeBuffer payload = new UnsafeBuffer(new byte[ClientWire.MAX_FRAME_BYTES]);
     private final UnsafeBuffer frame = new UnsafeBuffer(new byte[ClientWire.MAX_FRAME_BYTES]);
     private final FrameVerifier verifier;
-    private Reply last;
+    private final List<Reply> replies = new java.util.ArrayList<>();
 
     RawClient(final ClusterKey replyKey)
     {
@@ -107,18 +107,22 @@ final class RawClient implements AutoCloseable
                 final int leader = buffer.getShort(at + 17, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
                 final byte[] body = new byte[n - ClientWire.REPLY_HEADER_BYTES - leader];
                 buffer.getBytes(at + ClientWire.REPLY_HEADER_BYTES + leader, body);
-                last = new Reply(buffer.getLong(at, ByteOrder.LITTLE_ENDIAN), buffer.getLong(at + 8,
-                    ByteOrder.LITTLE_ENDIAN), buffer.getByte(at + 16), body);
+                replies.add(new Reply(buffer.getLong(at, ByteOrder.LITTLE_ENDIAN), buffer.getLong(at + 8,
+                    ByteOrder.LITTLE_ENDIAN), buffer.getByte(at + 16), body));
             }
         });
         final Reply[] found = new Reply[1];
         NodeTestSupport.await(() ->
         {
             subscription.poll(assembler, 16);
-            if (last != null && last.clientId == clientId && last.seq == seq && statuses.contains(last.status))
+            for (final Reply r : replies)
             {
-                found[0] = last;
-                return true;
+                if (r.clientId == clientId && r.seq == seq && statuses.contains(r.status))
+                {
+                    found[0] = r;
+                    replies.clear();
+                    return true;
+                }
             }
             return false;
         }, 30_000, "a reply to " + clientId + "/" + seq + " with status " + statuses);
