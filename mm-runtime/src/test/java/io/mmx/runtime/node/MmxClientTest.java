@@ -178,17 +178,39 @@ class MmxClientTest
         final int leaderNode = leader <= 1 ? 0 : leader <= 3 ? 1 : 2;
         final Random random = new Random(5);
         final List<String> sent = new ArrayList<>();
+        final java.util.concurrent.CountDownLatch sending = new java.util.concurrent.CountDownLatch(1);
+        final Thread stopper = new Thread(() ->
+        {
+            try
+            {
+                sending.await();
+                nodes.get(leaderNode).close(); // the leader's node stops while call 20 is on its way
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }, "stop-the-leaders-node");
+        stopper.start();
         for (int i = 0; i < 60; i++)
         {
+            // Call 20 is 64 KiB (2,341 fragments): the leader stops part way, the rest goes through another.
+            final byte[] command = new byte[i == 20 ? 64 * 1024 : 8 + random.nextInt(100)];
+            random.nextBytes(command);
             if (i == 20)
             {
-                nodes.get(leaderNode).close(); // the leader's JVM stops: its processes are gone
+                sending.countDown();
             }
-            final byte[] command = new byte[8 + random.nextInt(100)];
-            random.nextBytes(command);
+            final long start = System.nanoTime();
             assertArrayEquals(sha256(command), client.execute(command), "call " + i);
+            if (i == 20)
+            {
+                System.out.printf("call 20 (64 KiB) took %d ms across the stop%n", (System.nanoTime() - start) / 1_000_000);
+            }
             sent.add(HexFormat.of().formatHex(sha256(command)));
         }
+        stopper.join(30_000);
+        System.out.println("surviving node's client counters: " + nodes.get(leaderNode == 0 ? 1 : 0).clientCountersJson());
         final int[] firstIds = {0, 2, 4};
         final Recorder r = recorders[firstIds[leaderNode == 0 ? 1 : 0]];
         NodeTestSupport.await(() -> r.applied.size() >= 60, 20_000, "a surviving replica to apply 60 commands");
