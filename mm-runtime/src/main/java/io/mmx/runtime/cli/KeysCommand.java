@@ -62,6 +62,27 @@ final class KeysCommand implements Callable<Integer>
         }
     }
 
+    /** The cluster key's bytes to derive a key file {@code out} from; errors name the file and the fix. */
+    static byte[] clusterKeyFor(final Path clusterKeyFile, final Path out) throws IOException
+    {
+        if (!Files.isReadable(clusterKeyFile))
+        {
+            throw new IllegalArgumentException("cluster key file " + clusterKeyFile + " is not readable: check " +
+                "the path and its permissions");
+        }
+        if (Files.isDirectory(out))
+        {
+            throw new IllegalArgumentException("--out " + out + " is a directory: name the key file to write");
+        }
+        final byte[] bytes = Files.readAllBytes(clusterKeyFile);
+        if (HostKeys.isHostKeyFile(bytes))
+        {
+            throw new IllegalArgumentException(clusterKeyFile + " is a host key file, not the cluster key: " +
+                "derive from the cluster's own key file");
+        }
+        return bytes;
+    }
+
     @Command(name = "derive", mixinStandardHelpOptions = true,
         description = {"Writes the key file of the node that hosts IDS (mode 0600, atomically). Give each host's " +
             "node its own file: 'mmx node --keys FILE'."})
@@ -85,21 +106,7 @@ final class KeysCommand implements Callable<Integer>
         public Integer call() throws IOException
         {
             final int[] hosted = IdRange.parse(ids);
-            if (!Files.isReadable(clusterKeyFile))
-            {
-                throw new IllegalArgumentException("cluster key file " + clusterKeyFile + " is not readable: check " +
-                    "the path and its permissions");
-            }
-            if (Files.isDirectory(out))
-            {
-                throw new IllegalArgumentException("--out " + out + " is a directory: name the key file to write");
-            }
-            final byte[] bytes = Files.readAllBytes(clusterKeyFile);
-            if (HostKeys.isHostKeyFile(bytes))
-            {
-                throw new IllegalArgumentException(clusterKeyFile + " is a host key file, not the cluster key: " +
-                    "derive from the cluster's own key file");
-            }
+            final byte[] bytes = clusterKeyFor(clusterKeyFile, out);
             final HostKeys keys = ClusterKey.of(bytes).hostKeys(hosted);
             try
             {
@@ -136,21 +143,7 @@ final class KeysCommand implements Callable<Integer>
         @Override
         public Integer call() throws IOException
         {
-            if (!Files.isReadable(clusterKeyFile))
-            {
-                throw new IllegalArgumentException("cluster key file " + clusterKeyFile + " is not readable: check " +
-                    "the path and its permissions");
-            }
-            if (Files.isDirectory(out))
-            {
-                throw new IllegalArgumentException("--out " + out + " is a directory: name the key file to write");
-            }
-            final byte[] bytes = Files.readAllBytes(clusterKeyFile);
-            if (HostKeys.isHostKeyFile(bytes))
-            {
-                throw new IllegalArgumentException(clusterKeyFile + " is a host key file, not the cluster key: " +
-                    "derive from the cluster's own key file");
-            }
+            final byte[] bytes = clusterKeyFor(clusterKeyFile, out);
             final long clusterId = new NodeContext().plan(io.mmx.planner.plan.PlanFile.read(plan)).planHash64();
             try
             {

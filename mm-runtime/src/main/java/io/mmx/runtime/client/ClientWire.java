@@ -101,6 +101,23 @@ public final class ClientWire
         return REPLY_HEADER_BYTES + leaderEndpoint.length + body.length;
     }
 
+    /**
+     * A publication of client frames to {@code endpoint} (HOST:PORT), or null when the media driver
+     * refuses it (an endpoint it cannot resolve): the caller drops what it meant to send.
+     */
+    public static io.aeron.ExclusivePublication publication(final io.aeron.Aeron aeron, final String endpoint)
+    {
+        try
+        {
+            return aeron.addExclusivePublication("aeron:udp?endpoint=" + endpoint + "|term-length=" + TERM_LENGTH_BYTES,
+                STREAM_ID);
+        }
+        catch (final RuntimeException ex)
+        {
+            return null;
+        }
+    }
+
     /** ASCII bytes of an endpoint text. */
     public static byte[] ascii(final String text)
     {

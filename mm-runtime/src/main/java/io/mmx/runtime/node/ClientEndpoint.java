@@ -258,12 +258,8 @@ final class ClientEndpoint implements AutoCloseable
         ExclusivePublication p = publications.get(endpoint);
         if (p == null)
         {
-            try
-            {
-                p = aeron.addExclusivePublication("aeron:udp?endpoint=" + endpoint + "|term-length=" +
-                    ClientWire.TERM_LENGTH_BYTES, ClientWire.STREAM_ID);
-            }
-            catch (final RuntimeException ex)
+            p = ClientWire.publication(aeron, endpoint);
+            if (p == null)
             {
                 return null; // an endpoint the driver cannot use: the reply is dropped and counted
             }
