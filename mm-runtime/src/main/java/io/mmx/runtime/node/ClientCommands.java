@@ -269,9 +269,4 @@ final class ClientCommands
         }
         return to;
     }
-
-    int pendingCount()
-    {
-        return pending.size();
-    }
 }

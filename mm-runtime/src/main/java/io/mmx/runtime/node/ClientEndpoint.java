@@ -290,11 +290,6 @@ final class ClientEndpoint implements AutoCloseable
         return sb.append('}').toString();
     }
 
-    FrameCounters counters()
-    {
-        return counters;
-    }
-
     @Override
     public void close()
     {
