@@ -111,6 +111,21 @@ final class ClientEndpoint implements AutoCloseable
 
     private void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
+        try
+        {
+            onFrame(buffer, offset, length);
+        }
+        catch (final RuntimeException ex)
+        {
+            // Whatever a client sends must not stop the node: a frame this code cannot take is dropped.
+            counters.onDropped(DropReason.BAD_PAYLOAD);
+            malformed++;
+            request.replyEndpoint = null;
+        }
+    }
+
+    private void onFrame(final DirectBuffer buffer, final int offset, final int length)
+    {
         if (verifier.verify(buffer, offset, length) != null)
         {
             return; // wrong key, another cluster, truncated: counted by reason
