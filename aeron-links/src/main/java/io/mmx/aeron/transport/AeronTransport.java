@@ -329,6 +329,15 @@ public final class AeronTransport implements AutoCloseable
         return lastClientError.get();
     }
 
+    /**
+     * @return the Aeron client of this transport, for a layer that adds streams of its own at this
+     * endpoint (a node's outside clients); frames on those streams are that layer's to check.
+     */
+    public Aeron aeron()
+    {
+        return aeron;
+    }
+
     /** @return the directory. */
     public ProcessDirectory directory()
     {

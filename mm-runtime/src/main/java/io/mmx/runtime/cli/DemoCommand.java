@@ -45,7 +45,8 @@ final class DemoCommand implements Callable<Integer>
     int inFlight;
 
     @Option(names = "--restart", description = "instead of killing processes for good, SIGKILL a JVM (the " +
-        "leader's when it may die) and restart it, round after round, while clients write; the restarted " +
+        "leader's when it may die) and restart it, round after round, while an outside client (MmxClient, not a " +
+        "member; every JVM may die) writes; the restarted " +
         "processes come back with their replicas' state from disk. Ends by checking that every replica holds " +
         "the same state at the same log index and that the clients' history is linearizable")
     boolean restart;
@@ -79,6 +80,22 @@ final class DemoCommand implements Callable<Integer>
             force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
         {
             final ClusterLayout layout = cluster.layout();
+            if (restart)
+            {
+                // Every JVM is a child that may be killed; the writes come from outside, through MmxClient.
+                out.printf("%nstarting %d JVMs x %d processes on loopback (shm regions, Aeron UDP); this JVM is " +
+                    "an outside client%n", layout.jvms(), procsPerJvm);
+                for (int j = 0; j < layout.jvms(); j++)
+                {
+                    cluster.start(j);
+                }
+                for (int j = 0; j < layout.jvms(); j++)
+                {
+                    cluster.awaitReady(j, Duration.ofSeconds(90));
+                }
+                result = runRestarts(cluster, out);
+                return result;
+            }
             // The client's JVM hosts the highest ids; Ω prefers low ids, so leaders sit in JVMs that get killed.
             final int clientJvm = layout.jvms() - 1;
             out.printf("%nstarting %d JVMs x %d processes on loopback (shm regions, Aeron UDP); this JVM hosts %s " +
@@ -94,7 +111,7 @@ final class DemoCommand implements Callable<Integer>
                 {
                     cluster.awaitReady(j, Duration.ofSeconds(90));
                 }
-                result = restart ? runRestarts(cluster, node, clientJvm, out) : run(cluster, node, clientJvm, out);
+                result = run(cluster, node, clientJvm, out);
                 return result;
             }
         }
@@ -199,69 +216,78 @@ final class DemoCommand implements Callable<Integer>
      * Kill-and-restart rounds under a recorded load; exit 0 only if every replica ends at one index
      * with one digest and the history is linearizable.
      */
-    private int runRestarts(final LocalCluster cluster, final MmxNode node, final int clientJvm,
-        final PrintStream out) throws Exception
+    private int runRestarts(final LocalCluster cluster, final PrintStream out) throws Exception
     {
         final ClusterLayout layout = cluster.layout();
         final boolean[] alive = new boolean[layout.jvms()];
         java.util.Arrays.fill(alive, true);
         final boolean[] killable = alive.clone();
-        killable[clientJvm] = false;
         final long seed = System.nanoTime();
-        out.printf("%nclients writing through this JVM (4 threads, PUT/GET/CAS, recorded; seed %d)%n", seed);
+        final java.util.List<String> members = new java.util.ArrayList<>();
+        for (final Integer port : layout.messagePorts())
+        {
+            members.add("127.0.0.1:" + port);
+        }
+        final io.mmx.runtime.client.ClientKey key = io.mmx.runtime.client.ClientKey.fromClusterKey(
+            new io.mmx.runtime.node.NodeContext().plan(cluster.plan()).planHash64(),
+            java.nio.file.Files.readAllBytes(cluster.keyFile()));
+        final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        out.printf("%nclients writing from outside the cluster (MmxClient over Aeron, 4 sessions, PUT/GET/CAS, " +
+            "recorded; seed %d)%n", seed);
         out.printf("%5s  %-44s %-10s %s%n", "t(s)", "event", "commits", "leader");
         final long start = System.nanoTime();
-        final io.mmx.runtime.example.kv.KeyValueLoad load = new io.mmx.runtime.example.kv.KeyValueLoad(node, 4, seed);
         final java.util.function.LongSupplier t = () -> TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        try
+        final io.mmx.runtime.example.kv.KeyValueLoad load;
+        try (io.mmx.runtime.client.MmxClient client = io.mmx.runtime.client.MmxClient.connect(
+            new io.mmx.runtime.client.MmxClient.Context().endpoints(members).key(key).timeoutNs(8_000_000_000L)))
         {
-            for (int round = 1; round <= rounds; round++)
+            load = new io.mmx.runtime.example.kv.KeyValueLoad(new KeyValueClient(client), 4, seed);
+            try
             {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(Math.max(1, killEverySeconds / 2)));
-                final int leader = leaderOf(node) >= 0 ? layout.jvmOf(leaderOf(node)) : -1;
-                final int victim = LiveNeighbourhood.nextSafeKill(cluster.plan().graph(), layout, alive, killable,
-                    leader);
-                if (victim < 0)
+                for (int round = 1; round <= rounds; round++)
                 {
-                    out.printf("%5d  %-44s%n", t.getAsLong(), "no JVM may die without losing a quorum: no kill");
-                    continue;
+                    Thread.sleep(TimeUnit.SECONDS.toMillis(Math.max(1, killEverySeconds / 2)));
+                    final int leaderId = leaderOf(cluster, alive, mapper);
+                    final int leader = leaderId >= 0 ? layout.jvmOf(leaderId) : -1;
+                    final int victim = LiveNeighbourhood.nextSafeKill(cluster.plan().graph(), layout, alive, killable,
+                        leader);
+                    if (victim < 0)
+                    {
+                        out.printf("%5d  %-44s%n", t.getAsLong(), "no JVM may die without losing a quorum: no kill");
+                        continue;
+                    }
+                    cluster.kill(victim);
+                    alive[victim] = false;
+                    out.printf("%5d  %-44s %-10d %d%n", t.getAsLong(), "SIGKILL JVM " + victim + " (processes " +
+                        layout.idsSpec(victim) + ")" + (victim == leader ? ", the leader's" : ""), load.completed(),
+                        leaderId);
+                    Thread.sleep(TimeUnit.SECONDS.toMillis(Math.max(1, killEverySeconds / 2)));
+                    cluster.start(victim);
+                    cluster.awaitReady(victim, Duration.ofSeconds(90));
+                    alive[victim] = true;
+                    out.printf("%5d  %-44s %-10d %d%n", t.getAsLong(), "restarted JVM " + victim + ", serving",
+                        load.completed(), leaderOf(cluster, alive, mapper));
                 }
-                cluster.kill(victim);
-                alive[victim] = false;
-                out.printf("%5d  %-44s %-10d %d%n", t.getAsLong(), "SIGKILL JVM " + victim + " (processes " +
-                    layout.idsSpec(victim) + ")" + (victim == leader ? ", the leader's" : ""), load.completed(),
-                    leaderOf(node));
-                Thread.sleep(TimeUnit.SECONDS.toMillis(Math.max(1, killEverySeconds / 2)));
-                cluster.start(victim);
-                cluster.awaitReady(victim, Duration.ofSeconds(90));
-                alive[victim] = true;
-                out.printf("%5d  %-44s %-10d %d%n", t.getAsLong(), "restarted JVM " + victim + ", serving",
-                    load.completed(), leaderOf(node));
+                Thread.sleep(TimeUnit.SECONDS.toMillis(2));
             }
-            Thread.sleep(TimeUnit.SECONDS.toMillis(2));
-        }
-        finally
-        {
-            load.close();
+            finally
+            {
+                load.close();
+            }
         }
         final io.mmx.runtime.history.History history = load.history().history();
         out.printf("clients stopped: %d calls completed, %d with an unknown outcome (timed out while leaders " +
             "changed)%n", load.completed(), load.unknown());
         // Idle now: every replica reaches the last decided index; compare them there.
-        final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
         final ReplicaAgreement replicas = new ReplicaAgreement();
         ReplicaAgreement.Result agreement = null;
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline)
         {
             replicas.clear();
-            replicas.add(mapper, io.mmx.runtime.node.StatusServer.json(node));
             for (int j = 0; j < layout.jvms(); j++)
             {
-                if (j != clientJvm)
-                {
-                    replicas.add(mapper, cluster.status(j));
-                }
+                replicas.add(mapper, cluster.status(j));
             }
             agreement = replicas.result();
             if (agreement.complete(layout.n()) || !agreement.agree())
@@ -319,6 +345,27 @@ final class DemoCommand implements Callable<Integer>
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /** The leader a live JVM's first process knows, from its status; -1 if none answers with one. */
+    private static int leaderOf(final LocalCluster cluster, final boolean[] alive,
+        final com.fasterxml.jackson.databind.ObjectMapper mapper) throws java.io.IOException
+    {
+        for (int j = 0; j < alive.length; j++)
+        {
+            final String status = alive[j] ? cluster.status(j) : null;
+            if (status != null)
+            {
+                for (final com.fasterxml.jackson.databind.JsonNode p : mapper.readTree(status).get("processes"))
+                {
+                    if (p.get("leader").asInt() >= 0)
+                    {
+                        return p.get("leader").asInt();
+                    }
+                }
+            }
+        }
+        return -1;
     }
 
     private static int leaderOf(final MmxNode node)

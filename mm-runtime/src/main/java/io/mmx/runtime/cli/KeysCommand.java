@@ -21,14 +21,15 @@ import java.util.concurrent.Callable;
         "the processes that node hosts, the transport key and the region fingerprint, and not the cluster key, " +
         "so a node given it with 'mmx node --keys FILE' cannot act as any other process towards memd or a verbs " +
         "region host. Only the daemons, which check every process, need the cluster key."},
-    subcommands = {KeysCommand.Derive.class})
+    subcommands = {KeysCommand.Derive.class, KeysCommand.Client.class})
 final class KeysCommand implements Callable<Integer>
 {
     @Override
     public Integer call()
     {
         throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-            "name a subcommand: 'mmx keys derive --cluster-key-file FILE --ids IDS --out FILE'");
+            "name a subcommand: 'mmx keys derive --cluster-key-file FILE --ids IDS --out FILE' or 'mmx keys client " +
+            "--cluster-key-file FILE --plan PLAN --out FILE'");
     }
 
     /** Gives {@code ctx} its keys from exactly one of the two files; errors name the option and the fix. */
@@ -61,6 +62,27 @@ final class KeysCommand implements Callable<Integer>
         }
     }
 
+    /** The cluster key's bytes to derive a key file {@code out} from; errors name the file and the fix. */
+    static byte[] clusterKeyFor(final Path clusterKeyFile, final Path out) throws IOException
+    {
+        if (!Files.isReadable(clusterKeyFile))
+        {
+            throw new IllegalArgumentException("cluster key file " + clusterKeyFile + " is not readable: check " +
+                "the path and its permissions");
+        }
+        if (Files.isDirectory(out))
+        {
+            throw new IllegalArgumentException("--out " + out + " is a directory: name the key file to write");
+        }
+        final byte[] bytes = Files.readAllBytes(clusterKeyFile);
+        if (HostKeys.isHostKeyFile(bytes))
+        {
+            throw new IllegalArgumentException(clusterKeyFile + " is a host key file, not the cluster key: " +
+                "derive from the cluster's own key file");
+        }
+        return bytes;
+    }
+
     @Command(name = "derive", mixinStandardHelpOptions = true,
         description = {"Writes the key file of the node that hosts IDS (mode 0600, atomically). Give each host's " +
             "node its own file: 'mmx node --keys FILE'."})
@@ -84,21 +106,7 @@ final class KeysCommand implements Callable<Integer>
         public Integer call() throws IOException
         {
             final int[] hosted = IdRange.parse(ids);
-            if (!Files.isReadable(clusterKeyFile))
-            {
-                throw new IllegalArgumentException("cluster key file " + clusterKeyFile + " is not readable: check " +
-                    "the path and its permissions");
-            }
-            if (Files.isDirectory(out))
-            {
-                throw new IllegalArgumentException("--out " + out + " is a directory: name the key file to write");
-            }
-            final byte[] bytes = Files.readAllBytes(clusterKeyFile);
-            if (HostKeys.isHostKeyFile(bytes))
-            {
-                throw new IllegalArgumentException(clusterKeyFile + " is a host key file, not the cluster key: " +
-                    "derive from the cluster's own key file");
-            }
+            final byte[] bytes = clusterKeyFor(clusterKeyFile, out);
             final HostKeys keys = ClusterKey.of(bytes).hostKeys(hosted);
             try
             {
@@ -109,6 +117,44 @@ final class KeysCommand implements Callable<Integer>
                 throw new IllegalArgumentException("--out " + out + " exists: pass --force to replace it");
             }
             System.out.println("wrote " + out + ": keys of processes " + ids + " (mode 0600)");
+            return 0;
+        }
+    }
+
+    @Command(name = "client", mixinStandardHelpOptions = true,
+        description = {"Writes the client key file of a cluster (mode 0600, atomically): the cluster id and the key " +
+            "that signs outside clients' frames ('mmx kv --endpoints ... --key-file FILE', MmxClient). It is derived " +
+            "one way from the members' transport key, so a client holding it cannot act as a member."})
+    static final class Client implements Callable<Integer>
+    {
+        @Option(names = "--cluster-key-file", paramLabel = "FILE", required = true,
+            description = "the cluster key, raw bytes (>= 16)")
+        Path clusterKeyFile;
+
+        @Option(names = "--plan", paramLabel = "PLAN", required = true, description = "the cluster's plan (its id)")
+        Path plan;
+
+        @Option(names = "--out", paramLabel = "FILE", required = true, description = "the key file to write")
+        Path out;
+
+        @Option(names = "--force", description = "replace an existing file")
+        boolean force;
+
+        @Override
+        public Integer call() throws IOException
+        {
+            final byte[] bytes = clusterKeyFor(clusterKeyFile, out);
+            final long clusterId = new NodeContext().plan(io.mmx.planner.plan.PlanFile.read(plan)).planHash64();
+            try
+            {
+                io.mmx.runtime.client.ClientKey.fromClusterKey(clusterId, bytes).write(out, force);
+            }
+            catch (final FileAlreadyExistsException ex)
+            {
+                throw new IllegalArgumentException("--out " + out + " exists: pass --force to replace it");
+            }
+            System.out.println("wrote " + out + ": the client key of cluster " + String.format("%016x", clusterId) +
+                " (mode 0600)");
             return 0;
         }
     }

@@ -27,6 +27,7 @@ import java.io.UncheckedIOException;
         SimCommand.class,
         SelfcheckCommand.class,
         KeysCommand.class,
+        KvCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -52,7 +53,7 @@ public final class MmxCommand implements Runnable
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(),
-            "name a command: demo, node, memd, local, status, sim or selfcheck (mmx --help lists them)");
+            "name a command: demo, node, memd, local, status, kv, keys, sim or selfcheck (mmx --help lists them)");
     }
 
     /** The command line with mmx's error handling. */

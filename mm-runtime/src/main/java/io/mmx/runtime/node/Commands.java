@@ -22,6 +22,12 @@ import java.nio.ByteOrder;
  * <p>A <em>probe</em> carries {@link #PROBE_LENGTH} in its length field and no payload: it is
  * ordered and decided like any command, so its commit proves the cluster serves, but no replica
  * hands it to the state machine (operators send probes: {@code POST /probe}, {@code ops/health --probe}).
+ *
+ * <p>A <em>client fragment</em> carries part of an outside client's command: its origin is at
+ * least {@link #CLIENT_ORIGIN}, and the origin's low 19 bits with the incarnation field hold the
+ * client id (51 bits); its counter is sequence (28 bits) | fragment (16 bits); its payload is
+ * the command's total length (u32) and then the fragment's bytes. Every replica reassembles a
+ * command from its fragments alike and applies it once ({@link ClientSessions}).
  */
 public final class Commands
 {
@@ -32,8 +38,87 @@ public final class Commands
     /** Largest counter of one incarnation. */
     public static final long MAX_COUNTER = (1L << COUNTER_BITS) - 1;
 
+    /** Origins from here on name clients, not processes: process ids stay below it. */
+    public static final int CLIENT_ORIGIN = 1 << 19;
+    /** Counter bits naming a fragment of a client command. */
+    public static final int FRAGMENT_BITS = 16;
+    /** Most fragments of one client command. */
+    public static final int MAX_FRAGMENTS = 1 << FRAGMENT_BITS;
+    /** Bytes of a fragment's payload before its share of the command: the command's total length. */
+    public static final int FRAGMENT_HEADER_BYTES = 4;
+
     private Commands()
     {
+    }
+
+    /** Command bytes one fragment carries when commands are {@code proposalWords} words. */
+    public static int fragmentBytes(final int proposalWords)
+    {
+        return 8 * (proposalWords - HEADER_WORDS) - FRAGMENT_HEADER_BYTES;
+    }
+
+    /** Fragments a client command of {@code totalLength} bytes travels in (at least one). */
+    public static int fragments(final int totalLength, final int fragmentBytes)
+    {
+        return Math.max(1, (totalLength + fragmentBytes - 1) / fragmentBytes);
+    }
+
+    /** Largest client command at this width: {@link #MAX_FRAGMENTS} fragments. */
+    public static int maxClientCommandBytes(final int proposalWords)
+    {
+        return (int)Math.min(Integer.MAX_VALUE - 8, (long)MAX_FRAGMENTS * fragmentBytes(proposalWords));
+    }
+
+    /**
+     * Writes fragment {@code fragment} of a client's command into {@code words[offset..offset + proposalWords)}.
+     */
+    public static void encodeClientFragment(final long[] words, final int offset, final int proposalWords,
+        final long clientId, final long seq, final int fragment, final byte[] command)
+    {
+        final int d = fragmentBytes(proposalWords);
+        if (fragment < 0 || fragment >= fragments(command.length, d) || fragments(command.length, d) > MAX_FRAGMENTS)
+        {
+            throw new IllegalArgumentException("fragment " + fragment + " of a command of " + command.length +
+                " bytes in fragments of " + d + " (at most " + MAX_FRAGMENTS + " fragments)");
+        }
+        final int from = fragment * d;
+        final int length = Math.min(d, command.length - from);
+        final byte[] payload = new byte[FRAGMENT_HEADER_BYTES + Math.max(0, length)];
+        payload[0] = (byte)command.length;
+        payload[1] = (byte)(command.length >>> 8);
+        payload[2] = (byte)(command.length >>> 16);
+        payload[3] = (byte)(command.length >>> 24);
+        if (length > 0)
+        {
+            System.arraycopy(command, from, payload, FRAGMENT_HEADER_BYTES, length);
+        }
+        final int origin = CLIENT_ORIGIN | (int)(clientId >>> 32);
+        encode(words, offset, proposalWords, origin, (int)clientId, (seq << FRAGMENT_BITS) | fragment,
+            new org.agrona.concurrent.UnsafeBuffer(payload), 0, payload.length);
+    }
+
+    /** True if the command at {@code offset} is a fragment of a client's command. */
+    public static boolean isClientFragment(final long[] words, final int offset)
+    {
+        return origin(words, offset) >= CLIENT_ORIGIN;
+    }
+
+    /** The client id of the fragment at {@code offset}. */
+    public static long clientId(final long[] words, final int offset)
+    {
+        return ((long)(origin(words, offset) & (CLIENT_ORIGIN - 1)) << 32) | (incarnation(words, offset) & 0xFFFF_FFFFL);
+    }
+
+    /** The client's sequence number of the fragment at {@code offset}. */
+    public static long clientSeq(final long[] words, final int offset)
+    {
+        return counter(words, offset) >>> FRAGMENT_BITS;
+    }
+
+    /** The fragment's index within its command. */
+    public static int fragment(final long[] words, final int offset)
+    {
+        return (int)(counter(words, offset) & (MAX_FRAGMENTS - 1));
     }
 
     /** The length field of a probe: larger than any payload, so it can never be mistaken for one. */

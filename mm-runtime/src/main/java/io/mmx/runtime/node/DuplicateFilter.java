@@ -14,6 +14,10 @@ import java.util.Map;
  * bound is smaller), so a first copy that old does not occur; if it did, it would be dropped on
  * every replica alike and its submitter's future would time out. At most {@code maxRuns} runs are
  * remembered, evicted oldest first.
+ *
+ * <p>Outside clients' commands are filtered by their sessions instead ({@link #clients()}: the last
+ * sequence applied per client id, and the fragments of a command being reassembled), which are
+ * derived from the log alike on every replica and saved with the runs in every snapshot.
  */
 final class DuplicateFilter
 {
@@ -22,10 +26,18 @@ final class DuplicateFilter
 
     private final int maxRuns;
     private final Map<Long, Run> runs;
+    private final ClientSessions clients;
 
     DuplicateFilter(final int maxRuns)
     {
+        this(maxRuns, Commands.fragmentBytes(Commands.proposalWords(32)));
+    }
+
+    /** @param fragmentBytes command bytes per client fragment ({@link Commands#fragmentBytes}). */
+    DuplicateFilter(final int maxRuns, final int fragmentBytes)
+    {
         this.maxRuns = maxRuns;
+        this.clients = new ClientSessions(fragmentBytes);
         this.runs = new LinkedHashMap<>(16, 0.75f, false)
         {
             @Override
@@ -34,6 +46,12 @@ final class DuplicateFilter
                 return size() > DuplicateFilter.this.maxRuns;
             }
         };
+    }
+
+    /** Outside clients' sessions. */
+    ClientSessions clients()
+    {
+        return clients;
     }
 
     /** True if this is the first copy of the command: apply it. */
@@ -76,6 +94,7 @@ final class DuplicateFilter
                 }
             }
         }
+        clients.writeTo(out);
     }
 
     /** Replaces the filter's state with what {@link #writeTo} wrote. */
@@ -109,6 +128,7 @@ final class DuplicateFilter
             }
             runs.put(key, run);
         }
+        clients.readFrom(in);
     }
 
     private static final class Run

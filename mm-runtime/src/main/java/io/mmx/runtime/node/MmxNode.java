@@ -112,7 +112,21 @@ public final class MmxNode implements AutoCloseable
                     ctx.memoryOpTimeoutNs()).polledByHost();
                 final FabricMemory memory = new FabricMemory(fabric, heartbeats[i], ctx.memoryOpTimeoutNs());
                 replicas[i] = new ProcessReplica(id, config, memory, launched, stateMachines.apply(id),
-                    (origin, inc, counter, reply) -> agentRef[0].onApplied(origin, inc, counter, reply), listener,
+                    new ProcessReplica.Completions()
+                    {
+                        @Override
+                        public void onApplied(final int origin, final int inc, final long counter, final long reply)
+                        {
+                            agentRef[0].onApplied(origin, inc, counter, reply);
+                        }
+
+                        @Override
+                        public void onClientApplied(final int replica, final long clientId, final long seq,
+                            final byte[] reply)
+                        {
+                            agentRef[0].onClientApplied(replica, clientId, seq, reply);
+                        }
+                    }, listener,
                     random.nextLong(), connections.connectionCount());
                 byId[id] = replicas[i];
             }
@@ -124,8 +138,13 @@ public final class MmxNode implements AutoCloseable
                 ctx.planHashBytes(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), MembershipListener.NO_OP,
                 (header, buffer, offset, length, tick) -> agentRef[0].onApplicationFrame(header, buffer, offset,
                 length, tick), heartbeats);
+            final ClientEndpoint clients = clientEndpoint(ctx, launched, config.proposalWords());
+            if (clients != null)
+            {
+                resources.add(clients);
+            }
             agent = new NodeAgent(membership, byId, replicas, config, random.nextInt(), ctx.tickNs(),
-                ctx.submitTimeoutNs(), maxPending, pendingCount);
+                ctx.submitTimeoutNs(), maxPending, pendingCount, clients);
             agentRef[0] = agent;
             if (ctx.stateDirectory() != null)
             {
@@ -174,6 +193,23 @@ public final class MmxNode implements AutoCloseable
         final MmxNode node = new MmxNode(ctx, stateMachines, listener);
         AgentRunner.startOnThread(node.runner);
         return node;
+    }
+
+    /**
+     * Outside clients reach the node at its UDP endpoint on their own stream, with the client key
+     * derived from the transport key; a node without a UDP endpoint (IPC only) takes no clients.
+     */
+    private static ClientEndpoint clientEndpoint(final NodeContext ctx, final AeronTransport transport,
+        final int proposalWords)
+    {
+        if (ctx.transport().medium() != TransportContext.Medium.UDP)
+        {
+            return null;
+        }
+        final io.mmx.runtime.client.ClientKey key = io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planHash64(),
+            ctx.hostKeys().transportKey());
+        return new ClientEndpoint(transport.aeron(), ctx.transport().localEndpoint(), transport.directory(), key,
+            ClientCommands.maxCommandBytes(proposalWords));
     }
 
     private RegionLinkFactory linkFactory(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
@@ -415,6 +451,28 @@ public final class MmxNode implements AutoCloseable
     public String metricsText()
     {
         return metrics.prometheus(status(), fabricCounters, transport.counters(), pendingCount.get());
+    }
+
+    /**
+     * Outside clients' frames as JSON: accepted, replies sent, malformed requests, refusals, and
+     * drops by reason (a frame signed with another key counts as {@code bad_tag}); null when the node
+     * takes no clients.
+     */
+    public String clientCountersJson()
+    {
+        return agent.clientCountersJson();
+    }
+
+    /** The client key of this node's cluster (what {@code mmx keys client} writes). */
+    public io.mmx.runtime.client.ClientKey clientKey()
+    {
+        return io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planHash64(), ctx.hostKeys().transportKey());
+    }
+
+    /** The node's transport (tests read its counters). */
+    AeronTransport transport()
+    {
+        return transport;
     }
 
     /** Submissions queued or awaiting commit. */

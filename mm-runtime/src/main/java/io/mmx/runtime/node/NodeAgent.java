@@ -65,6 +65,9 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     private final Long2ObjectHashMap<Submission> pending = new Long2ObjectHashMap<>();
     private final List<Submission> expired = new ArrayList<>();
     private final long[] forwarded;
+    /** Outside clients' frames, or null (a node without a UDP endpoint). */
+    private final ClientEndpoint clientEndpoint;
+    private final ClientCommands clientCommands;
     private final org.agrona.concurrent.UnsafeBuffer payload = new org.agrona.concurrent.UnsafeBuffer(new byte[0]);
     private long counter;
     private long lastTick = -1;
@@ -75,7 +78,7 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
 
     NodeAgent(final MembershipAgent membership, final ProcessReplica[] replicaById, final ProcessReplica[] replicas,
         final CoreConfig config, final int incarnation, final long tickNs, final long submitTimeoutNs,
-        final int maxPending, final AtomicInteger pendingCount)
+        final int maxPending, final AtomicInteger pendingCount, final ClientEndpoint clientEndpoint)
     {
         this.membership = membership;
         this.replicaById = replicaById;
@@ -88,7 +91,10 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
         this.resubmitTicks = Math.max(1, 500_000_000L / tickNs);
         this.submissions = new ManyToOneConcurrentArrayQueue<>(maxPending);
         this.pendingCount = pendingCount;
-        this.forwarded = new long[proposalWords];
+        this.forwarded = new long[64 * proposalWords];
+        this.clientEndpoint = clientEndpoint;
+        this.clientCommands = new ClientCommands(replicaById, origin, proposalWords, maxPending, submitTimeoutTicks,
+            resubmitTicks, clientEndpoint);
     }
 
     boolean enqueue(final Submission s)
@@ -134,9 +140,17 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
                 r.onTick(tick);
             }
             retryAndExpire(tick);
+            if (clientEndpoint != null)
+            {
+                clientCommands.onTick(tick);
+            }
             work++;
         }
         work += drainSubmissions(tick);
+        if (clientEndpoint != null)
+        {
+            work += clientEndpoint.poll(clientCommands::onCommand);
+        }
         for (final ProcessReplica r : replicas)
         {
             r.core().flushProposals();
@@ -263,14 +277,17 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             }
         }
         else if (type == NodeFrames.FORWARD && dst >= 0 && dst < replicaById.length && replicaById[dst] != null &&
-            length == 8 * proposalWords)
+            length > 0 && length % (8 * proposalWords) == 0 && length <= 8 * forwarded.length)
         {
-            for (int w = 0; w < proposalWords; w++)
+            for (int w = 0; w < length / 8; w++)
             {
                 forwarded[w] = buffer.getLong(offset + 8 * w, ByteOrder.LITTLE_ENDIAN);
             }
-            // Not leading (any more): drop; the origin re-routes when it learns the new leader.
-            replicaById[dst].core().propose(forwarded, 0);
+            // Not leading (any more), or the queue is full: drop; the origin re-routes.
+            for (int at = 0; at < length / 8; at += proposalWords)
+            {
+                replicaById[dst].core().propose(forwarded, at);
+            }
         }
         else if (NodeFrames.isTransfer(type) && dst >= 0 && dst < replicaById.length && replicaById[dst] != null)
         {
@@ -295,6 +312,24 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             pendingCount.decrementAndGet();
             s.future.complete(reply);
         }
+    }
+
+    @Override
+    public void onClientApplied(final int replica, final long clientId, final long seq, final byte[] reply)
+    {
+        clientCommands.onApplied(replica, clientId, seq, reply);
+    }
+
+    /** Client frames and commands as JSON for the status, or null without a client endpoint. */
+    String clientCountersJson()
+    {
+        if (clientEndpoint == null)
+        {
+            return null;
+        }
+        final String json = clientEndpoint.countersJson();
+        return json.substring(0, json.length() - 1) + ",\"duplicateFragments\":" +
+            replicas[0].clientSessions().duplicates() + ",\"sessions\":" + replicas[0].clientSessions().sessionCount() + "}";
     }
 
     /** Fails everything still queued or pending: the node is closing. */

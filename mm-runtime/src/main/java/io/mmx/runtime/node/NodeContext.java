@@ -304,6 +304,11 @@ public final class NodeContext
         {
             errors.add("maxPending must be 1..1048576, got " + maxPending);
         }
+        if (plan != null && plan.n() > Commands.CLIENT_ORIGIN)
+        {
+            // Command origins above the process ids name outside clients' sessions.
+            errors.add("a plan of " + plan.n() + " processes; a node runs at most " + Commands.CLIENT_ORIGIN);
+        }
         if (plan != null && hosted != null)
         {
             for (final int id : hosted)

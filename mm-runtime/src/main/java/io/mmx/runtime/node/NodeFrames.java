@@ -5,7 +5,7 @@ package io.mmx.runtime.node;
  */
 final class NodeFrames
 {
-    /** A command forwarded by its origin to the leader: proposalWords little-endian words. */
+    /** Commands forwarded to the leader: one or more whole commands of proposalWords little-endian words. */
     static final int FORWARD = 0x30;
     /** A replica asks a peer for a snapshot ({@link SnapshotTransfer}). */
     static final int SNAPSHOT_REQUEST = 0x31;

@@ -19,11 +19,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class ProcessReplica implements Effects, FabricMemory.Sink
 {
-    /** Told when a command of a local submitter is applied at its origin's replica. */
-    @FunctionalInterface
+    /** Told when a command of a local submitter is applied at its origin's replica, and of clients' commands. */
     interface Completions
     {
         void onApplied(int origin, int incarnation, long counter, long reply);
+
+        /** An outside client's command was applied at replica {@code replica}. */
+        void onClientApplied(int replica, long clientId, long seq, byte[] reply);
     }
 
     private final int id;
@@ -78,7 +80,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.codec = new CoreMessageCodec(config);
         this.sendBuffer = new UnsafeBuffer(new byte[transport.context().maxFrameLengthBytes()]);
         this.stateMachine = stateMachine;
-        this.duplicates = new DuplicateFilter(4 * config.n() + 64);
+        this.duplicates = new DuplicateFilter(4 * config.n() + 64, Commands.fragmentBytes(proposalWords));
         this.completions = completions;
         this.listener = listener;
         this.neighbours = config.graph().neighbours(id);
@@ -107,6 +109,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     int leader()
     {
         return leader;
+    }
+
+    /** Outside clients' sessions at this replica (agent thread only). */
+    ClientSessions clientSessions()
+    {
+        return duplicates.clients();
     }
 
     ProcessStatus status()
@@ -331,6 +339,11 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         for (int at = 0, i = 0; at + proposalWords <= value.length; at += proposalWords, i++)
         {
             final int length = Commands.length(value, at, proposalWords);
+            if (Commands.isClientFragment(value, at))
+            {
+                applied += length < 0 ? 0 : applyClientFragment(slot * maxBatch + i, value, at, length, live);
+                continue;
+            }
             final boolean probe = Commands.isProbe(value, at);
             if (length < 0 && !probe)
             {
@@ -361,6 +374,35 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             }
         }
         return applied;
+    }
+
+    /** Takes a client's fragment; applies the command when it is whole. Returns the commands applied, 0 or 1. */
+    private int applyClientFragment(final long logIndex, final long[] value, final int at, final int length,
+        final boolean live)
+    {
+        final long clientId = Commands.clientId(value, at);
+        final long seq = Commands.clientSeq(value, at);
+        Commands.payload(value, at, proposalWords, commandBuffer);
+        final byte[] command = duplicates.clients().onFragment(clientId, seq, Commands.fragment(value, at),
+            commandBuffer, length);
+        if (command == null)
+        {
+            return 0;
+        }
+        final byte[] reply = stateMachine.applyClientCommand(logIndex, clientId, new UnsafeBuffer(command), 0,
+            command.length);
+        if (reply == null || reply.length > io.mmx.runtime.client.ClientWire.MAX_REPLY_BYTES)
+        {
+            throw new IllegalStateException(stateMachine.getClass().getName() + " replied " +
+                (reply == null ? "null" : reply.length + " bytes") + " to a client; replies are 0.." +
+                io.mmx.runtime.client.ClientWire.MAX_REPLY_BYTES + " bytes");
+        }
+        duplicates.clients().applied(clientId, seq, reply);
+        if (live)
+        {
+            completions.onClientApplied(id, clientId, seq, reply);
+        }
+        return 1;
     }
 
     @Override
@@ -453,11 +495,24 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     /** The process's frame buffer for commands forwarded to the leader. */
     boolean forward(final int leaderId, final long[] words, final int offset)
     {
-        for (int w = 0; w < proposalWords; w++)
+        return forward(leaderId, words, offset, 1);
+    }
+
+    /** Forwards {@code count} whole commands in one frame (at most {@link #forwardCapacity()}). */
+    boolean forward(final int leaderId, final long[] words, final int offset, final int count)
+    {
+        for (int w = 0; w < count * proposalWords; w++)
         {
             sendBuffer.putLong(8 * w, words[offset + w], java.nio.ByteOrder.LITTLE_ENDIAN);
         }
-        return transport.send(id, leaderId, NodeFrames.FORWARD, sendBuffer, 0, 8 * proposalWords);
+        return transport.send(id, leaderId, NodeFrames.FORWARD, sendBuffer, 0, 8 * proposalWords * count);
+    }
+
+    /** Commands one forward frame carries. */
+    int forwardCapacity()
+    {
+        return Math.max(1, Math.min(64, (sendBuffer.capacity() - io.mmx.aeron.frame.FrameHeader.OVERHEAD_LENGTH) /
+            (8 * proposalWords)));
     }
 
 }

@@ -24,10 +24,32 @@ public interface StateMachine
      */
     long apply(long logIndex, int origin, DirectBuffer buffer, int offset, int length);
 
+    /** The {@code origin} {@link #apply} sees for a command of an outside client (the default {@link #applyClientCommand}). */
+    int CLIENT_ORIGIN = -1;
+
+    /**
+     * Applies one committed command of an outside client ({@code io.mmx.runtime.client.MmxClient}),
+     * reassembled whole however large, once per replica even if the client sent it again.
+     *
+     * @param clientId the client's session.
+     * @return the reply the client receives, at most {@code ClientWire.MAX_REPLY_BYTES} (4096) bytes (a
+     *         longer one stops the node, as any exception here does). The default applies the command
+     *         with {@link #apply} (origin {@link #CLIENT_ORIGIN}) and replies its {@code long},
+     *         8 bytes little-endian.
+     */
+    default byte[] applyClientCommand(final long logIndex, final long clientId, final DirectBuffer buffer,
+        final int offset, final int length)
+    {
+        final long reply = apply(logIndex, CLIENT_ORIGIN, buffer, offset, length);
+        final byte[] out = new byte[8];
+        new org.agrona.concurrent.UnsafeBuffer(out).putLong(0, reply, java.nio.ByteOrder.LITTLE_ENDIAN);
+        return out;
+    }
+
     /**
      * This replica will never see the commands of log indexes {@code fromLogIndex..toLogIndex}: it
      * restarted, or fell behind every decided log it can reach. Its state is incomplete until the
-     * application installs a copy from another replica; mmx has no state transfer of its own yet.
+     * replica installs a snapshot from another (with a state directory, the node does so itself).
      */
     default void onGap(final long fromLogIndex, final long toLogIndex)
     {

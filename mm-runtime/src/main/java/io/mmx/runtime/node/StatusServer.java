@@ -126,7 +126,8 @@ public final class StatusServer implements AutoCloseable
             .replace("\"", "\\\"").replace("\n", " ") + "\"";
         return "{\"plan\":\"" + node.planHash() + "\",\"pid\":" + ProcessHandle.current().pid() +
             ",\"failed\":" + failed +
-            ",\"pending\":" + node.pending() + ",\"frames\":" + node.transportCountersJson() + ",\"processes\":" + processes + "}";
+            ",\"pending\":" + node.pending() + ",\"frames\":" + node.transportCountersJson() +
+            ",\"clientFrames\":" + node.clientCountersJson() + ",\"processes\":" + processes + "}";
     }
 
     private void handle(final HttpExchange exchange) throws IOException

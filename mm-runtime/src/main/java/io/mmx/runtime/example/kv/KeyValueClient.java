@@ -6,16 +6,37 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Client calls of the key-value store through a node. Thread-safe; each call submits one command.
+ * Client calls of the key-value store, through a node of the cluster or from outside it
+ * ({@link io.mmx.runtime.client.MmxClient}). Thread-safe; each call submits one command.
  */
 public final class KeyValueClient
 {
-    private final MmxNode node;
+    private final java.util.function.Function<byte[], CompletableFuture<Long>> submit;
 
     /** @param node the node that submits the commands. */
     public KeyValueClient(final MmxNode node)
     {
-        this.node = node;
+        this.submit = node::submit;
+    }
+
+    /**
+     * Calls through an outside client: each call blocks until its reply (the future is complete on
+     * return), and fails with the client's {@link io.mmx.runtime.client.MmxClientException}.
+     */
+    public KeyValueClient(final io.mmx.runtime.client.MmxClient client)
+    {
+        this.submit = command ->
+        {
+            try
+            {
+                return CompletableFuture.completedFuture(new UnsafeBuffer(client.execute(command))
+                    .getLong(0, java.nio.ByteOrder.LITTLE_ENDIAN));
+            }
+            catch (final io.mmx.runtime.client.MmxClientException ex)
+            {
+                return CompletableFuture.failedFuture(ex);
+            }
+        };
     }
 
     /** Sets {@code key}; completes with the previous value or {@link KeyValueCommand#ABSENT}. */
@@ -46,6 +67,8 @@ public final class KeyValueClient
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[KeyValueCommand.MAX_LENGTH]);
         final int length = KeyValueCommand.encode(buffer, op, key, value, expected);
-        return node.submit(buffer, 0, length);
+        final byte[] command = new byte[length];
+        buffer.getBytes(0, command);
+        return submit.apply(command);
     }
 }

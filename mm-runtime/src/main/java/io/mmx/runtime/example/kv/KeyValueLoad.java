@@ -32,7 +32,13 @@ public final class KeyValueLoad implements AutoCloseable
     /** Starts {@code clients} threads submitting through {@code node}, their choices drawn from {@code seed}. */
     public KeyValueLoad(final MmxNode node, final int clients, final long seed)
     {
-        this.kv = new KeyValueClient(node);
+        this(new KeyValueClient(node), clients, seed);
+    }
+
+    /** Starts {@code clients} threads calling through {@code kv}, their choices drawn from {@code seed}. */
+    public KeyValueLoad(final KeyValueClient kv, final int clients, final long seed)
+    {
+        this.kv = kv;
         for (int c = 0; c < clients; c++)
         {
             final int client = c;
