@@ -9,6 +9,7 @@ import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.PlanDigest;
 import org.agrona.CloseHelper;
+import io.mmx.rdma.testing.Await;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
@@ -61,30 +62,20 @@ class MemdLostRequestTest
                 final long swallowedBefore = proxy.swallowedBytes();
                 final long lost = fabric.compareAndSwap(0, 0, 7, 8, TimeUnit.MILLISECONDS.toNanos(200));
                 assertEquals(OpStatus.TIMEOUT, FabricTestSupport.status(fabric, lost), "the swallowed CAS");
-                final long sentNs = System.nanoTime();
-                while (proxy.swallowedBytes() == swallowedBefore)
-                {
-                    assertTrue(System.nanoTime() - sentNs < DEADLINE_NS, "the CAS never left the link");
-                    Thread.sleep(5);
-                }
+                Await.until(() -> proxy.swallowedBytes() != swallowedBefore, DEADLINE_NS,
+                    () -> "the CAS never left the link");
                 assertEquals(OpStatus.FENCED, FabricTestSupport.status(fabric,
                     fabric.read(0, 0, FabricTestSupport.OP_TIMEOUT_NS)), "the region is fenced while the CAS is out");
 
                 // The connection fails: the link completes the lost CAS late, and the fence lifts.
                 proxy.cutAndForwardAgain();
                 final long lateBefore = fabric.counters().get(io.mmx.rdma.fabric.FabricCounters.Other.LATE_COMPLETION);
-                final long startNs = System.nanoTime();
-                OpStatus after = OpStatus.FENCED;
-                while (after != OpStatus.OK)
+                final OpStatus[] after = {OpStatus.FENCED};
+                Await.until(() ->
                 {
-                    assertTrue(System.nanoTime() - startNs < DEADLINE_NS,
-                        "the region stayed unusable after its connection failed: last status " + after);
-                    after = FabricTestSupport.status(fabric, fabric.read(0, 0, FabricTestSupport.OP_TIMEOUT_NS));
-                    if (after != OpStatus.OK)
-                    {
-                        Thread.sleep(20);
-                    }
-                }
+                    after[0] = FabricTestSupport.status(fabric, fabric.read(0, 0, FabricTestSupport.OP_TIMEOUT_NS));
+                    return after[0] == OpStatus.OK;
+                }, DEADLINE_NS, () -> "the region stayed unusable after its connection failed: last status " + after[0]);
                 assertEquals(7, FabricTestSupport.readOk(fabric, 0, 0), "the lost CAS never landed");
                 assertEquals(1, fabric.counters().get(io.mmx.rdma.fabric.FabricCounters.Other.LATE_COMPLETION) -
                     lateBefore, "the lost CAS completed exactly once");
