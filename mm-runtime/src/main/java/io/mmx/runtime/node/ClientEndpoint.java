@@ -82,8 +82,9 @@ final class ClientEndpoint implements AutoCloseable
     private final UnsafeBuffer payload = new UnsafeBuffer(new byte[ClientWire.MAX_FRAME_BYTES]);
     private final UnsafeBuffer frame = new UnsafeBuffer(new byte[ClientWire.MAX_FRAME_BYTES]);
     private long inboundBytes;
-    private long malformed;
-    private long refused;
+    // Written on the agent thread, read by status and metrics scrapes.
+    private volatile long malformed;
+    private volatile long refused;
     private Handler handler;
 
     ClientEndpoint(final Aeron aeron, final String localEndpoint, final ProcessDirectory directory,
@@ -287,6 +288,24 @@ final class ClientEndpoint implements AutoCloseable
             }
         }
         return p;
+    }
+
+    /** Client frames received, dropped by reason and replies sent. */
+    FrameCounters frameCounters()
+    {
+        return counters;
+    }
+
+    /** Client requests that did not parse. */
+    long malformedRequests()
+    {
+        return malformed;
+    }
+
+    /** Client requests answered REFUSED. */
+    long refusedRequests()
+    {
+        return refused;
     }
 
     /** Client frames as JSON: accepted, dropped by reason, malformed requests, refusals, replies sent. */

@@ -450,7 +450,8 @@ public final class MmxNode implements AutoCloseable
     /** This node's counters and histograms as Prometheus text ({@code GET /metrics}). */
     public String metricsText()
     {
-        return metrics.prometheus(status(), fabricCounters, transport.counters(), pendingCount.get());
+        return metrics.prometheus(status(), fabricCounters, transport.counters(), pendingCount.get(),
+            agent.clientEndpoint());
     }
 
     /**

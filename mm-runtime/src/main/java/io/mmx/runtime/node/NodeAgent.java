@@ -320,6 +320,12 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
         clientCommands.onApplied(replica, clientId, seq, reply);
     }
 
+    /** The members' endpoint for outside clients, or null when this node takes none. */
+    ClientEndpoint clientEndpoint()
+    {
+        return clientEndpoint;
+    }
+
     /** Client frames and commands as JSON for the status, or null without a client endpoint. */
     String clientCountersJson()
     {

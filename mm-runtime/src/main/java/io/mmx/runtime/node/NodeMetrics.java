@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * What a node counts for operators, written as Prometheus text ({@code GET /metrics} on the status
  * port): each hosted process's status as gauges, transport frames by outcome and drop reason, memory
- * fabric operations by outcome, submissions by outcome and a commit-latency histogram.
+ * fabric operations by outcome, submissions by outcome, a commit-latency histogram, and the frames
+ * and requests of outside clients.
  *
  * <p>Recording is thread-safe and allocation-free (an HdrHistogram {@link Recorder}); a scrape
  * folds what was recorded since the last one into the running total, so buckets are cumulative
@@ -71,9 +72,10 @@ public final class NodeMetrics
      * @param fabrics   each hosted process's memory fabric counters.
      * @param frames    the JVM's transport frame counters.
      * @param pending   submissions queued or awaiting commit.
+     * @param clients   the members' endpoint for outside clients, or null when the node takes none.
      */
-    public synchronized String prometheus(final List<ProcessStatus> processes, final List<FabricCounters> fabrics,
-        final FrameCounters frames, final int pending)
+    synchronized String prometheus(final List<ProcessStatus> processes, final List<FabricCounters> fabrics,
+        final FrameCounters frames, final int pending, final ClientEndpoint clients)
     {
         interval = commitLatency.getIntervalHistogram(interval);
         commitLatencyTotal.add(interval);
@@ -151,7 +153,30 @@ public final class NodeMetrics
                 .append(submissions(outcome)).append('\n');
         }
         latencyHistogram(out);
+        if (clients != null)
+        {
+            clientCounters(out, clients);
+        }
         return out.toString();
+    }
+
+    private static void clientCounters(final StringBuilder out, final ClientEndpoint clients)
+    {
+        final FrameCounters frames = clients.frameCounters();
+        help(out, "mmx_client_frames_accepted_total", "counter", "Frames from outside clients received and verified.");
+        out.append("mmx_client_frames_accepted_total ").append(frames.accepted()).append('\n');
+        help(out, "mmx_client_replies_total", "counter", "Replies sent to outside clients.");
+        out.append("mmx_client_replies_total ").append(frames.sent()).append('\n');
+        help(out, "mmx_client_bad_requests_total", "counter", "Client requests that did not parse.");
+        out.append("mmx_client_bad_requests_total ").append(clients.malformedRequests()).append('\n');
+        help(out, "mmx_client_refused_total", "counter", "Client requests answered REFUSED.");
+        out.append("mmx_client_refused_total ").append(clients.refusedRequests()).append('\n');
+        help(out, "mmx_client_frames_dropped_total", "counter", "Client frames dropped, by reason (bad_tag: another key).");
+        for (final DropReason reason : DropReason.values())
+        {
+            out.append("mmx_client_frames_dropped_total{reason=\"").append(lower(reason.name())).append("\"} ")
+                .append(frames.dropped(reason)).append('\n');
+        }
     }
 
     private void latencyHistogram(final StringBuilder out)

@@ -313,6 +313,9 @@ class MmxClientTest
         assertEquals(1, recorders[0].applied.size(), "only the good command applied: " + recorders[0].applied);
         assertTrue(recorders[0].applied.get(0).endsWith(HexFormat.of().formatHex(sha256("good".getBytes()))));
         assertTrue(StatusServer.json(node).contains("\"clientFrames\":{\"accepted\":"), StatusServer.json(node));
+        final String metrics = node.metricsText();
+        assertTrue(metrics.contains("\nmmx_client_frames_dropped_total{reason=\"bad_tag\"} 1\n"), metrics);
+        assertTrue(metrics.contains("\nmmx_client_bad_requests_total 201\n"), metrics);
     }
 
     private final List<MmxNode> nodes = new ArrayList<>();
