@@ -341,6 +341,16 @@ class TopoCommandTest
         assertTrue(html.contains("Expansion profile"));
         assertTrue(html.contains("n/2 = 64"));
         assertTrue(html.contains("Failure domains"));
+        // The tolerance bracket shows the three kinds of number, and its legend names them.
+        final JsonNode t = new ObjectMapper().readTree(plan.toFile()).path("analysis").path("tolerance");
+        assertTrue(html.contains(">certified " + t.path("certified_f").asInt() + "<"), html);
+        assertTrue(html.contains(">probable " + t.path("probable_f").asInt() + "<"), html);
+        assertTrue(html.contains(">attack " + t.path("attack_f").asInt() + "<"), html);
+        for (final String legend : new String[] {"proof (certified)", "probable (over the seed)", "open, up to the witness",
+            "ruled out by the witness"})
+        {
+            assertTrue(html.contains(">" + legend + "<"), legend);
+        }
     }
 
     @Test
