@@ -26,7 +26,8 @@ import java.util.SplittableRandom;
  * distinct covers found so far, filled greedily back to the cover size. Recombination is what
  * made the difference: the covers of good local optima share most of their vertices, and
  * searching from their common core reached in 3 s what restarts alone reached in 10 s (docs/topo.md,
- * {@code bin/perf planner}). From {@value #PORTFOLIO_MIN_VERTICES} vertices up two such searches
+ * {@code bin/perf attack}). When ten restarts in a row bring no improvement the pool is cleared and
+ * a new epoch begins from balls, so the pool does not settle on one basin. From {@value #PORTFOLIO_MIN_VERTICES} vertices up two such searches
  * run in parallel, one per core of the planner's two-core target, with different seeds and tabu
  * tenures, and share the pool. The witness is verified against the graph before it is returned;
  * if verification ever failed, the empty set would be returned instead.
@@ -56,6 +57,12 @@ public final class AttackSearch
     private static final long PATIENCE_PER_VERTEX = 10;
     /** The same without recombination: longer runs were better there (the previous search, kept as a baseline). */
     private static final long PATIENCE_PER_VERTEX_WITHOUT_RECOMBINATION = 50;
+    /**
+     * Restarts in a row without improving the worker's epoch best after which the pool is cleared
+     * and a new epoch starts from balls: without it the pool fills with variants of one local
+     * optimum and crossovers only return to it (seen on the graph of seed 5, stuck at 655).
+     */
+    private static final int EPOCH_STALL = 10;
     /** Distinct covers kept for crossover. */
     private static final int POOL_SIZE = 6;
 
@@ -207,6 +214,10 @@ public final class AttackSearch
             final long patience = (recombination ? PATIENCE_PER_VERTEX : PATIENCE_PER_VERTEX_WITHOUT_RECOMBINATION) * n +
                 20_000L;
             int restart = 0;
+            // The cover perturbations start from: the best of the current epoch, not of the whole run.
+            boolean[] anchor = null;
+            int anchorInterior = -1;
+            int stalled = 0;
             do
             {
                 final String method;
@@ -217,10 +228,10 @@ public final class AttackSearch
                     state.reset(sweep(sweepVector, coverSize, (restart + index) % 2 == 1));
                     method = "spectral-sweep+tabu";
                 }
-                else if (best != null && restart % RESTART_CYCLE != 0)
+                else if (anchor != null && restart % RESTART_CYCLE != 0)
                 {
                     final int strength = Math.max(2, coverSize / (20 + random.nextInt(80)));
-                    state.reset(perturb(graph, best, random, strength));
+                    state.reset(perturb(graph, anchor, random, strength));
                     method = "perturbed-best+tabu";
                 }
                 else if (recombination && (parents = pool.pickTwo(random)) != null)
@@ -245,6 +256,20 @@ public final class AttackSearch
                     bestInterior = found;
                     best = state.bestCover.clone();
                     bestMethod = method;
+                }
+                if (found > anchorInterior)
+                {
+                    anchorInterior = found;
+                    anchor = state.bestCover.clone();
+                    stalled = 0;
+                }
+                else if (recombination && ++stalled >= EPOCH_STALL)
+                {
+                    // The pool has converged on one basin: forget it and seed a new one from fresh balls.
+                    anchor = null;
+                    anchorInterior = -1;
+                    stalled = 0;
+                    pool.clear();
                 }
                 if (recombination)
                 {
@@ -300,6 +325,13 @@ public final class AttackSearch
                 covers.set(worst, cover.clone());
                 scores.set(worst, score);
             }
+        }
+
+        /** Empties the pool (a new epoch); the workers keep their best covers for the result. */
+        synchronized void clear()
+        {
+            covers.clear();
+            scores.clear();
         }
 
         /** Two different kept covers at random (shared, not copied: kept covers are never written), or null. */
