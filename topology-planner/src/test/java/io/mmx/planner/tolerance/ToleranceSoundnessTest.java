@@ -102,6 +102,20 @@ class ToleranceSoundnessTest
     }
 
     @Test
+    void exactBudgetIsACountOfSearchNodesNotAClock()
+    {
+        // 1 ms of budget is 10,000 nodes, far fewer than n = 40, d = 3 needs: it gives up every time,
+        // however fast the machine; the default 5 s (5e7 nodes) finishes it every time, however loaded.
+        final Graph g = TestGraphs.randomRegular(40, 3, 403);
+        System.out.println("ToleranceSoundnessTest exact budget n=40 d=3 graphSeed=403");
+        for (int run = 0; run < 3; run++)
+        {
+            assertTrue(new ExactTolerance(40, 1).exactF(g).isEmpty(), "run " + run);
+        }
+        assertTrue(new ExactTolerance(40, 5_000).exactF(g).isPresent());
+    }
+
+    @Test
     void exactHandlesFortyVertices()
     {
         final Graph g = TestGraphs.randomRegular(40, 4, 40);
