@@ -11,6 +11,8 @@ import io.mmx.planner.spectral.LanczosResult;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -153,7 +155,7 @@ public final class PlanReport
         final int cert = t.path("certified_f").asInt();
         final int attack = t.path("attack_f").asInt();
         final StringBuilder svg = new StringBuilder();
-        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"90\" font-family=\"sans-serif\" font-size=\"12\">");
+        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"122\" font-family=\"sans-serif\" font-size=\"12\">");
         svg.append("<rect x=\"0\" y=\"30\" width=\"760\" height=\"24\" fill=\"#eee\"/>");
         svg.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"30\" width=\"%.1f\" height=\"24\" fill=\"#bbb\"/>", width * mp / n));
         svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"30\" width=\"%.1f\" height=\"24\" fill=\"#2ca02c\"/>",
@@ -175,7 +177,30 @@ public final class PlanReport
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"22\">probable %d</text>", Math.min(width - 100, x), probable));
         }
         svg.append("<text x=\"0\" y=\"88\">0</text>");
+        legend(svg, t.hasNonNull("probable_f"));
         return svg.append("</svg>\n").toString();
+    }
+
+    /** What each colour of the bracket means: proof, probable and witness, and what lies beyond. */
+    private static void legend(final StringBuilder svg, final boolean probable)
+    {
+        final List<String[]> items = new ArrayList<>();
+        items.add(new String[] {"#bbb", "message passing alone"});
+        items.add(new String[] {"#2ca02c", "proof (certified)"});
+        if (probable)
+        {
+            items.add(new String[] {"#98df8a", "probable (over the seed)"});
+        }
+        items.add(new String[] {"#ffbb78", probable ? "open, up to the witness" : "open, up to the witness (attack)"});
+        items.add(new String[] {"#eee", "ruled out by the witness"});
+        final double step = 760.0 / items.size();
+        for (int i = 0; i < items.size(); i++)
+        {
+            final double x = i * step;
+            svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"104\" width=\"12\" height=\"12\" fill=\"%s\" " +
+                "stroke=\"#888\" stroke-width=\"0.5\"/><text x=\"%.1f\" y=\"114\" font-size=\"11\">%s</text>",
+                x, items.get(i)[0], x + 16, SvgChart.escape(items.get(i)[1])));
+        }
     }
 
     private static String domains(final JsonNode domains)

@@ -2,7 +2,9 @@ package io.mmx.planner.tolerance;
 
 import io.mmx.planner.graph.Graph;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -16,16 +18,24 @@ import java.util.SplittableRandom;
  * outside vertex that completes the most interiors (ties: the most vertices then one short) and
  * removes the cover vertex that breaks the fewest (ties: the fewest one short); the ties give the
  * search a gradient across the wide plateaus of the interior count, and bucket queues make each
- * swap O(d^2) instead of O(n). Weighting near-interior vertices more heavily was tried and did
- * worse. Starts: sweeps of the lambda2 Ritz vector when given (the best starts on random regular
- * graphs), breadth-first balls from random vertices, and perturbations of the best cover so far
- * (iterated local search). From {@value #PORTFOLIO_MIN_VERTICES} vertices up two such searches run
- * in parallel, one per core of the planner's two-core target, with different seeds and tabu
- * tenures, and the better cover wins: a single search tends to settle on one plateau (on random
- * 8-regular graphs at n = 4096 more time alone stopped helping after a few seconds), and which
- * tenure setting reaches the best plateau varies from graph to graph. The witness is verified
- * against the graph before it is returned; if verification ever failed, the empty set would be
- * returned instead.
+ * swap O(d^2) instead of O(n) (about 1.4 million swaps per second on one core at n = 4096, d = 8).
+ * Weighting near-interior vertices more heavily was tried and did worse. Starts: sweeps of the
+ * lambda2 Ritz vector when given (the best starts on random regular graphs), then, in turn,
+ * perturbations of the worker's best cover (iterated local search), breadth-first balls from
+ * random vertices, and crossovers: the intersection of two covers from a small pool of the best
+ * distinct covers found so far, filled greedily back to the cover size. Recombination is what
+ * made the difference: the covers of good local optima share most of their vertices, and
+ * searching from their common core reached in 3 s what restarts alone reached in 10 s (docs/topo.md,
+ * {@code bin/perf attack}). When ten restarts in a row bring no improvement the pool is cleared and
+ * a new epoch begins from balls, so the pool does not settle on one basin. From {@value #PORTFOLIO_MIN_VERTICES} vertices up two such searches
+ * run in parallel, one per core of the planner's two-core target, with different seeds and tabu
+ * tenures, and share the pool. The witness is verified against the graph before it is returned;
+ * if verification ever failed, the empty set would be returned instead.
+ *
+ * <p>The budget is wall-clock time from the call: under load the searches get less CPU and find
+ * less. With two workers, which covers each sees in the shared pool depends on thread timing, so
+ * only the single-worker search (below {@value #PORTFOLIO_MIN_VERTICES} vertices) replays exactly;
+ * the witness is checkable either way, and plans leave attack results out of their content hash.
  */
 public final class AttackSearch
 {
@@ -38,13 +48,27 @@ public final class AttackSearch
     private static final int PORTFOLIO_MIN_VERTICES = 512;
     /** Seed offset between workers (an odd constant, so the streams differ). */
     private static final long WORKER_SEED_STRIDE = 0x9E3779B97F4A7C15L;
-    /** Every this many restarts begins from a fresh ball instead of perturbing the best cover. */
-    private static final int RESTART_BALL_EVERY = 3;
+    /**
+     * Restarts cycle through this many kinds: crossover (once the pool holds two covers), then
+     * perturbations of the best; a fresh ball replaces the crossover while the pool is short.
+     */
+    private static final int RESTART_CYCLE = 3;
     /** A tabu run ends after this many iterations per vertex without improvement (plus a constant). */
-    private static final long PATIENCE_PER_VERTEX = 50;
+    private static final long PATIENCE_PER_VERTEX = 10;
+    /** The same without recombination: longer runs were better there (the previous search, kept as a baseline). */
+    private static final long PATIENCE_PER_VERTEX_WITHOUT_RECOMBINATION = 50;
+    /**
+     * Restarts in a row without improving the worker's epoch best after which the pool is cleared
+     * and a new epoch starts from balls: without it the pool fills with variants of one local
+     * optimum and crossovers only return to it (seen on the graph of seed 5, stuck at 655).
+     */
+    private static final int EPOCH_STALL = 10;
+    /** Distinct covers kept for crossover. */
+    private static final int POOL_SIZE = 6;
 
     private final long seed;
     private final long budgetNanos;
+    private final boolean recombination;
 
     /**
      * @param seed         seed of every random choice; the same seed and budget replay the same run
@@ -53,12 +77,27 @@ public final class AttackSearch
      */
     public AttackSearch(final long seed, final long budgetMillis)
     {
+        this(seed, budgetMillis, true);
+    }
+
+    private AttackSearch(final long seed, final long budgetMillis, final boolean recombination)
+    {
         if (budgetMillis < 0)
         {
             throw new IllegalArgumentException("attack time budget must be >= 0 ms, got " + budgetMillis);
         }
         this.seed = seed;
         this.budgetNanos = budgetMillis * 1_000_000L;
+        this.recombination = recombination;
+    }
+
+    /**
+     * The search as it was before crossovers: restarts from perturbations and balls only, and
+     * independent workers. Kept as the baseline that {@code bin/perf planner} measures against.
+     */
+    public static AttackSearch withoutRecombination(final long seed, final long budgetMillis)
+    {
+        return new AttackSearch(seed, budgetMillis, false);
     }
 
     /** Attack on the plan's own threshold floor(n/2), without a spectral start. */
@@ -92,9 +131,10 @@ public final class AttackSearch
         }
         final long deadline = start + budgetNanos;
         final Worker[] workers = new Worker[n >= PORTFOLIO_MIN_VERTICES ? TENURES.length : 1];
+        final CoverPool pool = new CoverPool(POOL_SIZE);
         for (int w = 0; w < workers.length; w++)
         {
-            workers[w] = new Worker(graph, coverSize, sweepVector, stopAtSize, deadline, w);
+            workers[w] = new Worker(graph, coverSize, sweepVector, stopAtSize, deadline, w, pool);
         }
         if (workers.length == 1)
         {
@@ -148,13 +188,15 @@ public final class AttackSearch
         private final int stopAtSize;
         private final long deadline;
         private final int index;
+        private final CoverPool pool;
         boolean[] best;
         int bestInterior = -1;
         String bestMethod = "empty";
 
         Worker(final Graph graph, final int coverSize, final double[] sweepVector, final int stopAtSize,
-            final long deadline, final int index)
+            final long deadline, final int index, final CoverPool pool)
         {
+            this.pool = pool;
             this.graph = graph;
             this.coverSize = coverSize;
             this.sweepVector = sweepVector;
@@ -169,21 +211,33 @@ public final class AttackSearch
             final int n = graph.n();
             final SplittableRandom random = new SplittableRandom(seed + WORKER_SEED_STRIDE * index);
             final CoverState state = new CoverState(graph, TENURES[index][0], TENURES[index][1]);
+            final long patience = (recombination ? PATIENCE_PER_VERTEX : PATIENCE_PER_VERTEX_WITHOUT_RECOMBINATION) * n +
+                20_000L;
             int restart = 0;
+            // The cover perturbations start from: the best of the current epoch, not of the whole run.
+            boolean[] anchor = null;
+            int anchorInterior = -1;
+            int stalled = 0;
             do
             {
                 final String method;
+                boolean[][] parents = null;
                 if (restart < 2 && sweepVector != null && sweepVector.length == n)
                 {
                     // Workers take the two sweep directions in opposite orders.
                     state.reset(sweep(sweepVector, coverSize, (restart + index) % 2 == 1));
                     method = "spectral-sweep+tabu";
                 }
-                else if (best != null && restart % RESTART_BALL_EVERY != 0)
+                else if (anchor != null && restart % RESTART_CYCLE != 0)
                 {
                     final int strength = Math.max(2, coverSize / (20 + random.nextInt(80)));
-                    state.reset(perturb(graph, best, random, strength));
+                    state.reset(perturb(graph, anchor, random, strength));
                     method = "perturbed-best+tabu";
+                }
+                else if (recombination && (parents = pool.pickTwo(random)) != null)
+                {
+                    state.resetToCore(parents[0], parents[1], coverSize, random);
+                    method = "crossover+tabu";
                 }
                 else
                 {
@@ -196,16 +250,100 @@ public final class AttackSearch
                     best = state.inC.clone();
                     bestMethod = method;
                 }
-                final int found = state.tabu(random, deadline, PATIENCE_PER_VERTEX * n + 20_000L, stopAtSize);
+                final int found = state.tabu(random, deadline, patience, stopAtSize);
                 if (found > bestInterior)
                 {
                     bestInterior = found;
                     best = state.bestCover.clone();
                     bestMethod = method;
                 }
+                if (found > anchorInterior)
+                {
+                    anchorInterior = found;
+                    anchor = state.bestCover.clone();
+                    stalled = 0;
+                }
+                else if (recombination && ++stalled >= EPOCH_STALL)
+                {
+                    // The pool has converged on one basin: forget it and seed a new one from fresh balls.
+                    anchor = null;
+                    anchorInterior = -1;
+                    stalled = 0;
+                    pool.clear();
+                }
+                if (recombination)
+                {
+                    pool.offer(state.bestCover, found);
+                }
                 restart++;
             }
             while (System.nanoTime() < deadline && bestInterior < stopAtSize);
+        }
+    }
+
+    /**
+     * The best distinct covers found by any worker, for crossover. Workers offer and pick under one
+     * lock; both happen once per tabu run (hundreds of milliseconds apart), so it is never contended.
+     */
+    private static final class CoverPool
+    {
+        private final int capacity;
+        private final List<boolean[]> covers = new ArrayList<>();
+        private final List<Integer> scores = new ArrayList<>();
+
+        CoverPool(final int capacity)
+        {
+            this.capacity = capacity;
+        }
+
+        /** Keeps {@code cover} (copied) if it is new and at least as good as the worst kept. */
+        synchronized void offer(final boolean[] cover, final int score)
+        {
+            for (final boolean[] kept : covers)
+            {
+                if (Arrays.equals(kept, cover))
+                {
+                    return;
+                }
+            }
+            if (covers.size() < capacity)
+            {
+                covers.add(cover.clone());
+                scores.add(score);
+                return;
+            }
+            int worst = 0;
+            for (int i = 1; i < scores.size(); i++)
+            {
+                if (scores.get(i) < scores.get(worst))
+                {
+                    worst = i;
+                }
+            }
+            if (score >= scores.get(worst))
+            {
+                covers.set(worst, cover.clone());
+                scores.set(worst, score);
+            }
+        }
+
+        /** Empties the pool (a new epoch); the workers keep their best covers for the result. */
+        synchronized void clear()
+        {
+            covers.clear();
+            scores.clear();
+        }
+
+        /** Two different kept covers at random (shared, not copied: kept covers are never written), or null. */
+        synchronized boolean[][] pickTwo(final SplittableRandom random)
+        {
+            if (covers.size() < 2)
+            {
+                return null;
+            }
+            final int a = random.nextInt(covers.size());
+            final int b = (a + 1 + random.nextInt(covers.size() - 1)) % covers.size();
+            return new boolean[][] {covers.get(a), covers.get(b)};
         }
     }
 
@@ -522,6 +660,27 @@ public final class AttackSearch
             Arrays.fill(addTabuUntil, 0);
             Arrays.fill(removeTabuUntil, 0);
             bestCover = inC.clone();
+        }
+
+        /**
+         * Starts from the vertices both parents cover, then adds, one at a time, the outside vertex
+         * that completes the most interiors until the cover has {@code coverSize} vertices.
+         */
+        void resetToCore(final boolean[] a, final boolean[] b, final int coverSize, final SplittableRandom random)
+        {
+            final boolean[] core = new boolean[n];
+            int size = 0;
+            for (int v = 0; v < n; v++)
+            {
+                core[v] = a[v] && b[v];
+                size += core[v] ? 1 : 0;
+            }
+            reset(core);
+            for (; size < coverSize; size++)
+            {
+                flip(adds.pick(addTabuUntil, 0, random), true);
+            }
+            System.arraycopy(inC, 0, bestCover, 0, n);
         }
 
         private void tally(final int x, final int m, final int delta)

@@ -47,6 +47,35 @@ class ToleranceSoundnessTest
         assertTrue(graphs >= 50);
     }
 
+    /**
+     * Beyond brute force (n > 26), branch and bound (checked against brute force above) is the
+     * truth: certified_f <= exact f_max <= attack_f on random regular graphs of 28 to 40 vertices.
+     */
+    @Test
+    void soundAgainstBranchAndBoundUpToFortyVertices()
+    {
+        final int[][] shapes = {{28, 3}, {28, 5}, {30, 4}, {30, 6}, {32, 3}, {32, 4}, {32, 7}, {34, 4}, {34, 6},
+            {36, 3}, {36, 5}, {38, 4}, {38, 6}, {40, 3}, {40, 4}, {40, 6}, {40, 8}};
+        for (final int[] shape : shapes)
+        {
+            final long graphSeed = 1000L * shape[0] + 10L * shape[1] + 1;
+            System.out.println("ToleranceSoundnessTest vs branch and bound n=" + shape[0] + " d=" + shape[1] +
+                " graphSeed=" + graphSeed);
+            final Graph g = TestGraphs.randomRegular(shape[0], shape[1], graphSeed);
+            final OptionalInt exact = EXACT.exactF(g);
+            assertTrue(exact.isPresent(), "branch and bound within its budget on " + g);
+            final LanczosResult spectrum = new Lanczos(graphSeed).run(g);
+            final Certificate certificate = CertifiedBound.certify(g, spectrum.estimate());
+            final AttackResult attack = new AttackSearch(graphSeed, 50).search(g, g.n() / 2, spectrum.lambda2Vector());
+            final String context = g + " graphSeed " + graphSeed + " exact=" + exact + " " + certificate +
+                " attackF=" + attack.attackF();
+            assertTrue(certificate.certifiedF() <= exact.getAsInt(), context);
+            assertTrue(exact.getAsInt() <= certificate.degreeLimitF(), context);
+            assertTrue(exact.getAsInt() <= attack.attackF(), context);
+            assertValidWitness(g, attack, g.n() / 2);
+        }
+    }
+
     @Test
     void soundOnNonRegularGraphs()
     {
@@ -70,6 +99,20 @@ class ToleranceSoundnessTest
     {
         assertTrue(new ExactTolerance(20, 1000).exactF(TestGraphs.cycle(21)).isEmpty());
         assertThrows(IllegalArgumentException.class, () -> new ExactTolerance(65, 1000));
+    }
+
+    @Test
+    void exactBudgetIsACountOfSearchNodesNotAClock()
+    {
+        // 1 ms of budget is 10,000 nodes, far fewer than n = 40, d = 3 needs: it gives up every time,
+        // however fast the machine; the default 5 s (5e7 nodes) finishes it every time, however loaded.
+        final Graph g = TestGraphs.randomRegular(40, 3, 403);
+        System.out.println("ToleranceSoundnessTest exact budget n=40 d=3 graphSeed=403");
+        for (int run = 0; run < 3; run++)
+        {
+            assertTrue(new ExactTolerance(40, 1).exactF(g).isEmpty(), "run " + run);
+        }
+        assertTrue(new ExactTolerance(40, 5_000).exactF(g).isPresent());
     }
 
     @Test
