@@ -9,13 +9,13 @@ import org.agrona.MutableDirectBuffer;
  */
 public final class FrameEncoder
 {
-    private final ClusterKey key;
+    private final FrameKey key;
     private long sequence;
 
     /**
      * @param key of this cluster.
      */
-    public FrameEncoder(final ClusterKey key)
+    public FrameEncoder(final FrameKey key)
     {
         this(key, 0);
     }
@@ -25,7 +25,7 @@ public final class FrameEncoder
      * @param initialSequence the first frame gets initialSequence + 1; start a restarted sender above
      *                        anything it sent before (the transport uses epoch milliseconds × 2^20).
      */
-    public FrameEncoder(final ClusterKey key, final long initialSequence)
+    public FrameEncoder(final FrameKey key, final long initialSequence)
     {
         this.key = key;
         this.sequence = initialSequence;

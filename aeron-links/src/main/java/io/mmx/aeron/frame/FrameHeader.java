@@ -17,7 +17,7 @@ import java.nio.ByteOrder;
  *  16  i64  clusterId
  *  24  i64  sequence         per-sender, monotonic; lets a layer above reject replays
  *  32  ...  payload
- *  32+L i64 tag              SipHash-2-4(clusterKey, bytes [0, 32+L))
+ *  32+L i64 tag              SipHash-2-4(frameKey, bytes [0, 32+L))
  * </pre>
  */
 public final class FrameHeader

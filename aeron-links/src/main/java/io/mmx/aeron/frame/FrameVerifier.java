@@ -10,7 +10,7 @@ import org.agrona.DirectBuffer;
  */
 public final class FrameVerifier
 {
-    private final ClusterKey key;
+    private final FrameKey key;
     private final int maxFrameLengthBytes;
     private final FrameCounters counters;
     private final FrameHeader header = new FrameHeader();
@@ -20,7 +20,7 @@ public final class FrameVerifier
      * @param maxFrameLengthBytes longest frame accepted, tag included.
      * @param counters            to count into.
      */
-    public FrameVerifier(final ClusterKey key, final int maxFrameLengthBytes, final FrameCounters counters)
+    public FrameVerifier(final FrameKey key, final int maxFrameLengthBytes, final FrameCounters counters)
     {
         this.key = key;
         this.maxFrameLengthBytes = maxFrameLengthBytes;

@@ -76,10 +76,10 @@ public final class AeronTransport implements AutoCloseable
         {
             java.util.Arrays.fill(hostedHere, true);
         }
-        verifier = new FrameVerifier(ctx.clusterKey(), ctx.maxFrameLengthBytes(), counters);
+        verifier = new FrameVerifier(ctx.frameKey(), ctx.maxFrameLengthBytes(), counters);
         // Sequence starts at epoch ms x 2^20: above anything an earlier run of this endpoint sent,
         // unless it sent more than 2^20 frames per millisecond of its life.
-        encoder = new FrameEncoder(ctx.clusterKey(), ctx.epochClock().time() << 20);
+        encoder = new FrameEncoder(ctx.frameKey(), ctx.epochClock().time() << 20);
         lastSequence = new long[2 * directory.endpointCount()];
         sendBuffer = new UnsafeBuffer(new byte[ctx.maxFrameLengthBytes()]);
         assembler = new FragmentAssembler(this::onFragment, ctx.maxFrameLengthBytes());

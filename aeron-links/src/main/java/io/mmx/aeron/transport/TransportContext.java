@@ -1,7 +1,7 @@
 package io.mmx.aeron.transport;
 
 import io.aeron.logbuffer.FrameDescriptor;
-import io.mmx.aeron.frame.ClusterKey;
+import io.mmx.aeron.frame.FrameKey;
 import io.mmx.aeron.frame.FrameHeader;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
@@ -72,7 +72,7 @@ public final class TransportContext
     private static final int MIN_TERM_LENGTH = 64 * 1024;
     private static final int MAX_TERM_LENGTH = 1024 * 1024 * 1024;
 
-    private ClusterKey clusterKey;
+    private FrameKey frameKey;
     private ProcessDirectory directory;
     private String localEndpoint;
     private Medium medium = Medium.UDP;
@@ -103,9 +103,9 @@ public final class TransportContext
     public TransportContext conclude()
     {
         final List<String> errors = new ArrayList<>();
-        if (clusterKey == null)
+        if (frameKey == null)
         {
-            errors.add("clusterKey is required (32 hex digits shared by the whole cluster)");
+            errors.add("frameKey is required (32 hex digits shared by the whole cluster)");
         }
         if (directory == null)
         {
@@ -233,18 +233,18 @@ public final class TransportContext
     }
 
     /** @return the cluster key. */
-    public ClusterKey clusterKey()
+    public FrameKey frameKey()
     {
-        return clusterKey;
+        return frameKey;
     }
 
     /**
-     * @param clusterKey signs and verifies every frame.
+     * @param frameKey signs and verifies every frame.
      * @return this.
      */
-    public TransportContext clusterKey(final ClusterKey clusterKey)
+    public TransportContext frameKey(final FrameKey frameKey)
     {
-        this.clusterKey = clusterKey;
+        this.frameKey = frameKey;
         return this;
     }
 

@@ -1,6 +1,6 @@
 package io.mmx.aeron.budget;
 
-import io.mmx.aeron.frame.ClusterKey;
+import io.mmx.aeron.frame.FrameKey;
 import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.aeron.transport.Deadline;
 import io.mmx.aeron.transport.LoopbackPorts;
@@ -43,7 +43,7 @@ class AeronMemoryBudgetTest
             for (int e = 0; e < endpoints; e++)
             {
                 transports[e] = AeronTransport.launch(new TransportContext()
-                    .clusterKey(ClusterKey.ofHex(1, "0123456789abcdef0123456789abcdef"))
+                    .frameKey(FrameKey.ofHex(1, "0123456789abcdef0123456789abcdef"))
                     .directory(directory).localEndpoint("127.0.0.1:" + ports[e])
                     .aeronDirectoryName(tempDir.resolve("e" + e).toString()));
             }

@@ -11,9 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 class FrameVerifierTest
 {
-    private static final ClusterKey KEY = ClusterKey.ofHex(42, "000102030405060708090a0b0c0d0e0f");
-    private static final ClusterKey OTHER_CLUSTER = ClusterKey.ofHex(43, "000102030405060708090a0b0c0d0e0f");
-    private static final ClusterKey WRONG_KEY = ClusterKey.ofHex(42, "ff0102030405060708090a0b0c0d0e0f");
+    private static final FrameKey KEY = FrameKey.ofHex(42, "000102030405060708090a0b0c0d0e0f");
+    private static final FrameKey OTHER_CLUSTER = FrameKey.ofHex(43, "000102030405060708090a0b0c0d0e0f");
+    private static final FrameKey WRONG_KEY = FrameKey.ofHex(42, "ff0102030405060708090a0b0c0d0e0f");
     private static final int MAX_FRAME = 1024;
 
     private final FrameCounters counters = new FrameCounters();
@@ -21,7 +21,7 @@ class FrameVerifierTest
     private final UnsafeBuffer payload = new UnsafeBuffer(new byte[256]);
     private final UnsafeBuffer frame = new UnsafeBuffer(new byte[2048]);
 
-    private int encode(final ClusterKey key, final int payloadLength)
+    private int encode(final FrameKey key, final int payloadLength)
     {
         for (int i = 0; i < payloadLength; i++)
         {

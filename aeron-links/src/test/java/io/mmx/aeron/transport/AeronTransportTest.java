@@ -4,7 +4,7 @@ import io.aeron.Aeron;
 import io.aeron.Publication;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
-import io.mmx.aeron.frame.ClusterKey;
+import io.mmx.aeron.frame.FrameKey;
 import io.mmx.aeron.frame.DropReason;
 import io.mmx.aeron.frame.FrameHeader;
 import org.agrona.CloseHelper;
@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class AeronTransportTest
 {
-    private static final ClusterKey KEY = ClusterKey.ofHex(7, "00112233445566778899aabbccddeeff");
+    private static final FrameKey KEY = FrameKey.ofHex(7, "00112233445566778899aabbccddeeff");
 
     @TempDir
     Path tempDir;
@@ -73,7 +73,7 @@ class AeronTransportTest
     {
         final ProcessDirectory directory = ProcessDirectory.parse("0-3@127.0.0.1:1");
         final AeronTransport transport = launch(new TransportContext()
-            .clusterKey(KEY).directory(directory).medium(TransportContext.Medium.IPC), "ipc");
+            .frameKey(KEY).directory(directory).medium(TransportContext.Medium.IPC), "ipc");
         final Inbox inbox = new Inbox();
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
         Deadline.await("ipc connected", 5_000, () -> transport.poll(inbox), () -> transport.isConnected(1));
@@ -94,7 +94,7 @@ class AeronTransportTest
     {
         final ProcessDirectory directory = ProcessDirectory.parse("0-1@127.0.0.1:1");
         final AeronTransport transport = launch(new TransportContext()
-            .clusterKey(KEY).directory(directory).medium(TransportContext.Medium.IPC), "alloc");
+            .frameKey(KEY).directory(directory).medium(TransportContext.Medium.IPC), "alloc");
         final long[] received = new long[1];
         final FrameHandler handler = (header, buffer, offset, length) -> received[0]++;
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
@@ -131,7 +131,7 @@ class AeronTransportTest
             final Inbox[] inboxes = new Inbox[3];
             for (int e = 0; e < 3; e++)
             {
-                transports[e] = launch(new TransportContext().clusterKey(KEY).directory(directory).broadcastMode(mode)
+                transports[e] = launch(new TransportContext().frameKey(KEY).directory(directory).broadcastMode(mode)
                     .localEndpoint("127.0.0.1:" + ports[e]), mode + "-" + e);
                 inboxes[e] = new Inbox();
             }
@@ -194,14 +194,14 @@ class AeronTransportTest
         final int[] ports = LoopbackPorts.freeUdpPorts(3);
         final ProcessDirectory directory = ProcessDirectory.parse(
             "0@127.0.0.1:" + ports[0] + ";1@127.0.0.1:" + ports[1] + ";2@127.0.0.1:" + ports[2]);
-        final AeronTransport victim = launch(new TransportContext().clusterKey(KEY).directory(directory)
+        final AeronTransport victim = launch(new TransportContext().frameKey(KEY).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[0]), "victim");
         // Same cluster id, other key: what a replay from another cluster with the id rewritten looks like.
         final AeronTransport wrongKey = launch(new TransportContext()
-            .clusterKey(ClusterKey.ofHex(7, "ff112233445566778899aabbccddeeff")).directory(directory)
+            .frameKey(FrameKey.ofHex(7, "ff112233445566778899aabbccddeeff")).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[1]), "wrong-key");
         final AeronTransport otherCluster = launch(new TransportContext()
-            .clusterKey(ClusterKey.ofHex(8, "00112233445566778899aabbccddeeff")).directory(directory)
+            .frameKey(FrameKey.ofHex(8, "00112233445566778899aabbccddeeff")).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[2]), "other-cluster");
 
         final MediaDriver rawDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
@@ -264,9 +264,9 @@ class AeronTransportTest
         final int[] ports = LoopbackPorts.freeUdpPorts(2);
         final ProcessDirectory directory = ProcessDirectory.parse(
             "0@127.0.0.1:" + ports[0] + ";1@127.0.0.1:" + ports[1]);
-        final AeronTransport victim = launch(new TransportContext().clusterKey(KEY).directory(directory)
+        final AeronTransport victim = launch(new TransportContext().frameKey(KEY).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[0]), "replay-victim");
-        final AeronTransport sender = launch(new TransportContext().clusterKey(KEY).directory(directory)
+        final AeronTransport sender = launch(new TransportContext().frameKey(KEY).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[1]), "replay-sender");
         final MediaDriver rawDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
             .aeronDirectoryName(tempDir.resolve("replay-raw").toString()).threadingMode(ThreadingMode.SHARED)
@@ -312,9 +312,9 @@ class AeronTransportTest
         final int[] ports = LoopbackPorts.freeUdpPorts(2);
         final ProcessDirectory directory = ProcessDirectory.parse(
             "0@127.0.0.1:" + ports[0] + ";1@127.0.0.1:" + ports[1]);
-        final AeronTransport embedded = launch(new TransportContext().clusterKey(KEY).directory(directory)
+        final AeronTransport embedded = launch(new TransportContext().frameKey(KEY).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[0]), "shared");
-        final AeronTransport external = AeronTransport.launch(new TransportContext().clusterKey(KEY)
+        final AeronTransport external = AeronTransport.launch(new TransportContext().frameKey(KEY)
             .directory(directory).localEndpoint("127.0.0.1:" + ports[1])
             .driverMode(TransportContext.DriverMode.EXTERNAL)
             .aeronDirectoryName(embedded.context().aeronDirectoryName()));
@@ -331,7 +331,7 @@ class AeronTransportTest
         Deadline.await("frame through the shared driver", 10_000, () -> embedded.poll(inbox),
             () -> inbox.frames.size() == 1);
         assertEquals(4242, inbox.frames.get(0)[2]);
-        assertThrows(IllegalStateException.class, () -> new TransportContext().clusterKey(KEY).directory(directory)
+        assertThrows(IllegalStateException.class, () -> new TransportContext().frameKey(KEY).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[1]).driverMode(TransportContext.DriverMode.EXTERNAL).conclude());
     }
 
@@ -341,7 +341,7 @@ class AeronTransportTest
         final int[] ports = LoopbackPorts.freeUdpPorts(2);
         final ProcessDirectory directory = ProcessDirectory.parse(
             "0@127.0.0.1:" + ports[0] + ";1@127.0.0.1:" + ports[1]);
-        final AeronTransport alone = launch(new TransportContext().clusterKey(KEY).directory(directory)
+        final AeronTransport alone = launch(new TransportContext().frameKey(KEY).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[0]), "alone");
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
         // A send that blocked until a peer connects would never return here: the bound catches a hang,
@@ -365,7 +365,7 @@ class AeronTransportTest
         final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> new TransportContext()
             .termLengthBytes(1000).mtuLengthBytes(100).maxOfferRetries(-1).driverIdleStrategy("spin").conclude());
         final String message = ex.getMessage();
-        assertTrue(message.contains("clusterKey"), message);
+        assertTrue(message.contains("frameKey"), message);
         assertTrue(message.contains("directory"), message);
         assertTrue(message.contains("termLengthBytes"), message);
         assertTrue(message.contains("mtuLengthBytes"), message);

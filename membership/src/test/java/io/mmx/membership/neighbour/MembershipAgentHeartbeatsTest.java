@@ -70,7 +70,7 @@ class MembershipAgentHeartbeatsTest
         final MembershipConfig config = new MembershipConfig();
         System.out.println("MembershipAgentHeartbeatsTest seed=11");
         try (AeronTransport transport = AeronTransport.launch(new TransportContext()
-            .clusterKey(io.mmx.aeron.frame.ClusterKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
+            .frameKey(io.mmx.aeron.frame.FrameKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
             .directory(ProcessDirectory.parse("0-7@127.0.0.1:1")).medium(TransportContext.Medium.IPC)
             .aeronDirectoryName(tempDir.resolve("aeron").toString())))
         {

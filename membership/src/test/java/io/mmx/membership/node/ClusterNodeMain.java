@@ -1,6 +1,6 @@
 package io.mmx.membership.node;
 
-import io.mmx.aeron.frame.ClusterKey;
+import io.mmx.aeron.frame.FrameKey;
 import io.mmx.aeron.frame.FrameCounters;
 import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.aeron.transport.ProcessDirectory;
@@ -99,7 +99,7 @@ public final class ClusterNodeMain
         stdinWatcher.start();
 
         try (AeronTransport transport = AeronTransport.launch(new TransportContext()
-            .clusterKey(ClusterKey.ofHex(77, "0f0e0d0c0b0a09080706050403020100"))
+            .frameKey(FrameKey.ofHex(77, "0f0e0d0c0b0a09080706050403020100"))
             .directory(directory).localEndpoint(endpoint).aeronDirectoryName(aeronDir)))
         {
             final MembershipAgent agent = new MembershipAgent(transport, config(n), hosted, planHash, neighbours, 1234,

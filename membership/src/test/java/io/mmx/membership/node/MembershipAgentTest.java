@@ -1,6 +1,6 @@
 package io.mmx.membership.node;
 
-import io.mmx.aeron.frame.ClusterKey;
+import io.mmx.aeron.frame.FrameKey;
 import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.aeron.transport.ProcessDirectory;
 import io.mmx.aeron.transport.TransportContext;
@@ -37,7 +37,7 @@ class MembershipAgentTest
         }
         final long[] applicationFrames = new long[1];
         try (AeronTransport transport = AeronTransport.launch(new TransportContext()
-            .clusterKey(ClusterKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
+            .frameKey(FrameKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
             .directory(ProcessDirectory.parse("0-7@127.0.0.1:1")).medium(TransportContext.Medium.IPC)
             .aeronDirectoryName(tempDir.resolve("aeron").toString())))
         {

@@ -49,7 +49,7 @@ public final class ClientKey
         {
             final Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(transportKey, "HmacSHA256"));
-            return new ClientKey(clusterId, Arrays.copyOf(mac.doFinal(LABEL), io.mmx.aeron.frame.ClusterKey.KEY_LENGTH));
+            return new ClientKey(clusterId, Arrays.copyOf(mac.doFinal(LABEL), io.mmx.aeron.frame.FrameKey.KEY_LENGTH));
         }
         catch (final GeneralSecurityException ex)
         {
@@ -70,9 +70,9 @@ public final class ClientKey
     }
 
     /** The frame key: signs and checks client frames. */
-    public io.mmx.aeron.frame.ClusterKey frameKey()
+    public io.mmx.aeron.frame.FrameKey frameKey()
     {
-        return io.mmx.aeron.frame.ClusterKey.of(clusterId, key);
+        return io.mmx.aeron.frame.FrameKey.of(clusterId, key);
     }
 
     /** Writes the key file, mode 0600, atomically; refuses an existing file unless {@code replace}. */
@@ -115,7 +115,7 @@ public final class ClientKey
             }
             final long clusterId = Long.parseUnsignedLong(lines[1].substring(8).trim(), 16);
             final byte[] key = HEX.parseHex(lines[2].substring(4).trim());
-            if (key.length != io.mmx.aeron.frame.ClusterKey.KEY_LENGTH)
+            if (key.length != io.mmx.aeron.frame.FrameKey.KEY_LENGTH)
             {
                 throw new IllegalArgumentException("a key of " + key.length + " bytes, 16 expected");
             }

@@ -419,7 +419,7 @@ public final class NodeContext
         }
         final int term = Math.max(64 * 1024, Integer.highestOneBit(frame * 8 - 1) << 1);
         final TransportContext ctx = new TransportContext()
-            .clusterKey(io.mmx.aeron.frame.ClusterKey.of(planHash64(), transportKey()))
+            .frameKey(io.mmx.aeron.frame.FrameKey.of(planHash64(), transportKey()))
             .directory(directory).localEndpoint(localEndpoint)
             .termLengthBytes(term).ipcTermLengthBytes(term).maxFrameLengthBytes(frame)
             .driverIdleStrategy(idleStrategy);
@@ -433,7 +433,7 @@ public final class NodeContext
     /** The transport key: derived from the cluster key so one secret serves both uses without reuse. */
     private byte[] transportKey()
     {
-        return Arrays.copyOf(hostKeys.transportKey(), io.mmx.aeron.frame.ClusterKey.KEY_LENGTH);
+        return Arrays.copyOf(hostKeys.transportKey(), io.mmx.aeron.frame.FrameKey.KEY_LENGTH);
     }
 
     // Exactly one of the cluster key and a host key file; a cluster key is reduced to the hosted

@@ -7,7 +7,7 @@ import io.aeron.FragmentAssembler;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
-import io.mmx.aeron.frame.ClusterKey;
+import io.mmx.aeron.frame.FrameKey;
 import io.mmx.aeron.frame.FrameCounters;
 import io.mmx.aeron.frame.FrameEncoder;
 import io.mmx.aeron.frame.FrameVerifier;
@@ -36,7 +36,7 @@ final class RawClient implements AutoCloseable
     private final FrameVerifier verifier;
     private final List<Reply> replies = new java.util.ArrayList<>();
 
-    RawClient(final ClusterKey replyKey)
+    RawClient(final FrameKey replyKey)
     {
         driver = MediaDriver.launchEmbedded(new MediaDriver.Context().aeronDirectoryName(
             CommonContext.generateRandomDirName()).threadingMode(ThreadingMode.SHARED).dirDeleteOnStart(true)
@@ -58,7 +58,7 @@ final class RawClient implements AutoCloseable
     }
 
     /** Sends every chunk of one command, signed with {@code key}. */
-    void request(final ExclusivePublication p, final ClusterKey key, final long clientId, final long seq,
+    void request(final ExclusivePublication p, final FrameKey key, final long clientId, final long seq,
         final byte[] command)
     {
         final FrameEncoder encoder = new FrameEncoder(key, System.nanoTime());
@@ -74,7 +74,7 @@ final class RawClient implements AutoCloseable
     }
 
     /** Sends one frame of any type and payload, signed with {@code key}. */
-    void raw(final ExclusivePublication p, final ClusterKey key, final int type, final int src, final int dst,
+    void raw(final ExclusivePublication p, final FrameKey key, final int type, final int src, final int dst,
         final byte[] bytes)
     {
         final int length = new FrameEncoder(key, System.nanoTime()).encode(frame, 0, type, src, dst,

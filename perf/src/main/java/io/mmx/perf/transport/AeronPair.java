@@ -1,6 +1,6 @@
 package io.mmx.perf.transport;
 
-import io.mmx.aeron.frame.ClusterKey;
+import io.mmx.aeron.frame.FrameKey;
 import io.mmx.aeron.frame.FrameHeader;
 import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.aeron.transport.ProcessDirectory;
@@ -66,7 +66,7 @@ final class AeronPair implements LinkPair
     private static TransportContext context(final ProcessDirectory directory, final String idle)
     {
         return new TransportContext()
-            .clusterKey(ClusterKey.ofHex(99, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"))
+            .frameKey(FrameKey.ofHex(99, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"))
             .directory(directory)
             .driverIdleStrategy(idle);
     }

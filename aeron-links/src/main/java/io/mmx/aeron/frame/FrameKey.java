@@ -6,11 +6,13 @@ import org.agrona.MutableDirectBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The 128-bit cluster key that signs and verifies every frame, with the cluster id it belongs to.
+ * The 128-bit transport key that signs and verifies every frame, with the cluster id it belongs to.
+ * A node derives it from the cluster key (the region module's {@code ClusterKey}, the one secret an
+ * operator holds); members share it, and outside clients get their own.
  * <p>
  * Immutable. The key never leaves this object; {@link #toString()} shows only the cluster id.
  */
-public final class ClusterKey
+public final class FrameKey
 {
     /** Key length in bytes. */
     public static final int KEY_LENGTH = 16;
@@ -19,7 +21,7 @@ public final class ClusterKey
     private final long k0;
     private final long k1;
 
-    private ClusterKey(final long clusterId, final long k0, final long k1)
+    private FrameKey(final long clusterId, final long k0, final long k1)
     {
         this.clusterId = clusterId;
         this.k0 = k0;
@@ -31,7 +33,7 @@ public final class ClusterKey
      * @param key       exactly 16 bytes of secret.
      * @return the key.
      */
-    public static ClusterKey of(final long clusterId, final byte[] key)
+    public static FrameKey of(final long clusterId, final byte[] key)
     {
         if (key == null || key.length != KEY_LENGTH)
         {
@@ -45,7 +47,7 @@ public final class ClusterKey
             k0 = (k0 << 8) | (key[i] & 0xFFL);
             k1 = (k1 << 8) | (key[i + 8] & 0xFFL);
         }
-        return new ClusterKey(clusterId, k0, k1);
+        return new FrameKey(clusterId, k0, k1);
     }
 
     /**
@@ -53,7 +55,7 @@ public final class ClusterKey
      * @param hexKey    32 hex digits.
      * @return the key.
      */
-    public static ClusterKey ofHex(final long clusterId, final String hexKey)
+    public static FrameKey ofHex(final long clusterId, final String hexKey)
     {
         if (hexKey == null || hexKey.length() != 2 * KEY_LENGTH)
         {
@@ -121,6 +123,6 @@ public final class ClusterKey
     /** {@inheritDoc} */
     public String toString()
     {
-        return "ClusterKey{clusterId=" + clusterId + ", key=<hidden>}";
+        return "FrameKey{clusterId=" + clusterId + ", key=<hidden>}";
     }
 }
