@@ -157,11 +157,15 @@ final class LogEra
     boolean onReport(final int reporter, final int reportEra, final long position, final boolean majority,
         final long slot)
     {
-        if (reportEra != era)
+        if (reportEra < era)
+        {
+            return false; // a process one era behind: it stops itself when it sees this era's reports or state
+        }
+        if (reportEra > era)
         {
             throw new IllegalStateException("process " + reporter + " reports era " + reportEra + " but this " +
-                "replica's state is in era " + era + ": a process that missed a cold start comes back with " +
-                "--cold-start (one per cold start it missed is not possible: remove its state directory instead)");
+                "replica's state is in era " + era + ": the cluster was cold-started since this process last ran; " +
+                "restart it with --cold-start (a process that missed more than one cold start cannot rejoin yet)");
         }
         if (started || reporter < 0 || reporter >= n || reported[reporter])
         {
