@@ -158,6 +158,7 @@ public final class MmxNode implements AutoCloseable
                             machine.getClass().getName() + " does not (StateMachine.snapshots())");
                     }
                     resources.add(replica::closeState);
+                    replica.transferFaults(ctx.transferFaults());
                     replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(),
                         config.maxBatch(), ctx.snapshotEveryCommands()), ctx.coldStart(), ctx.coldStartMajority());
                 }
@@ -423,6 +424,19 @@ public final class MmxNode implements AutoCloseable
     public CompletableFuture<Long> submit(final byte[] command)
     {
         return submit(new org.agrona.concurrent.UnsafeBuffer(command), 0, command.length);
+    }
+
+    /** The hosted replica of process {@code id} (tests read its counters), or null. */
+    ProcessReplica replica(final int id)
+    {
+        for (final ProcessReplica r : replicas)
+        {
+            if (r.id() == id)
+            {
+                return r;
+            }
+        }
+        return null;
     }
 
     /** The hosted processes' latest status, refreshed on the agent thread. */

@@ -64,6 +64,7 @@ public final class NodeContext
     private boolean regionsLost;
     private boolean coldStart;
     private boolean coldStartMajority;
+    private SnapshotTransfer.Faults transferFaults = SnapshotTransfer.Faults.NONE;
     private java.nio.file.Path stateDirectory;
     private long snapshotEveryCommands = DEFAULT_SNAPSHOT_EVERY_COMMANDS;
     /** Default commands applied between two snapshots of a replica. */
@@ -611,6 +612,19 @@ public final class NodeContext
     boolean regionsLost()
     {
         return regionsLost;
+    }
+
+    /** Test only: faults injected into the snapshot chunks this node's replicas send. */
+    NodeContext transferFaults(final SnapshotTransfer.Faults faults)
+    {
+        checkMutable();
+        this.transferFaults = faults;
+        return this;
+    }
+
+    SnapshotTransfer.Faults transferFaults()
+    {
+        return transferFaults;
     }
 
     boolean coldStart()

@@ -57,6 +57,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private ReplicaDurability durability;
     /** Snapshots to and from peers; null when the node keeps no state. */
     private SnapshotTransfer transfer;
+    private SnapshotTransfer.Faults transferFaults = SnapshotTransfer.Faults.NONE;
     /** The last slot the state machine held after the restore: the core delivers these again, and they are skipped. */
     private long restoredThroughSlot = -1;
     /** The last slot the state machine holds (applied, restored or skipped), and whether it missed none. */
@@ -123,6 +124,18 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return duplicates.clients();
     }
 
+    /** Faults a test injects into the snapshot chunks this replica sends; set before {@link #restoreFrom}. */
+    void transferFaults(final SnapshotTransfer.Faults faults)
+    {
+        this.transferFaults = faults;
+    }
+
+    /** Snapshot transfers to and from peers; null when the node keeps no state. */
+    SnapshotTransfer transfer()
+    {
+        return transfer;
+    }
+
     ProcessStatus status()
     {
         return published;
@@ -145,7 +158,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void restoreFrom(final ReplicaDurability durability, final boolean coldStart, final boolean majority)
     {
         this.durability = durability;
-        this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch);
+        this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch, transferFaults);
         this.era = durability.era(n);
         this.restoredThroughSlot = durability.restore(stateMachine, duplicates, replayer());
         stateSlot = Math.max(stateSlot, restoredThroughSlot);
