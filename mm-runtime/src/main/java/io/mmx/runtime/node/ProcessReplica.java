@@ -231,7 +231,11 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private boolean install(final io.mmx.runtime.snapshot.SnapshotStore.Snapshot snapshot)
     {
         final long at = (snapshot.logIndex() + 1) / maxBatch - 1;
-        if (LogEra.eraOf(at) != era.era())
+        if (LogEra.eraOf(at) < era.era())
+        {
+            return false; // a peer still in an older era: not this era's state; ask again
+        }
+        if (LogEra.eraOf(at) > era.era())
         {
             throw new IllegalStateException("process " + id + " is in era " + era.era() + " but its peer's " +
                 "snapshot is of era " + LogEra.eraOf(at) + ": the cluster was cold-started since this process " +
