@@ -74,6 +74,16 @@ class ColdStartTest
             assertEquals(1L, s.valueOf("after"));
         }
         assertEquals(120, acknowledged.size());
+
+        // An ordinary restart within the era (regions kept): the era file maps the core's slots again.
+        stop(a);
+        stop(b);
+        a = launch(false, false, 0, 1, 2);
+        b = launch(false, false, 3, 4);
+        assertEquals(1L, new KeyValueClient(a).put("after", 2).get(20, TimeUnit.SECONDS));
+        assertEquals(119L, new KeyValueClient(b).get("k119").get(20, TimeUnit.SECONDS));
+        awaitAgreement(5);
+        assertTrue(nodes.get(0).status().get(0).appliedIndex() > 8 * LogEra.SLOTS, "the log index is era 1's");
     }
 
     @Test
