@@ -96,6 +96,14 @@ final class NodeCommand implements Callable<Integer>
         "their host: format missing regions as a new incarnation (acceptors out of quorums, no leading)")
     boolean regionsLost;
 
+    @Option(names = "--cold-start", description = "every process and region of the cluster was lost (all " +
+        "hosts rebooted): begin a new era on fresh regions from the state in --state-dir; start every node so")
+    boolean coldStart;
+
+    @Option(names = "--cold-start-majority", description = "with --cold-start: the era may begin once a majority " +
+        "of processes have reported their state (default: every process)")
+    boolean coldStartMajority;
+
     @Option(names = "--exit-with-stdin", description = "exit when stdin closes (for a supervising parent)")
     boolean exitWithStdin;
 
@@ -180,7 +188,8 @@ final class NodeCommand implements Callable<Integer>
         final Plan p = PlanFile.readSealed(plan);
         final NodeContext ctx = new NodeContext().plan(p).hosted(hosted).directory(directory)
             .idleStrategy(idle).tickNs((long)(tickMs * 1_000_000)).regionsLost(regionsLost)
-            .stateDirectory(stateDir).snapshotEveryCommands(snapshotEvery);
+            .coldStart(coldStart || coldStartMajority, coldStartMajority).stateDirectory(stateDir)
+            .snapshotEveryCommands(snapshotEvery);
         KeysCommand.applyKeys(ctx, hostKeyFile, keyFile);
         switch (memory)
         {

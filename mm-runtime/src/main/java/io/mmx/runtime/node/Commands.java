@@ -174,6 +174,41 @@ public final class Commands
         words[offset + 1] = ((long)incarnation << 32) | lengthField;
     }
 
+    /**
+     * The length field of an era report (a cold start's preamble, {@link LogEra}): origin = the
+     * reporting process, incarnation = the era, counter = the attempt, payload word = the last
+     * slot the process's state holds (-1: none), with bit 62 set if the era may start on a majority.
+     */
+    public static final long ERA_REPORT_LENGTH = 0xFFFF_FFFEL;
+    private static final long MAJORITY_BIT = 1L << 62;
+
+    /** Writes one era report into {@code words[offset..offset + proposalWords)}. */
+    static void encodeEraReport(final long[] words, final int offset, final int proposalWords, final int process,
+        final int era, final long attempt, final long position, final boolean majority)
+    {
+        header(words, offset, process, era, attempt, ERA_REPORT_LENGTH);
+        java.util.Arrays.fill(words, offset + HEADER_WORDS, offset + proposalWords, 0L);
+        words[offset + HEADER_WORDS] = (position + 1) | (majority ? MAJORITY_BIT : 0);
+    }
+
+    /** True if the command at {@code offset} is an era report. */
+    static boolean isEraReport(final long[] words, final int offset)
+    {
+        return (words[offset + 1] & 0xFFFF_FFFFL) == ERA_REPORT_LENGTH;
+    }
+
+    /** The position an era report carries. */
+    static long reportPosition(final long[] words, final int offset)
+    {
+        return (words[offset + HEADER_WORDS] & ~MAJORITY_BIT) - 1;
+    }
+
+    /** True if an era report allows the era to start on a majority. */
+    static boolean reportAllowsMajority(final long[] words, final int offset)
+    {
+        return (words[offset + HEADER_WORDS] & MAJORITY_BIT) != 0;
+    }
+
     /** True if the command at {@code offset} is a probe. */
     public static boolean isProbe(final long[] words, final int offset)
     {

@@ -103,6 +103,7 @@ public final class MmxNode implements AutoCloseable
                 final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, clock);
                 resources.add(fabric);
                 fabricCounters.add(fabric.counters());
+                checkRegion(ctx, id, RegionSetup.exists(fabric, id));
                 if (RegionSetup.formatIfNew(fabric, id, config.planHash(), ctx.regionsLost()))
                 {
                     formatted.add(id);
@@ -157,8 +158,9 @@ public final class MmxNode implements AutoCloseable
                             machine.getClass().getName() + " does not (StateMachine.snapshots())");
                     }
                     resources.add(replica::closeState);
+                    replica.transferFaults(ctx.transferFaults());
                     replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(),
-                        config.maxBatch(), ctx.snapshotEveryCommands()));
+                        config.maxBatch(), ctx.snapshotEveryCommands()), ctx.coldStart(), ctx.coldStartMajority());
                 }
             }
             for (int i = 0; i < hosted.length; i++)
@@ -174,6 +176,29 @@ public final class MmxNode implements AutoCloseable
             closeResources();
             CloseHelper.quietClose(launched);
             throw ex;
+        }
+    }
+
+    /**
+     * A cold start needs every hosted region gone (an old era's acceptors must not answer in the new
+     * one); without one, a missing region of a process that ran before would be an acceptor that
+     * forgot its promises, which only the operator can place (lost host or lost cluster).
+     */
+    private static void checkRegion(final NodeContext ctx, final int id, final boolean exists)
+    {
+        if (ctx.coldStart() && exists)
+        {
+            throw new IllegalStateException("the region of process " + id + " still exists: --cold-start begins a " +
+                "new era on fresh regions and is only for when every region of the cluster is gone; start " +
+                "without --cold-start, or remove every region first");
+        }
+        if (!exists && !ctx.coldStart() && !ctx.regionsLost() && ctx.stateDirectory() != null &&
+            ReplicaDurability.ranBefore(ctx.stateDirectory(), id))
+        {
+            throw new IllegalStateException("the region of process " + id + " is missing but its state in " +
+                ctx.stateDirectory() + " shows it ran before, so its acceptor's promises are lost: if every " +
+                "region of the cluster is gone, restart every node with --cold-start; if only this host's, " +
+                "restart with --regions-lost");
         }
     }
 
@@ -399,6 +424,19 @@ public final class MmxNode implements AutoCloseable
     public CompletableFuture<Long> submit(final byte[] command)
     {
         return submit(new org.agrona.concurrent.UnsafeBuffer(command), 0, command.length);
+    }
+
+    /** The hosted replica of process {@code id} (tests read its counters), or null. */
+    ProcessReplica replica(final int id)
+    {
+        for (final ProcessReplica r : replicas)
+        {
+            if (r.id() == id)
+            {
+                return r;
+            }
+        }
+        return null;
     }
 
     /** The hosted processes' latest status, refreshed on the agent thread. */

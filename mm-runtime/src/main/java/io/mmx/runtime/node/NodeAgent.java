@@ -138,6 +138,7 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             for (final ProcessReplica r : replicas)
             {
                 r.onTick(tick);
+                proposeEraReport(r, tick);
             }
             retryAndExpire(tick);
             if (clientEndpoint != null)
@@ -202,6 +203,25 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
         else
         {
             replicaById[origin].forward(leader, s.words, 0);
+        }
+    }
+
+    /** A cold-started replica's era report goes to the leader, as a submission does (LogEra). */
+    private void proposeEraReport(final ProcessReplica r, final long tick)
+    {
+        final long[] report = r.eraReportDue(tick);
+        if (report == null)
+        {
+            return;
+        }
+        final ProcessReplica local = replicaById[r.leader()];
+        if (local != null)
+        {
+            local.core().propose(report, 0);
+        }
+        else
+        {
+            r.forward(r.leader(), report, 0);
         }
     }
 

@@ -62,6 +62,9 @@ public final class NodeContext
     private String aeronDirectory;
     private long memoryOpTimeoutNs = 200_000_000L;
     private boolean regionsLost;
+    private boolean coldStart;
+    private boolean coldStartMajority;
+    private SnapshotTransfer.Faults transferFaults = SnapshotTransfer.Faults.NONE;
     private java.nio.file.Path stateDirectory;
     private long snapshotEveryCommands = DEFAULT_SNAPSHOT_EVERY_COMMANDS;
     /** Default commands applied between two snapshots of a replica. */
@@ -231,6 +234,21 @@ public final class NodeContext
     }
 
     /**
+     * Every process and every region of the cluster was lost (all hosts rebooted): begin a new
+     * era on fresh regions from the replicas' state on disk (docs/node.md, "Whole-cluster
+     * restart"). Needs {@link #stateDirectory}; refused where a hosted region still exists.
+     * {@code majority}: the era may start once a majority of processes have reported their state,
+     * instead of every process.
+     */
+    public NodeContext coldStart(final boolean coldStart, final boolean majority)
+    {
+        checkMutable();
+        this.coldStart = coldStart;
+        this.coldStartMajority = majority;
+        return this;
+    }
+
+    /**
      * Keeps each hosted replica's state on disk under {@code dir/process-<id>/} (snapshots and the
      * journal of applied slots), so a restarted replica comes back with exactly the state it had.
      * Default none: a restarted replica starts empty and is told of the gap ({@code StateMachine.onGap}).
@@ -284,6 +302,15 @@ public final class NodeContext
             errors.add("no hosted process: pass --id I or --ids A-B");
         }
         concludeKeys(errors);
+        if (coldStart && stateDirectory == null)
+        {
+            errors.add("a cold start begins from the replicas' state on disk: give a state directory (--state-dir)");
+        }
+        if (coldStart && regionsLost)
+        {
+            errors.add("a cold start and lost regions exclude each other: --cold-start when every region is gone, " +
+                "--regions-lost when only this host's are");
+        }
         if (snapshotEveryCommands < 1)
         {
             errors.add("snapshots every " + snapshotEveryCommands + " commands: give at least 1");
@@ -585,6 +612,29 @@ public final class NodeContext
     boolean regionsLost()
     {
         return regionsLost;
+    }
+
+    /** Test only: faults injected into the snapshot chunks this node's replicas send. */
+    NodeContext transferFaults(final SnapshotTransfer.Faults faults)
+    {
+        checkMutable();
+        this.transferFaults = faults;
+        return this;
+    }
+
+    SnapshotTransfer.Faults transferFaults()
+    {
+        return transferFaults;
+    }
+
+    boolean coldStart()
+    {
+        return coldStart;
+    }
+
+    boolean coldStartMajority()
+    {
+        return coldStartMajority;
     }
 
     long memoryOpTimeoutNs()

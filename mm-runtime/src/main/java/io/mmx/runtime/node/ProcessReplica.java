@@ -57,12 +57,18 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private ReplicaDurability durability;
     /** Snapshots to and from peers; null when the node keeps no state. */
     private SnapshotTransfer transfer;
+    private SnapshotTransfer.Faults transferFaults = SnapshotTransfer.Faults.NONE;
     /** The last slot the state machine held after the restore: the core delivers these again, and they are skipped. */
     private long restoredThroughSlot = -1;
     /** The last slot the state machine holds (applied, restored or skipped), and whether it missed none. */
     private long stateSlot = -1;
     private boolean stateComplete = true;
     private long nextPublishTick;
+    /** The era of the log (era 0 unless the replica keeps state and was cold-started, {@link LogEra}). */
+    private LogEra era;
+    private long eraReportTick = -ERA_REPORT_INTERVAL_TICKS;
+    private long eraReportAttempt;
+    private static final int ERA_REPORT_INTERVAL_TICKS = 250;
     private static final int PUBLISH_INTERVAL_TICKS = 50;
     /** How recent the last completed heartbeat write must be for the status to say the region is served. */
     static final int REGION_SERVED_TICKS = 250;
@@ -88,6 +94,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.commandBuffer = new UnsafeBuffer(new byte[8 * proposalWords]);
         this.qps = qps;
         this.core = new MmPaxosCore(id, config, this, seed);
+        this.era = LogEra.first(n);
         this.published = new ProcessStatus(id, "RECOVERING", -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0, false, -1, null);
     }
 
@@ -117,6 +124,18 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return duplicates.clients();
     }
 
+    /** Faults a test injects into the snapshot chunks this replica sends; set before {@link #restoreFrom}. */
+    void transferFaults(final SnapshotTransfer.Faults faults)
+    {
+        this.transferFaults = faults;
+    }
+
+    /** Snapshot transfers to and from peers; null when the node keeps no state. */
+    SnapshotTransfer transfer()
+    {
+        return transfer;
+    }
+
     ProcessStatus status()
     {
         return published;
@@ -128,10 +147,53 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
      */
     void restoreFrom(final ReplicaDurability durability)
     {
+        restoreFrom(durability, false, false);
+    }
+
+    /**
+     * As {@link #restoreFrom(ReplicaDurability)}; {@code coldStart}: every region was lost, this
+     * replica begins the next era from its state (reporting its position, {@link LogEra}), and
+     * {@code majority}: that era may start once a majority has reported.
+     */
+    void restoreFrom(final ReplicaDurability durability, final boolean coldStart, final boolean majority)
+    {
         this.durability = durability;
-        this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch);
+        this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch, transferFaults);
+        this.era = durability.era(n);
         this.restoredThroughSlot = durability.restore(stateMachine, duplicates, replayer());
         stateSlot = Math.max(stateSlot, restoredThroughSlot);
+        if (!coldStart && era.started() && era.era() > 0 && era.ownPosition() != era.basePosition() &&
+            durability.restoredSnapshotSlot() < era.base())
+        {
+            // The era started from a state this replica did not hold, and no snapshot of the era replaced
+            // it yet: the journal replayed era slots onto the wrong state.
+            stateComplete = false;
+            transfer.want(Math.max(restoredThroughSlot, era.base()), leader, nowTick);
+        }
+        if (coldStart)
+        {
+            era = durability.nextEra(n, era, stateComplete ? restoredThroughSlot : -1, majority);
+            System.err.println("mmx node: process " + id + ": cold start, era " + era.era() + ": state through " +
+                "slot " + era.ownPosition() + "; the era starts once " + (majority ? "a majority" : "every process") +
+                " has reported");
+        }
+    }
+
+    /**
+     * This replica's era report to propose now (until the era has started, every
+     * {@value #ERA_REPORT_INTERVAL_TICKS} ticks), or null.
+     */
+    long[] eraReportDue(final long tick)
+    {
+        if (era.started() || leader < 0 || tick - eraReportTick < ERA_REPORT_INTERVAL_TICKS)
+        {
+            return null;
+        }
+        eraReportTick = tick;
+        final long[] words = new long[proposalWords];
+        Commands.encodeEraReport(words, 0, proposalWords, id, era.era(), ++eraReportAttempt, era.ownPosition(),
+            era.majorityAllowedHere());
+        return words;
     }
 
     // Replayed slots are applied as if decided now, without completing anyone; gaps are gaps.
@@ -159,19 +221,35 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     {
         if (transfer != null)
         {
+            // A replica serves its state only once its era has started: before, it is not the era's state.
             transfer.onFrame(type, src, buffer, offset, length, nowTick, stateMachine, duplicates, stateSlot,
-                stateComplete, this::install);
+                stateComplete && era.started(), this::install);
         }
     }
 
     /** Replaces the state with a peer's snapshot and replays what was journaled while it travelled. */
     private boolean install(final io.mmx.runtime.snapshot.SnapshotStore.Snapshot snapshot)
     {
+        final long at = (snapshot.logIndex() + 1) / maxBatch - 1;
+        if (LogEra.eraOf(at) < era.era())
+        {
+            return false; // a peer still in an older era: not this era's state; ask again
+        }
+        if (LogEra.eraOf(at) > era.era())
+        {
+            throw new IllegalStateException("process " + id + " is in era " + era.era() + " but its peer's " +
+                "snapshot is of era " + LogEra.eraOf(at) + ": the cluster was cold-started since this process " +
+                "last ran; restart it with --cold-start");
+        }
         try
         {
             stateComplete = true;
+            era.startedBefore(at);
             final long last = durability.install(snapshot, stateMachine, duplicates, replayer());
-            final long at = (snapshot.logIndex() + 1) / maxBatch - 1;
+            if (era.era() > 0)
+            {
+                durability.forgetOlderThan(snapshot);
+            }
             restoredThroughSlot = Math.max(restoredThroughSlot, Math.max(at, last));
             stateSlot = Math.max(stateSlot, restoredThroughSlot);
             nextPublishTick = nowTick;
@@ -189,7 +267,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     /** Takes a snapshot now (a clean stop); false when there is nothing to keep or it failed (reported). */
     boolean snapshotNow()
     {
-        return durability != null && durability.snapshot(stateMachine, duplicates);
+        return durability != null && era.started() && durability.snapshot(stateMachine, duplicates);
     }
 
     /** Releases the state directory. */
@@ -227,14 +305,16 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             // A restart: the core resumes after the region's decided prefix, which this fresh
             // state machine never saw. Say so, rather than let it think it holds the whole log.
             recoveryReported = true;
-            final long recovered = core.appliedThrough();
-            if (recovered > restoredThroughSlot)
+            final long recovered = era.base() + core.appliedThrough();
+            // The slots between an earlier era and this one's slot 0 are no one's: not a gap.
+            final long from = Math.max(restoredThroughSlot + 1, era.base());
+            if (core.appliedThrough() >= 0 && recovered >= from)
             {
                 if (durability != null)
                 {
-                    durability.gap(restoredThroughSlot + 1, recovered);
+                    durability.gap(from, recovered);
                 }
-                gap((restoredThroughSlot + 1) * maxBatch, recovered * maxBatch + maxBatch - 1);
+                gap(from * maxBatch, recovered * maxBatch + maxBatch - 1);
             }
         }
         for (int i = 0; i < neighbours.length; i++)
@@ -310,8 +390,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     }
 
     @Override
-    public void decided(final long slot, final long[] value)
+    public void decided(final long eraSlot, final long[] value)
     {
+        final long slot = era.base() + eraSlot;
         if (slot <= restoredThroughSlot)
         {
             return; // applied before the restart: restored from the snapshot and the journal
@@ -326,7 +407,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         }
         final int applied = applySlot(slot, value, true);
         stateSlot = slot;
-        if (durability != null)
+        if (durability != null && era.started())
         {
             durability.afterApply(applied, stateMachine, duplicates);
         }
@@ -338,6 +419,19 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         int applied = 0;
         for (int at = 0, i = 0; at + proposalWords <= value.length; at += proposalWords, i++)
         {
+            if (Commands.isEraReport(value, at))
+            {
+                if (era.onReport(Commands.origin(value, at), Commands.incarnation(value, at),
+                    Commands.reportPosition(value, at), Commands.reportAllowsMajority(value, at), slot))
+                {
+                    onEraStart(slot);
+                }
+                continue;
+            }
+            if (!era.started())
+            {
+                continue; // the preamble of a cold start: nothing but reports counts (LogEra)
+            }
             final int length = Commands.length(value, at, proposalWords);
             if (Commands.isClientFragment(value, at))
             {
@@ -376,6 +470,21 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return applied;
     }
 
+    /** The era starts after this slot: a replica not holding exactly the state at its base takes a peer's. */
+    private void onEraStart(final long slot)
+    {
+        final boolean here = stateComplete && era.ownPosition() == era.basePosition();
+        System.err.println("mmx node: process " + id + ": era " + era.era() + " started at slot " + slot +
+            " from the state through slot " + era.basePosition() + (here ? "; this replica holds it" :
+            "; this replica's state is through slot " + era.ownPosition() + ": it takes a peer's snapshot"));
+        if (!here)
+        {
+            stateComplete = false;
+            stateSlot = Math.max(stateSlot, slot);
+            transfer.want(slot, leader, nowTick);
+        }
+    }
+
     /** Takes a client's fragment; applies the command when it is whole. Returns the commands applied, 0 or 1. */
     private int applyClientFragment(final long logIndex, final long[] value, final int at, final int length,
         final boolean live)
@@ -406,8 +515,10 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     }
 
     @Override
-    public void skipped(final long fromSlot, final long toSlot)
+    public void skipped(final long fromEraSlot, final long toEraSlot)
     {
+        final long fromSlot = era.base() + fromEraSlot;
+        final long toSlot = era.base() + toEraSlot;
         // Slots the replica restored from disk are not missing, whatever the core could still find.
         final long from = Math.max(fromSlot, restoredThroughSlot + 1);
         if (from > toSlot)

@@ -38,6 +38,13 @@ final class RegionSetup
         }
     }
 
+    /** True if the region of {@code owner} carries a protocol header (it was formatted before). */
+    static boolean exists(final MemoryFabric fabric, final int owner)
+    {
+        return await(fabric, fabric.read(owner, 8L * RegionLayout.MAGIC_WORD, STARTUP_TIMEOUT_NS),
+            "read the header of region " + owner) != 0;
+    }
+
     /**
      * Writes the protocol header into a region whose magic word is still zero. Word by word, and
      * never the head or heartbeat words: a neighbour that already suspects this process may be

@@ -43,6 +43,7 @@ final class ReplicaDurability implements AutoCloseable
     }
 
     private final int id;
+    private final Path dir;
     private final int maxBatch;
     private final long snapshotEveryCommands;
     private final SnapshotStore snapshots;
@@ -52,11 +53,13 @@ final class ReplicaDurability implements AutoCloseable
     private long lastSlot = -1;
     private long commandsSinceSnapshot;
     private String lastError;
+    private long restoredSnapshotSlot = -1;
 
     private ReplicaDurability(final Path dir, final int id, final int maxBatch, final long snapshotEveryCommands)
         throws IOException
     {
         this.id = id;
+        this.dir = dir;
         this.maxBatch = maxBatch;
         this.snapshotEveryCommands = snapshotEveryCommands;
         Files.createDirectories(dir);
@@ -96,6 +99,46 @@ final class ReplicaDurability implements AutoCloseable
     }
 
     /**
+     * True if process {@code id} ran before with this state directory: its acceptor may have
+     * promised and accepted, so a region of it found missing was lost, not new.
+     */
+    static boolean ranBefore(final Path stateDir, final int id)
+    {
+        final Path d = stateDir.resolve("process-" + id);
+        if (!Files.isDirectory(d))
+        {
+            return false;
+        }
+        try (var files = Files.list(d))
+        {
+            return files.anyMatch(f -> f.getFileName().toString().matches("(journal-.*\\.log|snapshot-.*\\.snap|" +
+                LogEra.FILE + ")"));
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot read the state directory " + d + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The era this replica's log is in, from its state directory. */
+    LogEra era(final int n)
+    {
+        return LogEra.load(dir, n);
+    }
+
+    /** Records a cold start: the era after {@code previous}, from a state through slot {@code position}. */
+    LogEra nextEra(final int n, final LogEra previous, final long position, final boolean majority)
+    {
+        return LogEra.next(dir, n, previous, position, majority);
+    }
+
+    /** The slot of the snapshot the last {@link #restore} loaded (-1 if none). */
+    long restoredSnapshotSlot()
+    {
+        return restoredSnapshotSlot;
+    }
+
+    /**
      * Loads the newest good snapshot into {@code stateMachine} and {@code duplicates}, replays the
      * journal after it through {@code replayer}, and opens a new journal segment.
      *
@@ -127,6 +170,7 @@ final class ReplicaDurability implements AutoCloseable
                 }
                 after = slotOf(snapshot.get().logIndex());
             }
+            restoredSnapshotSlot = after;
             final long[] replayed = {0};
             lastSlot = journal.replay(after, new SlotJournal.Replay()
             {
@@ -139,7 +183,7 @@ final class ReplicaDurability implements AutoCloseable
                 @Override
                 public void gap(final long from, final long to)
                 {
-                    replayer.gap(from * maxBatch, to * maxBatch + maxBatch - 1);
+                    replayGap(replayer, from, to);
                 }
             });
             commandsSinceSnapshot = replayed[0];
@@ -252,7 +296,7 @@ final class ReplicaDurability implements AutoCloseable
             @Override
             public void gap(final long from, final long to)
             {
-                replayer.gap(from * maxBatch, to * maxBatch + maxBatch - 1);
+                replayGap(replayer, from, to);
             }
         });
         lastSlot = Math.max(lastSlot, last);
@@ -260,6 +304,35 @@ final class ReplicaDurability implements AutoCloseable
         System.err.println("mmx node: process " + id + ": installed a peer's snapshot through slot " + at +
             ", then the journal through slot " + last);
         return last;
+    }
+
+    // A journal moves from an era's last slot written to the next era's slot 0: no one's slots, not a gap.
+    private void replayGap(final Replayer replayer, final long from, final long to)
+    {
+        if ((to + 1) % LogEra.SLOTS == 0 && LogEra.eraOf(from) < LogEra.eraOf(to + 1))
+        {
+            return;
+        }
+        replayer.gap(from * maxBatch, to * maxBatch + maxBatch - 1);
+    }
+
+    /**
+     * Deletes every snapshot older than {@code snapshot}: after a peer's snapshot replaced a state
+     * that was not the era's (a cold start), falling back to an older one would bring it back.
+     */
+    void forgetOlderThan(final SnapshotStore.Snapshot snapshot) throws IOException
+    {
+        try (var files = Files.list(dir))
+        {
+            for (final Path f : (Iterable<Path>)files::iterator)
+            {
+                final String name = f.getFileName().toString();
+                if (name.matches("snapshot-\\d{20}\\.snap") && Long.parseLong(name.substring(9, 29)) < snapshot.logIndex())
+                {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
     }
 
     private SnapshotStore.Snapshot snapshotAt(final long slot, final StateMachine stateMachine,

@@ -22,18 +22,38 @@ import java.util.zip.CRC32C;
  * <p>Frames (little-endian):
  * <pre>
  *   REQUEST  i64 transfer id, i64 the lowest slot the snapshot must reach
+ *            [, i32 the chunk to resend from: a resume of that transfer, same snapshot]
  *   CHUNK    i64 transfer id, i32 sequence, i64 log index the state holds, u8 last,
  *            on the last: i64 total state bytes, u8[32] SHA-256 of them; then one chunk record
  *            (u32 length, u32 CRC32C, bytes), the format {@link SnapshotStore} receives
  *   REFUSE   i64 transfer id, i64 the last slot the peer holds (-1: it keeps no snapshots)
  * </pre>
- * A chunk out of sequence or failing its CRC ends the transfer at the receiver, which asks again
- * (the next peer) after {@link #RETRY_TICKS} without progress.
+ * A chunk that fails its CRC is refused and a chunk out of sequence ignored; either way the receiver
+ * asks its peer to resend from the first chunk it lacks (at most every {@link #RESUME_TICKS}), and
+ * the peer reads its snapshot again from there: a lost or damaged chunk costs the chunks after it,
+ * not the whole transfer. A peer keeps a transfer's snapshot open for twice {@link #RETRY_TICKS} after
+ * its last chunk, so a lost last chunk is resent too. After {@link #RETRY_TICKS} without progress
+ * the receiver resumes once more, then asks the next peer from the start.
  */
 final class SnapshotTransfer
 {
     /** Ticks without a chunk before the receiver asks another peer. */
     static final int RETRY_TICKS = 500;
+    /** Ticks between two resume requests for the same chunk. */
+    static final int RESUME_TICKS = 25;
+
+    /** A test's faults on the chunks this replica sends. */
+    interface Faults
+    {
+        int DELIVER = 0;
+        int DROP = 1;
+        int CORRUPT = 2;
+        Faults NONE = (from, to, sequence) -> DELIVER;
+
+        /** What happens to chunk {@code sequence} from {@code from} to {@code to}. */
+        int chunk(int from, int to, int sequence);
+    }
+
     private static final int CHUNKS_PER_TICK = 64;
     private static final int CHUNK_HEADER = 8 + 4 + 8 + 1 + 8 + 32;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
@@ -53,6 +73,12 @@ final class SnapshotTransfer
     private final UnsafeBuffer frame;
     private final int chunkBytes;
     private final Int2ObjectHashMap<Outgoing> outgoing = new Int2ObjectHashMap<>();
+    private final Faults faults;
+    private volatile long chunksRefused;
+    private volatile long resumesAsked;
+    private int resumeAskedFor = -1;
+    private long resumeTick;
+    private int stalls;
 
     // The receiving side: one transfer at a time.
     private long minSlot = -1;
@@ -61,11 +87,12 @@ final class SnapshotTransfer
     private int attempts;
     private long lastProgressTick;
     private SnapshotStore.Receiver receiver;
-    private long transfersCompleted;
+    private volatile long transfersCompleted;
 
     SnapshotTransfer(final int self, final int n, final AeronTransport transport, final ReplicaDurability durability,
-        final int maxBatch)
+        final int maxBatch, final Faults faults)
     {
+        this.faults = faults;
         this.self = self;
         this.n = n;
         this.transport = transport;
@@ -91,6 +118,18 @@ final class SnapshotTransfer
         return transfersCompleted;
     }
 
+    /** Chunks received that failed their check (refused, then resent). */
+    long chunksRefused()
+    {
+        return chunksRefused;
+    }
+
+    /** Requests to resend from a chunk instead of starting over. */
+    long resumesAsked()
+    {
+        return resumesAsked;
+    }
+
     /** Starts asking for a snapshot that reaches at least {@code slot} (again if one is under way). */
     void want(final long slot, final int leader, final long tick)
     {
@@ -111,6 +150,8 @@ final class SnapshotTransfer
             peer = (peer + 1) % n;
         }
         attempts++;
+        stalls = 0;
+        resumeAskedFor = -1;
         transferId = ((long)self << 40) ^ System.nanoTime();
         lastProgressTick = tick;
         frame.putLong(0, transferId, LE);
@@ -123,7 +164,15 @@ final class SnapshotTransfer
     {
         if (receiving() && tick - lastProgressTick > RETRY_TICKS)
         {
-            ask(leader, tick);
+            if (receiver != null && stalls++ == 0)
+            {
+                lastProgressTick = tick;
+                askResume(tick, true); // a lost last chunk shows only as silence
+            }
+            else
+            {
+                ask(leader, tick);
+            }
         }
         if (!outgoing.isEmpty())
         {
@@ -131,7 +180,11 @@ final class SnapshotTransfer
             while (it.hasNext())
             {
                 final Outgoing o = it.next();
-                if (o.sendSome())
+                if (o.doneTick < 0 && o.sendSome())
+                {
+                    o.doneTick = tick;
+                }
+                if (o.doneTick >= 0 && tick - o.doneTick > 2 * RETRY_TICKS)
                 {
                     o.close();
                     it.remove();
@@ -145,7 +198,11 @@ final class SnapshotTransfer
         final long tick, final StateMachine stateMachine, final DuplicateFilter duplicates, final long stateSlot,
         final boolean stateComplete, final Installer installer)
     {
-        if (type == NodeFrames.SNAPSHOT_REQUEST && length == 16)
+        if (type == NodeFrames.SNAPSHOT_REQUEST && length == 20)
+        {
+            onResume(src, buffer.getLong(offset, LE), buffer.getInt(offset + 16, LE), buffer.getLong(offset + 8, LE));
+        }
+        else if (type == NodeFrames.SNAPSHOT_REQUEST && length == 16)
         {
             onRequest(src, buffer.getLong(offset, LE), buffer.getLong(offset + 8, LE), stateMachine, duplicates,
                 stateSlot, stateComplete);
@@ -160,6 +217,36 @@ final class SnapshotTransfer
         {
             onChunk(buffer, offset, length, tick, installer);
         }
+    }
+
+    /** Resends transfer {@code id} from chunk {@code from}, or refuses if that snapshot is gone. */
+    private void onResume(final int requester, final long id, final int from, final long wantedSlot)
+    {
+        final Outgoing o = outgoing.get(requester);
+        if (o != null && o.id == id && from >= 0 && o.rewind(from))
+        {
+            return;
+        }
+        frame.putLong(0, id, LE);
+        frame.putLong(8, -1, LE);
+        transport.send(self, requester, NodeFrames.SNAPSHOT_REFUSE, frame, 0, 16);
+    }
+
+    /** Asks the peer to resend from the first chunk missing, at most every RESUME_TICKS for one chunk. */
+    private void askResume(final long tick, final boolean force)
+    {
+        final int from = receiver.nextSequence();
+        if (!force && from == resumeAskedFor && tick - resumeTick < RESUME_TICKS)
+        {
+            return;
+        }
+        resumeAskedFor = from;
+        resumeTick = tick;
+        resumesAsked++;
+        frame.putLong(0, transferId, LE);
+        frame.putLong(8, minSlot, LE);
+        frame.putInt(16, from, LE);
+        transport.send(self, peer, NodeFrames.SNAPSHOT_REQUEST, frame, 0, 20);
     }
 
     private void onRequest(final int requester, final long id, final long wantedSlot, final StateMachine stateMachine,
@@ -209,17 +296,30 @@ final class SnapshotTransfer
         {
             if (receiver == null)
             {
-                if (sequence != 0)
-                {
-                    return;
-                }
                 receiver = durability.store().receive(logIndex);
             }
-            if (!receiver.accept(sequence, record, 0, record.length))
+            if (sequence < receiver.nextSequence())
             {
-                return; // out of sequence: the retry asks again
+                return; // a copy of one already taken (a resend overlapping chunks in flight)
+            }
+            final boolean taken;
+            try
+            {
+                taken = receiver.accept(sequence, record, 0, record.length);
+            }
+            catch (final CorruptSnapshotException ex)
+            {
+                chunksRefused++;
+                askResume(tick, false);
+                return;
+            }
+            if (!taken)
+            {
+                askResume(tick, false); // one before it was lost
+                return;
             }
             lastProgressTick = tick;
+            stalls = 0;
             if (last)
             {
                 final SnapshotStore.Snapshot snapshot = receiver.publish(total, sha);
@@ -278,18 +378,46 @@ final class SnapshotTransfer
         private final int to;
         private final long id;
         private final SnapshotStore.Snapshot snapshot;
-        private final InputStream in;
         private final byte[] bytes = new byte[chunkBytes];
         private int sequence;
         private long sent;
         private int pendingLength = -1;
+        /** The tick its last chunk went out, -1 while sending. */
+        long doneTick = -1;
+        private InputStream source;
 
         Outgoing(final int to, final long id, final SnapshotStore.Snapshot snapshot, final InputStream in)
         {
             this.to = to;
             this.id = id;
             this.snapshot = snapshot;
-            this.in = in;
+            this.source = in;
+        }
+
+        /** Sends again from chunk {@code from}, reading the snapshot again; false if it cannot. */
+        boolean rewind(final int from)
+        {
+            try
+            {
+                final long skip = (long)from * chunkBytes;
+                if (skip > snapshot.bytes())
+                {
+                    return false;
+                }
+                final InputStream again = durability.store().open(snapshot);
+                again.skipNBytes(skip);
+                source.close();
+                source = again;
+                sequence = from;
+                sent = skip;
+                pendingLength = -1;
+                doneTick = -1;
+                return true;
+            }
+            catch (final IOException ex)
+            {
+                return false; // the snapshot was replaced meanwhile: the requester starts again
+            }
         }
 
         /** Sends what the transport takes now; true when the last chunk went out (or the stream failed). */
@@ -301,11 +429,16 @@ final class SnapshotTransfer
                 {
                     if (pendingLength < 0)
                     {
-                        pendingLength = in.readNBytes(bytes, 0, bytes.length);
+                        pendingLength = source.readNBytes(bytes, 0, bytes.length);
                     }
                     final boolean last = sent + pendingLength >= snapshot.bytes();
                     final int length = encode(last);
-                    if (!transport.send(self, to, NodeFrames.SNAPSHOT_CHUNK, frame, 0, length))
+                    final int fault = faults.chunk(self, to, sequence);
+                    if (fault == Faults.CORRUPT)
+                    {
+                        frame.putByte(length - 1, (byte)(frame.getByte(length - 1) ^ 0x5A));
+                    }
+                    if (fault != Faults.DROP && !transport.send(self, to, NodeFrames.SNAPSHOT_CHUNK, frame, 0, length))
                     {
                         return false; // back-pressure: the same chunk at the next tick
                     }
@@ -348,7 +481,7 @@ final class SnapshotTransfer
         {
             try
             {
-                in.close();
+                source.close();
             }
             catch (final IOException ex)
             {

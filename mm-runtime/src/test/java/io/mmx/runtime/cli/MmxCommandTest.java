@@ -101,6 +101,20 @@ class MmxCommandTest
     }
 
     @Test
+    void aColdStartNeedsAStateDirectoryAndExcludesLostRegions() throws Exception
+    {
+        final Path key = Files.write(dir.resolve("cluster.key"), new byte[32]);
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--directory",
+            "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString(), "--cold-start"));
+        assertTrue(err.toString().contains("give a state directory (--state-dir)"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--directory",
+            "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString(), "--cold-start-majority", "--regions-lost",
+            "--state-dir", dir.resolve("state").toString()));
+        assertTrue(err.toString().contains("exclude each other"), err.toString());
+        assertTrue(Files.notExists(dir.resolve("state")), "a refused start writes nothing");
+    }
+
+    @Test
     void keysDeriveWritesAHostKeyFileThatANodeAcceptsOnlyForItsProcesses() throws Exception
     {
         final Path key = Files.write(dir.resolve("cluster.key"), new byte[32]);

@@ -260,6 +260,90 @@ class MultiJvmClusterTest
         }
     }
 
+    @Test
+    void everyJvmKilledAndEveryRegionDeletedTheClusterComesBackWithAColdStart() throws Exception
+    {
+        System.out.println("MultiJvmClusterTest seed " + SEED + " (replay: -Dmmx.node.seed=" + SEED + ")");
+        final Plan plan = NodeTestSupport.plan(6, 3, SEED);
+        try (LocalCluster cluster = LocalCluster.create(dir, plan, 2, CHILD_JVM))
+        {
+            final ClusterLayout layout = cluster.layout();
+            final int clientJvm = layout.jvms() - 1;
+            final Path state = cluster.dir().resolve("state");
+            final List<Integer> acknowledged = new ArrayList<>();
+            for (int j = 0; j < clientJvm; j++)
+            {
+                cluster.start(j);
+            }
+            try (MmxNode node = MmxNode.launch(cluster.contextFor(clientJvm).stateDirectory(state),
+                p -> new KeyValueStore(), NodeListener.NO_OP))
+            {
+                for (int j = 0; j < clientJvm; j++)
+                {
+                    cluster.awaitReady(j, Duration.ofSeconds(120));
+                }
+                final KeyValueClient kv = new KeyValueClient(node);
+                for (int i = 0; i < 200; i++)
+                {
+                    assertEquals(KeyValueCommand.ABSENT, kv.put("k" + i, i).get(30, TimeUnit.SECONDS));
+                    acknowledged.add(i);
+                }
+                for (int j = 0; j < clientJvm; j++)
+                {
+                    cluster.kill(j); // SIGKILL: no final snapshot, the journal is all there is
+                }
+            }
+            LocalCluster.deleteTree(cluster.regionDir());
+            final long startNs = System.nanoTime();
+            cluster.nodeOptions(List.of("--cold-start"));
+            for (int j = 0; j < clientJvm; j++)
+            {
+                cluster.start(j);
+            }
+            try (MmxNode node = MmxNode.launch(cluster.contextFor(clientJvm).stateDirectory(state)
+                .coldStart(true, false), p -> new KeyValueStore(), NodeListener.NO_OP))
+            {
+                for (int j = 0; j < clientJvm; j++)
+                {
+                    cluster.awaitReady(j, Duration.ofSeconds(120));
+                }
+                final KeyValueClient kv = new KeyValueClient(node);
+                assertEquals(KeyValueCommand.ABSENT, kv.put("after", 1).get(60, TimeUnit.SECONDS));
+                System.out.println("cold start to a new command committed: " +
+                    (System.nanoTime() - startNs) / 1_000_000 + " ms");
+                for (final int i : acknowledged)
+                {
+                    assertEquals(i, kv.get("k" + i).get(30, TimeUnit.SECONDS), "acknowledged put k" + i);
+                }
+                final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+                final io.mmx.runtime.cli.ReplicaAgreement replicas = new io.mmx.runtime.cli.ReplicaAgreement();
+                NodeTestSupport.await(() ->
+                {
+                    replicas.clear();
+                    try
+                    {
+                        replicas.add(mapper, StatusServer.json(node));
+                        for (int j = 0; j < clientJvm; j++)
+                        {
+                            replicas.add(mapper, cluster.status(j));
+                        }
+                    }
+                    catch (final java.io.IOException ex)
+                    {
+                        return false;
+                    }
+                    return replicas.result().complete(layout.n());
+                }, 120_000, "every replica to hold one state at one index after the cold start");
+                System.out.println(replicas.result().line());
+                for (int j = 0; j < clientJvm; j++)
+                {
+                    final String log = Files.readString(cluster.dir().resolve("logs").resolve("jvm-" + j + ".log"));
+                    assertTrue(log.contains("era 1 started"), "JVM " + j + " did not start era 1: " + log);
+                }
+            }
+        }
+    }
+
     private static KeyValueStore store(final LocalCluster cluster, final int p, final List<AppliedLog> logs)
     {
         final AppliedLog log = new AppliedLog(cluster.appliedLog(p));

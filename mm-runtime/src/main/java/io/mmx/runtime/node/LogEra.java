@@ -1,0 +1,235 @@
+package io.mmx.runtime.node;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/**
+ * The era a replica's log is in. A cluster runs in era 0 from its first start; every cold start
+ * (every region lost, {@code mmx node --cold-start}) begins the next era on fresh regions, where
+ * the protocol core numbers slots from 0 again. The replica keeps one log across eras: era e's
+ * slot s is the log's slot {@code e * SLOTS + s}, so every slot of a later era comes after every
+ * slot of an earlier one and journals, snapshots and log indexes stay increasing.
+ *
+ * <p>A new era begins with a preamble decided in its own log: every process proposes an era
+ * report (its era and the last slot its state holds, its <em>position</em>). The era starts just
+ * after the report that completes the count (every process, or a majority once a report allows
+ * it); its starting state is the state at the highest position reported, B. Everything in the
+ * preamble other than reports is ignored by every replica alike, and so are reports after the
+ * start. A replica whose own state is not exactly at B (behind, or holding an older era's slots
+ * beyond B) replaces it with a peer's snapshot. The era, the position and the start are kept in
+ * the file {@code era} of the replica's state directory.
+ */
+final class LogEra
+{
+    /** Slots of one era: 2^44 (at a million slots a second, more than half a year). */
+    static final long SLOTS = 1L << 44;
+    /** Eras: 0..255, so that a log index (slot x maxBatch, maxBatch < 2^11) stays below 2^63. */
+    static final int MAX_ERA = 255;
+    static final String FILE = "era";
+
+    private final Path file;
+    private final int era;
+    private final int n;
+    private final long ownPosition;
+    private final boolean majorityAllowedHere;
+    private final boolean[] reported;
+    private int reports;
+    private boolean majorityAllowed;
+    private long highest = -1;
+    private boolean started;
+    private long basePosition = -1;
+    private long startSlot = -1;
+
+    private LogEra(final Path file, final int era, final int n, final long ownPosition, final boolean majority,
+        final boolean started, final long basePosition, final long startSlot)
+    {
+        this.file = file;
+        this.era = era;
+        this.n = n;
+        this.ownPosition = ownPosition;
+        this.majorityAllowedHere = majority;
+        this.reported = new boolean[n];
+        this.started = started;
+        this.basePosition = basePosition;
+        this.startSlot = startSlot;
+    }
+
+    /** Era 0, started: a replica that keeps no state, or has never been cold-started. */
+    static LogEra first(final int n)
+    {
+        return new LogEra(null, 0, n, -1, false, true, -1, -1);
+    }
+
+    /** The era recorded in {@code processDir} (era 0 if none). */
+    static LogEra load(final Path processDir, final int n)
+    {
+        final Path f = processDir.resolve(FILE);
+        if (!Files.exists(f))
+        {
+            return new LogEra(f, 0, n, -1, false, true, -1, -1);
+        }
+        try
+        {
+            final List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+            final String[] w = String.join(" ", lines).trim().split("\\s+");
+            // era E position X majority M [started B S]
+            if (w.length != 6 && w.length != 9 || !"era".equals(w[0]) || !"position".equals(w[2]) ||
+                !"majority".equals(w[4]) || w.length == 9 && !"started".equals(w[6]))
+            {
+                throw new IllegalStateException("bad contents");
+            }
+            final int era = Integer.parseInt(w[1]);
+            if (era < 0 || era > MAX_ERA)
+            {
+                throw new IllegalStateException("era " + era + " outside 0.." + MAX_ERA);
+            }
+            return new LogEra(f, era, n, Long.parseLong(w[3]), Boolean.parseBoolean(w[5]), w.length == 9,
+                w.length == 9 ? Long.parseLong(w[7]) : -1, w.length == 9 ? Long.parseLong(w[8]) : -1);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            throw new IllegalStateException("the era file " + f + " cannot be read (" + ex.getMessage() + "); " +
+                "it is written whole or not at all, so something else changed it: restore it, or remove the " +
+                "process's state directory and let the replica take a peer's snapshot", ex);
+        }
+    }
+
+    /**
+     * Begins the era after {@code previous} for a replica whose state holds slots through
+     * {@code position} (-1: nothing usable), and records it before anything of the era is decided.
+     */
+    static LogEra next(final Path processDir, final int n, final LogEra previous, final long position,
+        final boolean majority)
+    {
+        if (previous.era >= MAX_ERA)
+        {
+            throw new IllegalStateException("process state in " + processDir + " is in era " + previous.era +
+                ", the last: no further cold start is possible");
+        }
+        final LogEra e = new LogEra(processDir.resolve(FILE), previous.era + 1, n, position, majority, false, -1, -1);
+        e.persist();
+        return e;
+    }
+
+    int era()
+    {
+        return era;
+    }
+
+    /** The log slot of this era's slot 0. */
+    long base()
+    {
+        return era * SLOTS;
+    }
+
+    boolean started()
+    {
+        return started;
+    }
+
+    long ownPosition()
+    {
+        return ownPosition;
+    }
+
+    boolean majorityAllowedHere()
+    {
+        return majorityAllowedHere;
+    }
+
+    /** The highest position reported when the era started (-2 if this replica learnt the start from a snapshot). */
+    long basePosition()
+    {
+        return basePosition;
+    }
+
+    /**
+     * Counts a report decided at log slot {@code slot}.
+     *
+     * @return true if the era starts here.
+     */
+    boolean onReport(final int reporter, final int reportEra, final long position, final boolean majority,
+        final long slot)
+    {
+        if (reportEra < era)
+        {
+            return false; // a process one era behind: it stops itself when it sees this era's reports or state
+        }
+        if (reportEra > era)
+        {
+            throw new IllegalStateException("process " + reporter + " reports era " + reportEra + " but this " +
+                "replica's state is in era " + era + ": the cluster was cold-started since this process last ran; " +
+                "restart it with --cold-start (a process that missed more than one cold start cannot rejoin yet)");
+        }
+        if (started || reporter < 0 || reporter >= n || reported[reporter])
+        {
+            return false;
+        }
+        reported[reporter] = true;
+        reports++;
+        highest = Math.max(highest, position);
+        majorityAllowed |= majority;
+        if (reports == n || majorityAllowed && reports > n / 2)
+        {
+            started = true;
+            basePosition = highest;
+            startSlot = slot;
+            persist();
+            return true;
+        }
+        return false;
+    }
+
+    /** The era started before a peer's snapshot through {@code slot}, which this replica installed. */
+    void startedBefore(final long slot)
+    {
+        if (!started)
+        {
+            started = true;
+            basePosition = -2;
+            startSlot = slot;
+            persist();
+        }
+    }
+
+    /** The era of log slot {@code slot}. */
+    static long eraOf(final long slot)
+    {
+        return slot < 0 ? 0 : slot / SLOTS;
+    }
+
+    private void persist()
+    {
+        if (file == null)
+        {
+            return;
+        }
+        final String text = "era " + era + "\nposition " + ownPosition + "\nmajority " + majorityAllowedHere + "\n" +
+            (started ? "started " + basePosition + " " + startSlot + "\n" : "");
+        final Path tmp = file.resolveSibling(FILE + ".tmp");
+        try
+        {
+            Files.write(tmp, text.getBytes(StandardCharsets.UTF_8));
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE))
+            {
+                ch.force(true);
+            }
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ))
+            {
+                dir.force(true);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot write the era file " + file + ": " + ex.getMessage() +
+                "; check that the state directory is writable", ex);
+        }
+    }
+}
