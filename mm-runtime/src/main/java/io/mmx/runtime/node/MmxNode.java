@@ -133,7 +133,8 @@ public final class MmxNode implements AutoCloseable
             }
             if (!formatted.isEmpty())
             {
-                System.err.println(RegionSetup.formattedLine(formatted, ctx.regionsLost()));
+                EventLog.log(ctx.regionsLost() ? EventLog.Level.WARN : EventLog.Level.INFO, "regions_formatted",
+                    RegionSetup.formattedLine(formatted, ctx.regionsLost()));
             }
             final MembershipAgent membership = new MembershipAgent(launched, ctx.membership(), hosted,
                 ctx.planHashBytes(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), MembershipListener.NO_OP,
@@ -318,7 +319,7 @@ public final class MmxNode implements AutoCloseable
         final String what = t instanceof org.agrona.concurrent.AgentTerminationException ?
             "the node's agent stopped (the status and every pending submission name the failure): " :
             "one duty cycle of the node's agent failed; the next one runs: ";
-        System.err.println("mmx node: error: " + what + io.mmx.planner.cli.TopoCommand.unexpected(t));
+        EventLog.log(EventLog.Level.ERROR, "agent_failed", what + io.mmx.planner.cli.TopoCommand.unexpected(t));
     }
 
     /** The node's Aeron transport; a port in use is one sentence naming the endpoint and the fix. */

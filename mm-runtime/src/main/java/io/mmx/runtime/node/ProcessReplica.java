@@ -173,7 +173,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         if (coldStart)
         {
             era = durability.nextEra(n, era, stateComplete ? restoredThroughSlot : -1, majority);
-            System.err.println("mmx node: process " + id + ": cold start, era " + era.era() + ": state through " +
+            EventLog.log(EventLog.Level.INFO, "cold_start", id, "cold start, era " + era.era() + ": state through " +
                 "slot " + era.ownPosition() + "; the era starts once " + (majority ? "a majority" : "every process") +
                 " has reported");
         }
@@ -258,7 +258,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         catch (final java.io.IOException ex)
         {
             stateComplete = false;
-            System.err.println("mmx node: process " + id + ": the snapshot received could not be loaded: " +
+            EventLog.log(EventLog.Level.WARN, "snapshot_load_failed", id, "the snapshot received could not be loaded: " +
                 ex.getMessage() + "; asking again");
             return false;
         }
@@ -474,7 +474,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private void onEraStart(final long slot)
     {
         final boolean here = stateComplete && era.ownPosition() == era.basePosition();
-        System.err.println("mmx node: process " + id + ": era " + era.era() + " started at slot " + slot +
+        EventLog.log(EventLog.Level.INFO, "era_started", id, "era " + era.era() + " started at slot " + slot +
             " from the state through slot " + era.basePosition() + (here ? "; this replica holds it" :
             "; this replica's state is through slot " + era.ownPosition() + ": it takes a peer's snapshot"));
         if (!here)

@@ -84,7 +84,7 @@ final class RegionSetup
      */
     static String formattedLine(final java.util.List<Integer> owners, final boolean lost)
     {
-        return "mmx node: regions of processes " + owners + " were missing; formatted empty as incarnation " +
+        return "regions of processes " + owners + " were missing; formatted empty as incarnation " +
             (lost ? "1 (regions lost: their acceptors stay out of quorums, the processes do not lead)" :
             "0 (new with the cluster; if these processes ran before and their host was lost, stop the node and " +
             "restart it with --regions-lost)");

@@ -152,7 +152,7 @@ final class ReplicaDurability implements AutoCloseable
             final Optional<SnapshotStore.Snapshot> snapshot = snapshots.latest(rejected);
             for (final SnapshotStore.Rejected r : rejected)
             {
-                System.err.println("mmx node: process " + id + ": snapshot skipped: " + r.reason());
+                EventLog.log(EventLog.Level.WARN, "snapshot_skipped", id, "snapshot skipped: " + r.reason());
             }
             long after = -1;
             if (snapshot.isPresent())
@@ -192,7 +192,7 @@ final class ReplicaDurability implements AutoCloseable
             {
                 return lastSlot; // a new replica: nothing to say
             }
-            System.err.println("mmx node: process " + id + ": state restored through slot " + lastSlot +
+            EventLog.log(EventLog.Level.INFO, "state_restored", id, "state restored through slot " + lastSlot +
                 (snapshot.isPresent() ? " (snapshot at slot " + after + ", " : " (no snapshot, ") + replayed[0] +
                 " commands replayed from the journal)");
             return lastSlot;
@@ -301,7 +301,7 @@ final class ReplicaDurability implements AutoCloseable
         });
         lastSlot = Math.max(lastSlot, last);
         commandsSinceSnapshot = 0;
-        System.err.println("mmx node: process " + id + ": installed a peer's snapshot through slot " + at +
+        EventLog.log(EventLog.Level.INFO, "snapshot_installed", id, "installed a peer's snapshot through slot " + at +
             ", then the journal through slot " + last);
         return last;
     }
@@ -359,10 +359,11 @@ final class ReplicaDurability implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            final String error = "process " + id + ": snapshot at slot " + slot + " failed: " + ex.getMessage();
+            final String error = "snapshot at slot " + slot + " failed: " + ex.getMessage();
             if (!error.equals(lastError))
             {
-                System.err.println("mmx node: " + error + "; the journal keeps every slot until one succeeds");
+                EventLog.log(EventLog.Level.ERROR, "snapshot_failed", id,
+                    error + "; the journal keeps every slot until one succeeds");
             }
             lastError = error;
             return null;
@@ -403,7 +404,7 @@ final class ReplicaDurability implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            System.err.println("mmx node: process " + id + ": closing its state: " + ex.getMessage());
+            EventLog.log(EventLog.Level.ERROR, "state_close_failed", id, "closing its state: " + ex.getMessage());
         }
     }
 }

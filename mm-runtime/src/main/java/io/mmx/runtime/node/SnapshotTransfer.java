@@ -276,7 +276,7 @@ final class SnapshotTransfer
         }
         catch (final IOException ex)
         {
-            System.err.println("mmx node: process " + self + ": cannot read its snapshot for process " + requester +
+            EventLog.log(EventLog.Level.WARN, "snapshot_send_failed", self, "cannot read its snapshot for process " + requester +
                 ": " + ex.getMessage());
         }
     }
@@ -335,14 +335,14 @@ final class SnapshotTransfer
         }
         catch (final CorruptSnapshotException ex)
         {
-            System.err.println("mmx node: process " + self + ": snapshot from process " + peer + " refused: " +
+            EventLog.log(EventLog.Level.WARN, "snapshot_refused", self, "snapshot from process " + peer + " refused: " +
                 ex.getMessage() + "; asking again");
             closeReceiver();
             lastProgressTick = tick - RETRY_TICKS;
         }
         catch (final IOException ex)
         {
-            System.err.println("mmx node: process " + self + ": cannot store the snapshot from process " + peer + ": " +
+            EventLog.log(EventLog.Level.ERROR, "snapshot_store_failed", self, "cannot store the snapshot from process " + peer + ": " +
                 ex.getMessage());
             closeReceiver();
         }
@@ -454,7 +454,7 @@ final class SnapshotTransfer
             }
             catch (final IOException ex)
             {
-                System.err.println("mmx node: process " + self + ": snapshot to process " + to + " stopped: " +
+                EventLog.log(EventLog.Level.WARN, "snapshot_send_stopped", self, "snapshot to process " + to + " stopped: " +
                     ex.getMessage());
                 return true;
             }

@@ -1,0 +1,76 @@
+package io.mmx.runtime.node;
+
+import java.io.PrintStream;
+import java.time.Instant;
+
+/**
+ * The node's event lines on stderr, one per event, in a stable logfmt format that tools can parse
+ * and people can read:
+ *
+ * <pre>
+ * ts=2026-11-24T10:31:02.114Z level=INFO event=snapshot_installed process=3 msg="installed a peer's snapshot ..."
+ * </pre>
+ *
+ * {@code ts} (UTC, milliseconds), {@code level} ({@link Level}), {@code event} (a fixed name per
+ * kind of event, listed in docs/node.md), {@code process} when the event is one hosted process's
+ * (omitted otherwise), then {@code msg}, a sentence for people, always last and always quoted.
+ * Field order never changes; new fields are added before {@code msg}.
+ */
+public final class EventLog
+{
+    /** How much an operator should care. */
+    public enum Level
+    {
+        /** Normal operation worth a line: a restore, an installed snapshot, an era started. */
+        INFO,
+        /** Degraded but carrying on: a skipped snapshot, a refused transfer. */
+        WARN,
+        /** Something failed and needs a person: the agent stopped, state could not be written. */
+        ERROR
+    }
+
+    private static final PrintStream OUT = System.err;
+
+    private EventLog()
+    {
+    }
+
+    /** One event of hosted process {@code process} (or -1 for the node as a whole). */
+    public static void log(final Level level, final String event, final int process, final String message)
+    {
+        OUT.println(line(Instant.now(), level, event, process, message));
+    }
+
+    /** One event of the node as a whole. */
+    public static void log(final Level level, final String event, final String message)
+    {
+        log(level, event, -1, message);
+    }
+
+    /** The line {@link #log} prints. */
+    static String line(final Instant at, final Level level, final String event, final int process,
+        final String message)
+    {
+        final StringBuilder sb = new StringBuilder(96 + message.length());
+        sb.append("ts=").append(at.truncatedTo(java.time.temporal.ChronoUnit.MILLIS)).append(" level=")
+            .append(level.name()).append(" event=").append(event);
+        if (process >= 0)
+        {
+            sb.append(" process=").append(process);
+        }
+        sb.append(" msg=\"");
+        for (int i = 0; i < message.length(); i++)
+        {
+            final char c = message.charAt(i);
+            switch (c)
+            {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                default -> sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+}
