@@ -27,6 +27,8 @@ final class PendingOp
     int unresolved;
     /** Whose completion reported TIMEOUT: it may still land until fenced. */
     boolean timedOut;
+    /** Some words were dropped because the region was lost: the completion reports TIMEOUT. */
+    boolean lostWords;
     long result;
     long[] data;
 
