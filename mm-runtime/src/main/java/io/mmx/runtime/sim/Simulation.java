@@ -1103,6 +1103,7 @@ public final class Simulation
                 {
                     checker.proposedAt(p, a.firstSlot + i, a.ballot, a.values[i]);
                 }
+                audit.proposedGroup(a.ballot, a.firstSlot, a.values.length);
             }
             else if (message instanceof Message.Promise || message instanceof Message.Accepted)
             {
