@@ -12,21 +12,11 @@ import static org.junit.jupiter.api.Assertions.*;
 class LearnerTest
 {
     /** Records the learner's memory ops and skips; completions are fed by the test. */
-    static final class Script implements Effects
+    static final class Script extends AcceptorDriverTest.Script
     {
         final List<long[]> ops = new ArrayList<>();
         final List<long[]> payloads = new ArrayList<>();
         final List<String> skips = new ArrayList<>();
-
-        @Override
-        public void send(final int to, final Message message)
-        {
-        }
-
-        @Override
-        public void broadcast(final Message message)
-        {
-        }
 
         /** Each op as {opId, kind, region, offset, length, value}. */
         @Override
@@ -38,19 +28,9 @@ class LearnerTest
         }
 
         @Override
-        public void decided(final long slot, final long[] value)
-        {
-        }
-
-        @Override
         public void skipped(final long fromSlot, final long toSlot)
         {
             skips.add(fromSlot + ".." + toSlot);
-        }
-
-        @Override
-        public void status(final Status status)
-        {
         }
 
         long[] last()
