@@ -26,10 +26,6 @@ final class AcceptorAudit
     /** Which acceptors ever accepted (slot, ballot): at a quorum the value is chosen, noticed or not. */
     private final java.util.HashMap<SlotBallot, java.util.BitSet> acceptedBy = new java.util.HashMap<>();
 
-    private record SlotBallot(long slot, long ballot)
-    {
-    }
-
     AcceptorAudit(final CoreConfig config, final SafetyChecker checker)
     {
         this.config = config;

@@ -85,10 +85,7 @@ final class PendingOp
                 r.set(offset, result + value);
                 break;
             case READ_BULK:
-                for (int w = from; w < to; w++)
-                {
-                    data[w] = r.get(offset + w);
-                }
+                r.read(offset + from, data, from, to - from);
                 break;
             case WRITE_BULK:
                 for (int w = from; w < to; w++)
