@@ -49,6 +49,10 @@ public final class SimCommand implements Callable<Integer>
     @Option(names = "--variant", paramLabel = "NAME", description = "Run a broken protocol variant: one of ${sys:mmx.sim.variants}.")
     String variant;
 
+    @Option(names = "--every-seed", description = "With --variant: run every seed instead of stopping at the first " +
+        "that catches it, and report how many caught it (a catch rate, not only a first catch).")
+    boolean everySeed;
+
     @Option(names = "--verbose", description = "Print a diagnosis of every failing seed.")
     boolean verbose;
 
@@ -100,6 +104,10 @@ public final class SimCommand implements Callable<Integer>
             }
             options.flaw = flaw;
         }
+        if (everySeed && variant == null)
+        {
+            throw bad("--every-seed counts the seeds that catch a variant: give --variant NAME too");
+        }
         options.verbose = verbose;
         final PrintWriter out = spec.commandLine().getOut();
         final long t0 = System.nanoTime();
@@ -107,6 +115,7 @@ public final class SimCommand implements Callable<Integer>
         long safety = 0;
         long liveness = 0;
         long caughtBy = -1;
+        long catches = 0;
         for (long seed = range[0]; seed <= range[1]; seed++)
         {
             final SeedSweep.Outcome o = SeedSweep.run(seed, options);
@@ -126,8 +135,12 @@ public final class SimCommand implements Callable<Integer>
                 out.flush();
                 if (options.flaw != Flaw.NONE)
                 {
-                    caughtBy = seed;
-                    break;
+                    caughtBy = caughtBy < 0 ? seed : caughtBy;
+                    catches++;
+                    if (!everySeed)
+                    {
+                        break;
+                    }
                 }
             }
             if (seed == Long.MAX_VALUE)
@@ -139,7 +152,8 @@ public final class SimCommand implements Callable<Integer>
         if (options.flaw != Flaw.NONE)
         {
             out.println(caughtBy >= 0 ? "variant " + options.flaw.cliName() + " (" + options.flaw.description() +
-                "): caught by seed " + caughtBy + " (" + count + " seeds run)" :
+                "): caught by seed " + caughtBy + (everySeed ? " first, by " + catches + " of " + count + " seeds" :
+                " (" + count + " seeds run)") :
                 "variant " + options.flaw.cliName() + ": NOT caught by any of " + count + " seeds");
         }
         out.printf("sim: %d seeds, %d safety violations, %d liveness failures, %.1f seeds/s%n", count, safety, liveness,

@@ -189,12 +189,6 @@ public final class AcceptorRecord
         }
     }
 
-    /** Free entries once slots already present are overwritten in place. */
-    int freeEntries()
-    {
-        return maxEntries - count;
-    }
-
     /**
      * Records (slot, ballot, value) as accepted, replacing an older entry of the slot.
      * The caller has checked the window has room and {@code slot >= floor}.

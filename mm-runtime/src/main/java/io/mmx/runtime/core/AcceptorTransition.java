@@ -54,12 +54,7 @@ public final class AcceptorTransition
             {
                 return AcceptOutcome.BELOW_FLOOR;
             }
-            int added = 0;
-            for (int i = 0; i < values.length; i++)
-            {
-                added += record.find(firstSlot + i) < 0 ? 1 : 0;
-            }
-            if (added > record.freeEntries())
+            if (!fits(record, firstSlot, values.length))
             {
                 return AcceptOutcome.WINDOW_FULL;
             }
@@ -81,15 +76,7 @@ public final class AcceptorTransition
         {
             return AcceptOutcome.BELOW_FLOOR;
         }
-        int added = 0;
-        for (int i = 0; i < values.length; i++)
-        {
-            if (record.find(firstSlot + i) < 0)
-            {
-                added++;
-            }
-        }
-        if (added > record.freeEntries())
+        if (!fits(record, firstSlot, values.length))
         {
             return AcceptOutcome.WINDOW_FULL;
         }
@@ -99,6 +86,18 @@ public final class AcceptorTransition
             record.put(firstSlot + i, ballot, values[i]);
         }
         return AcceptOutcome.ACCEPTED;
+    }
+
+    /**
+     * The acceptor window is a range of slots, {@code [floor, floor + maxEntries)}, not a count of
+     * entries: every slot in it always fits, whichever of them the acceptor accepted before. With a
+     * count, a record full of later slots refused an earlier one until the floor rose, and the floor
+     * could not rise before that slot was decided (seed 107206: a leader decided slots with one
+     * acceptor, then its host was lost; the survivor's record held the later slots only).
+     */
+    private static boolean fits(final AcceptorRecord record, final long firstSlot, final int count)
+    {
+        return firstSlot + count <= record.floor() + record.maxEntries();
     }
 
     /** True if the record shows every slot of the group accepted at exactly {@code ballot}. */

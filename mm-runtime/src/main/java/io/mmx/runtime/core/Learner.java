@@ -30,10 +30,19 @@ final class Learner
     private long reportedDurableThrough = -1;
 
     private long logOpId = -1;
-    private boolean logMarking;
+    /** What the decided-log op in flight does. */
+    private LogStep logStep = LogStep.ENTRIES;
     private long loggingThrough;
     /** The value DECIDED_THROUGH holds in our region (written and confirmed). */
     private long markedThrough = -1;
+    /**
+     * Entries of slots (markedThrough, wholeThrough] were written whole (or cleared) by this
+     * incarnation. Past DECIDED_THROUGH an entry may be torn (a crash or a timed-out write in the
+     * middle of it), with echo words that already match its slot.
+     */
+    private long wholeThrough = -1;
+    /** DECIDED_THROUGH when this incarnation started: the log reload trusts nothing past it. */
+    private long recoveredThrough = -1;
     private long opSeq;
 
     private long catchupOpId = -1;
@@ -65,6 +74,8 @@ final class Learner
         appliedThrough = decidedThrough;
         durableThrough = decidedThrough;
         markedThrough = decidedThrough;
+        wholeThrough = decidedThrough;
+        recoveredThrough = decidedThrough;
         highestKnownDecided = Math.max(highestKnownDecided, decidedThrough);
     }
 
@@ -95,8 +106,10 @@ final class Learner
             // it (the echo words can both be old): they reach at most catchupBatch past durableThrough,
             // so an entry whose ring position they could have reached is not trusted (seed 108986 of
             // an earlier build: an agreement violation from a torn reload).
+            // Past the prefix we recovered, an entry may be torn by the crash that ended the last
+            // incarnation; a skip may have moved appliedThrough past it meanwhile.
             if (slot < 0 || data[w + entryWords - 1] != data[w] || len < 0 || len > layout.maxValueWords() ||
-                slot > appliedThrough || slot <= appliedThrough - ringSlot.length ||
+                slot > recoveredThrough || slot <= appliedThrough - ringSlot.length ||
                 slot + layout.decidedCapacity() <= durableThrough + config.catchupBatch())
             {
                 continue;
@@ -233,6 +246,13 @@ final class Learner
             // A run of entries starts only right after the published prefix (a skip may have moved
             // durableThrough on): readers rely on "entries being written are at most catchupBatch
             // past DECIDED_THROUGH" to tell a torn entry (onCatchupCompletion).
+            final long tornThrough = Math.min(durableThrough, markedThrough + config.catchupBatch());
+            final long clearFrom = Math.max(wholeThrough, markedThrough) + 1;
+            if (clearFrom <= tornThrough)
+            {
+                clearEntries(clearFrom, tornThrough);
+                return;
+            }
             markDurable();
             return;
         }
@@ -253,7 +273,7 @@ final class Learner
             logScratch[w + entryWords - 1] = slot + 1;
         }
         loggingThrough = from + count - 1;
-        logMarking = false;
+        logStep = LogStep.ENTRIES;
         logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
         effects.memory(logOpId, MemoryOpKind.WRITE_BULK, self, layout.decidedEntryOffsetWords(from),
             count * entryWords, 0, 0, logScratch);
@@ -261,9 +281,33 @@ final class Learner
 
     private long markingThrough;
 
+    /** The steps of writing the decided log: entries, cleared entries, the DECIDED_THROUGH mark. */
+    private enum LogStep
+    {
+        ENTRIES, CLEAR, MARK
+    }
+
+    /**
+     * A skip moves DECIDED_THROUGH past slots whose entries this incarnation never wrote, and the
+     * first {@code catchupBatch} of them may hold an entry torn by a crash or a timed-out write,
+     * echo words matching its slot: once the mark passes it, readers would trust it (seed 887: an
+     * agreement violation, slot 908 read with one word of the value 256 slots earlier). Zero those
+     * entries first; the fence lands any overdue write of ours before this one.
+     */
+    private void clearEntries(final long from, final long through)
+    {
+        final int count = (int)Math.min(through - from + 1, layout.decidedEntriesBeforeWrap(from));
+        java.util.Arrays.fill(logScratch, 0, count * layout.decidedEntryWords(), 0L);
+        loggingThrough = from + count - 1;
+        logStep = LogStep.CLEAR;
+        logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
+        effects.memory(logOpId, MemoryOpKind.WRITE_BULK, self, layout.decidedEntryOffsetWords(from),
+            count * layout.decidedEntryWords(), 0, 0, logScratch);
+    }
+
     private void markDurable()
     {
-        logMarking = true;
+        logStep = LogStep.MARK;
         markingThrough = durableThrough;
         logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
         effects.memory(logOpId, MemoryOpKind.WRITE, self, RegionLayout.DECIDED_THROUGH_WORD, 1, 0, durableThrough, null);
@@ -281,13 +325,19 @@ final class Learner
             writeLog();
             return;
         }
-        if (!logMarking)
+        if (logStep == LogStep.ENTRIES)
         {
+            wholeThrough = loggingThrough;
             durableThrough = Math.max(durableThrough, loggingThrough); // a skip may have moved it on
-            markDurable();
-            return;
         }
-        markedThrough = Math.max(markedThrough, markingThrough);
+        else if (logStep == LogStep.CLEAR)
+        {
+            wholeThrough = loggingThrough;
+        }
+        else
+        {
+            markedThrough = Math.max(markedThrough, markingThrough);
+        }
         writeLog();
     }
 
@@ -304,6 +354,12 @@ final class Learner
         }
         if (nowTicks - lastProgressTick < config.catchupTicks() || nowTicks - lastCatchupTick < config.catchupTicks())
         {
+            return;
+        }
+        if (appliedThrough + 1 < durableFloor() &&
+            nowTicks - lastProgressTick >= (long)belowFloorStallPeriods() * config.catchupTicks())
+        {
+            skipBelowFloor(nowTicks);
             return;
         }
         lastCatchupTick = nowTicks;
@@ -414,10 +470,16 @@ final class Learner
         }
     }
 
-    /** Behind the known decided prefix and no progress for 20 catch-up periods. */
+    /** Behind the known decided prefix and no progress for {@link #stallTicks()}. */
     boolean stalled(final long nowTicks)
     {
-        return highestKnownDecided > appliedThrough && nowTicks - lastProgressTick >= 20L * config.catchupTicks();
+        return highestKnownDecided > appliedThrough && nowTicks - lastProgressTick >= stallTicks();
+    }
+
+    /** 20 catch-up periods. */
+    long stallTicks()
+    {
+        return 20L * config.catchupTicks();
     }
 
     /** The lowest slot above {@code slot}, through the applied prefix, whose value we hold; else applied + 1. */
@@ -446,6 +508,43 @@ final class Learner
             nowTicks - lastProgressTick >= 4L * config.catchupTicks())
         {
             skip(g.heldFrom - 1, nowTicks);
+        }
+    }
+
+    /**
+     * Catch-up periods without progress after which a learner gives up on slots below the floor:
+     * every region of N[self] was read twice, and messages asked the leader and others as often.
+     */
+    private int belowFloorStallPeriods()
+    {
+        return Math.max(8, 2 * (graph.degree(self) + 1));
+    }
+
+    /**
+     * The next slot we need is below the floor: it is decided (I5) and acceptors reclaimed it, so
+     * no phase 1 can give it back, and no decided log or process we reach gave it to us. Its value
+     * lives only in the decided logs of processes we cannot reach now (the floor rose while only
+     * they had logged it, or their hosts were lost). Waiting wedges the log for as long as they
+     * stay away, and the leader's learner with it (the leader re-ran phase 1 for ever: seed
+     * 139808). So skip to the first slot we hold or the floor, whichever is lower, and mark the gap
+     * ({@link Effects#skipped}): the application fills it by state transfer. Safety is untouched:
+     * a skip applies nothing, and every slot skipped is decided.
+     */
+    private void skipBelowFloor(final long nowTicks)
+    {
+        long through = durableFloor() - 1;
+        final long scanTo = Math.min(through, appliedThrough + ringSlot.length);
+        for (long s = appliedThrough + 1; s <= scanTo; s++)
+        {
+            if (ringSlot[(int)(s & mask)] == s)
+            {
+                through = s - 1;
+                break;
+            }
+        }
+        if (through > appliedThrough)
+        {
+            skip(through, nowTicks);
         }
     }
 

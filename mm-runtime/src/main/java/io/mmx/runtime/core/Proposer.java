@@ -33,6 +33,8 @@ final class Proposer
     private long opSeq;
     private boolean prepareSent;
     private long phaseTick;
+    /** When phase 1 last ran again for slots our learner lost (ticks). */
+    private long rerunTick = Long.MIN_VALUE / 2;
 
     private final long[] promiseBits;
     private int promiseCount;
@@ -637,11 +639,16 @@ final class Proposer
             return;
         }
         if (role == Status.Role.LEADING && learner.appliedThrough() < decidedBase && learner.stalled(nowTicks) &&
+            learner.appliedThrough() + 1 >= learner.durableFloor() && nowTicks - rerunTick >= learner.stallTicks() &&
             decidedRun(learner.appliedThrough() + 1, 1) == null)
         {
             // We decided slots our own learner lost and nobody gave back; they are still in the
             // acceptors' records above the floor. A new phase 1 re-proposes them from our applied
-            // prefix (becomeLeader), and deciding them again teaches our learner.
+            // prefix (becomeLeader), and deciding them again teaches our learner. Below the floor
+            // phase 1 cannot give them back (the learner skips those), and a re-run waits one stall
+            // period for the last to work: re-running at every tick decided nothing at all (seed
+            // 139808: a ballot in the thousands).
+            rerunTick = nowTicks;
             startPhase1(nowTicks);
             return;
         }

@@ -26,10 +26,6 @@ final class AcceptorAudit
     /** Which acceptors ever accepted (slot, ballot): at a quorum the value is chosen, noticed or not. */
     private final java.util.HashMap<SlotBallot, java.util.BitSet> acceptedBy = new java.util.HashMap<>();
 
-    private record SlotBallot(long slot, long ballot)
-    {
-    }
-
     AcceptorAudit(final CoreConfig config, final SafetyChecker checker)
     {
         this.config = config;
@@ -41,11 +37,22 @@ final class AcceptorAudit
         this.states = sets;
     }
 
+    /** Slots of each group proposed, by (first slot, ballot): an Accepted answers for all of them. */
+    private final java.util.HashMap<SlotBallot, Integer> groupSlots = new java.util.HashMap<>();
+
+    /** A leader sent an Accept for {@code slots} slots from {@code firstSlot} at {@code ballot}. */
+    void proposedGroup(final long ballot, final long firstSlot, final int slots)
+    {
+        groupSlots.merge(new SlotBallot(firstSlot, ballot), slots, Math::max);
+    }
+
     /**
      * A reply left an executor: it may carry only state that acceptor q published. A Promise must
      * be exactly one of q's published states (promise, floor and every entry); an Accepted naming
-     * q for (b, s) needs q's published state to hold s at a ballot of at least b, or to have
-     * reclaimed it (states only move forwards, so the newest published state is the one to ask).
+     * q for (b, first) needs q's published state to hold every slot of the group at a ballot of
+     * at least b, or to have reclaimed it (states only move forwards, so the newest published state
+     * is the one to ask). Every slot, not only the first: a group whose first slot lies below the
+     * floor and the rest above is accepted for none of them.
      */
     void replied(final int executor, final Message m)
     {
@@ -73,15 +80,20 @@ final class AcceptorAudit
         else if (m instanceof Message.Accepted)
         {
             final Message.Accepted a = (Message.Accepted)m;
+            final int slots = groupSlots.getOrDefault(new SlotBallot(a.firstSlot, a.ballot), 1);
             for (final int q : a.acceptors)
             {
                 final AcceptorRecord r = last[q];
-                final int i = r == null ? -1 : r.find(a.firstSlot);
-                if (r == null || r.floor() <= a.firstSlot && (i < 0 || r.ballot(i) < a.ballot))
+                for (long s = a.firstSlot; s < a.firstSlot + slots; s++)
                 {
-                    checker.acceptorViolation("reply: executor " + executor + " sent Accepted of acceptor " + q +
-                        " for slot " + a.firstSlot + " at ballot " + a.ballot + ", but its published state is " + r);
-                    return;
+                    final int i = r == null ? -1 : r.find(s);
+                    if (r == null || r.floor() <= s && (i < 0 || r.ballot(i) < a.ballot))
+                    {
+                        checker.acceptorViolation("reply: executor " + executor + " sent Accepted of acceptor " + q +
+                            " for slot " + s + " (group from " + a.firstSlot + ") at ballot " + a.ballot +
+                            ", but its published state is " + r);
+                        return;
+                    }
                 }
             }
         }

@@ -58,6 +58,13 @@ public final class FaultPlan
     public double hostReturn;
     /** Suspicion storm: for a while every process suspects every neighbour, so each acceptor has several executors. */
     public double suspicionStormWeight;
+    /**
+     * Probability that a bulk read (torn memory only) is served as requests of a few words each,
+     * one of them slow: the words before and after it are copied at once, its own words up to
+     * {@link #memoryTailMaxMicros} later, so a short record in a long read is torn in its middle
+     * while both of its ends still match (a backend splitting a read, one request retried).
+     */
+    public double slowRequestRead;
 
     /** No random faults; fixed small latencies. */
     public static FaultPlan calm()
@@ -99,6 +106,7 @@ public final class FaultPlan
         f.crashMidSend = r.nextBoolean() ? r.nextDouble() * 0.003 : 0;
         f.hostReturn = r.nextBoolean() ? r.nextDouble() : 0;
         f.suspicionStormWeight = r.nextBoolean() ? r.nextDouble() * 0.3 : 0;
+        f.slowRequestRead = f.tornMemory ? r.nextDouble() * 0.5 : 0; // drawn last: the rates above stay
         return f;
     }
 
@@ -132,6 +140,7 @@ public final class FaultPlan
         memoryTimeout = kinds.contains("memory-timeout") ? memoryTimeout : 0;
         tornMemory = kinds.contains("torn-memory") && tornMemory;
         memoryTailProbability = tornMemory ? memoryTailProbability : 0;
+        slowRequestRead = tornMemory ? slowRequestRead : 0;
         final double events = crashWeight + hostLossWeight + falseSuspicionWeight + leaderChurnWeight +
             splitLeaderWeight + partitionWeight + bounceWeight + suspicionStormWeight;
         if (events == 0)
@@ -144,12 +153,12 @@ public final class FaultPlan
     @Override
     public String toString()
     {
-        return String.format("FaultPlan{delay %d..%dus tail %.3f..%dus loss %.3f dup %.3f mem %d..%dus tail %.3f..%dus%s " +
+        return String.format("FaultPlan{delay %d..%dus tail %.3f..%dus loss %.3f dup %.3f mem %d..%dus tail %.3f..%dus%s slowReq %.2f " +
             "memTimeout %.4f late<=%dus faultEvery %dus crash %.2f falseSusp %.2f storm %.2f churn %.2f split %.2f bounce %.2f midSend %.4f " +
             "partition %.2f hostLoss %.2f return %.2f maxCrashed %.2f}",
             messageDelayMinMicros, messageDelayMaxMicros, messageTailProbability, messageTailMaxMicros, messageLoss,
             messageDuplication, memoryLatencyMinMicros, memoryLatencyMaxMicros, memoryTailProbability, memoryTailMaxMicros,
-            tornMemory ? " torn" : "",
+            tornMemory ? " torn" : "", slowRequestRead,
             memoryTimeout, lateLandingMaxMicros, faultIntervalMicros, crashWeight, falseSuspicionWeight, suspicionStormWeight,
             leaderChurnWeight, splitLeaderWeight, bounceWeight, crashMidSend, partitionWeight, hostLossWeight, hostReturn, maxCrashedFraction);
     }

@@ -27,6 +27,8 @@ final class PendingOp
     int unresolved;
     /** Whose completion reported TIMEOUT: it may still land until fenced. */
     boolean timedOut;
+    /** Some words were dropped because the region was lost: the completion reports TIMEOUT. */
+    boolean lostWords;
     long result;
     long[] data;
 
@@ -83,10 +85,7 @@ final class PendingOp
                 r.set(offset, result + value);
                 break;
             case READ_BULK:
-                for (int w = from; w < to; w++)
-                {
-                    data[w] = r.get(offset + w);
-                }
+                r.read(offset + from, data, from, to - from);
                 break;
             case WRITE_BULK:
                 for (int w = from; w < to; w++)

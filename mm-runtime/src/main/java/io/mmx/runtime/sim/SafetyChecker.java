@@ -25,10 +25,6 @@ public final class SafetyChecker
     private String violation;
     private final java.util.HashMap<SlotBallot, long[]> proposals = new java.util.HashMap<>();
 
-    private record SlotBallot(long slot, long ballot)
-    {
-    }
-
     SafetyChecker(final int n)
     {
         lastApplied = new long[n];

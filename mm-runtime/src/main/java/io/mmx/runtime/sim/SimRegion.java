@@ -59,6 +59,12 @@ final class SimRegion
 
     void read(final int offset, final long[] dst, final int length)
     {
+        read(offset, dst, 0, length);
+    }
+
+    /** Copies {@code length} words from {@code offset} into {@code dst[dstPos..]}. */
+    void read(final int offset, final long[] dst, final int dstPos, final int length)
+    {
         int done = 0;
         while (done < length)
         {
@@ -68,11 +74,11 @@ final class SimRegion
             final long[] page = pages[at >>> PAGE_SHIFT];
             if (page == null)
             {
-                java.util.Arrays.fill(dst, done, done + chunk, 0L);
+                java.util.Arrays.fill(dst, dstPos + done, dstPos + done + chunk, 0L);
             }
             else
             {
-                System.arraycopy(page, inPage, dst, done, chunk);
+                System.arraycopy(page, inPage, dst, dstPos + done, chunk);
             }
             done += chunk;
         }

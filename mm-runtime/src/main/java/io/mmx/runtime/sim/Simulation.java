@@ -48,6 +48,8 @@ public final class Simulation
     private final long seed;
     private final FaultPlan faults;
     private final SplittableRandom random;
+    /** Draws of slow-request reads only: a seed without them draws from {@link #random} as it always did. */
+    private final SplittableRandom requestRandom;
     private final EventQueue queue;
     private final RegionLayout layout;
     private final SimRegion[] regions;
@@ -96,6 +98,7 @@ public final class Simulation
         this.seed = seed;
         this.faults = faults;
         this.random = new SplittableRandom(seed);
+        this.requestRandom = new SplittableRandom(~seed);
         this.queue = new EventQueue(Math.max(1024, n * 16));
         this.layout = config.layout();
         this.regions = new SimRegion[n];
@@ -300,8 +303,10 @@ public final class Simulation
                 if (up[p] && incarnation[p] == queue.inc[e])
                 {
                     final PendingOp op = (PendingOp)queue.obj[e];
+                    // Words dropped because the region was lost meanwhile: the op did not complete.
+                    final MemoryStatus status = op != null && op.lostWords ? MemoryStatus.TIMEOUT : STATUSES[queue.c[e]];
                     enter();
-                    cores[p].onMemoryCompletion(queue.a[e], STATUSES[queue.c[e]], op == null ? 0 : op.result,
+                    cores[p].onMemoryCompletion(queue.a[e], status, op == null ? 0 : op.result,
                         op == null ? null : op.data, ticks());
                     exit();
                 }
@@ -875,8 +880,11 @@ public final class Simulation
         }
         fence(executor, region);
         final long[] copy = payload == null ? null : java.util.Arrays.copyOf(payload, length);
+        final int[] chunks = chunks(length);
+        final boolean slowRequest = faults.slowRequestRead > 0 && kind == MemoryOpKind.READ_BULK && length > 2 &&
+            requestRandom.nextDouble() < faults.slowRequestRead;
         final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value, copy,
-            chunks(length));
+            slowRequest ? slowRequestChunks(length) : chunks);
         op.target = r;
         final boolean timeout = faults.memoryTimeout > 0 && random.nextDouble() < faults.memoryTimeout;
         if (timeout)
@@ -893,6 +901,19 @@ public final class Simulation
                 schedule(op, from, from + (fate == 1 ? faults.memoryTimeoutMicros : faults.lateLandingMaxMicros));
             }
             complete(executor, inc, opId, MemoryStatus.TIMEOUT, null, faults.memoryTimeoutMicros);
+            return;
+        }
+        if (slowRequest)
+        {
+            // The requests before and after the slow one land within the usual latency, the slow
+            // one at the end of a tail: a record read this way is torn in its middle only.
+            final long slowAt = now + latency + 1 + requestRandom.nextLong(Math.max(1, faults.memoryTimeoutMicros - latency - 1));
+            pending[op.executor].add(op);
+            for (int i = 0; i < op.chunks(); i++)
+            {
+                queue.push(i == 1 ? slowAt : now + requestRandom.nextLong(latency + 1), MEM_APPLY, op.executor, op.inc, i, 0, 0, op);
+            }
+            complete(executor, inc, opId, MemoryStatus.OK, op, slowAt - now);
             return;
         }
         if (!faults.tornMemory)
@@ -924,6 +945,25 @@ public final class Simulation
         return start;
     }
 
+    /**
+     * A bulk read served as requests of 2 to 32 words, one of them slow: chunk 0 is the words
+     * before the slow request, chunk 1 the slow request (one of those within the first 64 words,
+     * where a record's header and first entries lie), chunk 2 the rest.
+     */
+    private int[] slowRequestChunks(final int length)
+    {
+        final int size = 2 << requestRandom.nextInt(5);
+        final int requests = (length + size - 1) / size;
+        if (requests < 2)
+        {
+            return new int[] {0, 1, length};
+        }
+        final int slow = 1 + requestRandom.nextInt(Math.max(1, Math.min(requests - 1, 64 / size)));
+        final int from = slow * size;
+        final int to = Math.min(length, from + size);
+        return to == length ? new int[] {0, from, length} : new int[] {0, from, to, length};
+    }
+
     /** Each chunk of {@code op} takes effect at its own random moment in [from, to]. */
     private void schedule(final PendingOp op, final long from, final long to)
     {
@@ -943,6 +983,7 @@ public final class Simulation
         final SimRegion r = op.target;
         if (r.lost())
         {
+            op.lostWords = true;
             op.resolve(chunk);
         }
         else
@@ -1062,6 +1103,7 @@ public final class Simulation
                 {
                     checker.proposedAt(p, a.firstSlot + i, a.ballot, a.values[i]);
                 }
+                audit.proposedGroup(a.ballot, a.firstSlot, a.values.length);
             }
             else if (message instanceof Message.Promise || message instanceof Message.Accepted)
             {

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class AcceptorDriverTest
 {
     /** Records the driver's memory ops and replies; completions are fed by the test. */
-    static final class Script implements Effects, AcceptorReplies
+    static class Script implements Effects, AcceptorReplies
     {
         long opId;
         MemoryOpKind kind;

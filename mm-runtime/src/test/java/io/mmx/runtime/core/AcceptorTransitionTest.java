@@ -48,4 +48,21 @@ class AcceptorTransitionTest
         assertEquals(0, small.count());
         assertEquals(Ballot.NONE, small.promised());
     }
+
+    @Test
+    void theWindowIsARangeOfSlotsFromTheFloorNotACountOfEntries()
+    {
+        final AcceptorRecord w = new AcceptorRecord(4, 1);
+        assertEquals(AcceptorTransition.AcceptOutcome.WINDOW_FULL,
+            AcceptorTransition.accept(w, 5, 2, new long[][] {{2}, {3}, {4}}), "slot 4 lies past floor 0 + 4");
+        assertEquals(AcceptorTransition.AcceptOutcome.ACCEPTED, AcceptorTransition.accept(w, 5, 2, new long[][] {{2}, {3}}));
+        // An earlier slot always fits, whatever later slots the record holds: with a count of
+        // entries, a record full of later slots refused it until the floor rose, and the floor
+        // could not rise before it was decided.
+        assertEquals(AcceptorTransition.AcceptOutcome.ACCEPTED, AcceptorTransition.accept(w, 5, 0, new long[][] {{0}, {1}}));
+        assertEquals(4, w.count());
+        w.raiseFloor(2);
+        assertEquals(AcceptorTransition.AcceptOutcome.ACCEPTED, AcceptorTransition.accept(w, 5, 4, new long[][] {{4}, {5}}));
+        assertEquals(AcceptorTransition.AcceptOutcome.WINDOW_FULL, AcceptorTransition.accept(w, 5, 6, new long[][] {{6}}));
+    }
 }

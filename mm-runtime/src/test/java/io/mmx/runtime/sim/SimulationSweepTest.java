@@ -76,6 +76,21 @@ class SimulationSweepTest
     }
 
     @Test
+    void theWedgesOfTheLongSweepCommit()
+    {
+        // One seed per pattern that stuck above the line in an earlier 100,000-seed sweep (all 20
+        // are listed in docs/protocol.md; bin/mmx sim replays them): slots reclaimed while only an
+        // unreachable process had logged them (100133), acceptor windows full of later slots
+        // (107206), a leader re-running phase 1 at every tick (139808), only an amnesiac process up,
+        // at the line (178832); and 887, where a skip moved DECIDED_THROUGH past a torn entry.
+        for (final long seed : new long[] {100133, 107206, 139808, 178832, 887})
+        {
+            final String failure = runSeed(seed, 0, false);
+            assertNull(failure, failure + "\n" + replay(seed));
+        }
+    }
+
+    @Test
     void replayOfASeedWithALostHostPrintsItsDiagnosis()
     {
         // Seed 1012 loses one host of 24 and stays above the line; its replay used to throw.
