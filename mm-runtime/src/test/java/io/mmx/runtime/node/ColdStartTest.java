@@ -183,8 +183,7 @@ class ColdStartTest
 
     private void awaitLeader()
     {
-        NodeTestSupport.await(() -> nodes.stream().flatMap(n -> n.status().stream())
-            .anyMatch(s -> s.role().equals("LEADER")), WAIT_MS, "a leader");
+        NodeTestSupport.awaitLeader(nodes.toArray(MmxNode[]::new));
     }
 
     private static void putAll(final MmxNode node, final int from, final int to, final List<Integer> acknowledged)

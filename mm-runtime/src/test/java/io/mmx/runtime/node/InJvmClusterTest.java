@@ -109,6 +109,7 @@ class InJvmClusterTest
             return 0;
         }, NodeListener.NO_OP);
         nodes.add(node);
+        NodeTestSupport.awaitLeader(node);
         assertEquals(0L, node.submit(new byte[1]).get(20, TimeUnit.SECONDS));
         final CompletableFuture<Long> doomed = node.submit(new byte[2]);
         final java.util.concurrent.ExecutionException ex = org.junit.jupiter.api.Assertions.assertThrows(
@@ -172,6 +173,7 @@ class InJvmClusterTest
             final MmxNode second = MmxNode.launch(keyed(plan, directory, clusterKey.hostKeys(2), 2)
                 .memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), NodeListener.NO_OP);
             nodes.add(second);
+            NodeTestSupport.awaitLeader(first, second);
             assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(first).put("k", 1).get(30, TimeUnit.SECONDS));
             NodeTestSupport.await(() -> first.status().stream().allMatch(ProcessStatus::regionServed) &&
                 second.status().stream().allMatch(ProcessStatus::regionServed), 20_000,
@@ -192,6 +194,7 @@ class InJvmClusterTest
         final KeyValueStore[] before = new KeyValueStore[3];
         final MmxNode first = MmxNode.launch(context(plan, directory, 0, 1, 2).stateDirectory(state)
             .snapshotEveryCommands(50), id -> before[id] = new KeyValueStore(), NodeListener.NO_OP);
+        NodeTestSupport.awaitLeader(first);
         final KeyValueClient client = new KeyValueClient(first);
         for (int i = 0; i < 120; i++)
         {
@@ -210,6 +213,7 @@ class InJvmClusterTest
             assertEquals(digest, s.digest(), "a replica restored its state before serving");
         }
         // A put returns the value before it: the restarted cluster remembers the first run's writes.
+        NodeTestSupport.awaitLeader(second);
         assertEquals(7L, new KeyValueClient(second).put("k7", 700).get(20, TimeUnit.SECONDS));
         NodeTestSupport.await(() -> java.util.Arrays.stream(after).allMatch(s -> Long.valueOf(700).equals(
             s.valueOf("k7"))), 20_000, "every replica to apply the put after the restart");
@@ -229,6 +233,7 @@ class InJvmClusterTest
         final MmxNode node = MmxNode.launch(context(plan, directory, 0, 1, 2), id -> stores[id] = new KeyValueStore(),
             NodeListener.NO_OP);
         nodes.add(node);
+        NodeTestSupport.awaitLeader(node);
         try (StatusServer status = StatusServer.start(new java.net.InetSocketAddress("127.0.0.1", 0), node))
         {
             final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();

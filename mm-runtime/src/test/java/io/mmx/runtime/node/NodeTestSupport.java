@@ -66,6 +66,16 @@ final class NodeTestSupport
         return io.mmx.runtime.local.LocalCluster.freePorts(count, true);
     }
 
+    /**
+     * Waits until one of the nodes' processes leads. A submission made before that waits for the
+     * election and can outlast the node's submit timeout on a busy machine; 60 s is ample headroom.
+     */
+    static void awaitLeader(final MmxNode... nodes)
+    {
+        await(() -> java.util.Arrays.stream(nodes).flatMap(n -> n.status().stream())
+            .anyMatch(s -> s.role().equals("LEADER")), 60_000, "a leader");
+    }
+
     static void await(final BooleanSupplier condition, final long timeoutMs, final String what)
     {
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
