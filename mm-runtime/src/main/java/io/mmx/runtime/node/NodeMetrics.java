@@ -131,21 +131,13 @@ public final class NodeMetrics
             }
         }
 
-        help(out, "mmx_frames_sent_total", "counter", "Transport frames sent by this JVM.");
-        out.append("mmx_frames_sent_total ").append(frames.sent()).append('\n');
-        help(out, "mmx_frames_send_retries_total", "counter", "Frame sends retried after back pressure.");
-        out.append("mmx_frames_send_retries_total ").append(frames.sendRetries()).append('\n');
-        help(out, "mmx_frames_accepted_total", "counter", "Transport frames received and verified.");
-        out.append("mmx_frames_accepted_total ").append(frames.accepted()).append('\n');
-        help(out, "mmx_frames_dropped_total", "counter", "Transport frames dropped, by reason.");
-        for (final DropReason reason : DropReason.values())
-        {
-            out.append("mmx_frames_dropped_total{reason=\"").append(lower(reason.name())).append("\"} ")
-                .append(frames.dropped(reason)).append('\n');
-        }
+        sample(out, "mmx_frames_sent_total", "counter", "Transport frames sent by this JVM.", frames.sent());
+        sample(out, "mmx_frames_send_retries_total", "counter", "Frame sends retried after back pressure.",
+            frames.sendRetries());
+        sample(out, "mmx_frames_accepted_total", "counter", "Transport frames received and verified.", frames.accepted());
+        droppedByReason(out, "mmx_frames_dropped_total", "Transport frames dropped, by reason.", frames);
 
-        help(out, "mmx_pending_submissions", "gauge", "Submissions queued or awaiting commit.");
-        out.append("mmx_pending_submissions ").append(pending).append('\n');
+        sample(out, "mmx_pending_submissions", "gauge", "Submissions queued or awaiting commit.", pending);
         help(out, "mmx_submissions_total", "counter", "Submissions through this node, by outcome.");
         for (final Outcome outcome : Outcome.values())
         {
@@ -163,20 +155,32 @@ public final class NodeMetrics
     private static void clientCounters(final StringBuilder out, final ClientEndpoint clients)
     {
         final FrameCounters frames = clients.frameCounters();
-        help(out, "mmx_client_frames_accepted_total", "counter", "Frames from outside clients received and verified.");
-        out.append("mmx_client_frames_accepted_total ").append(frames.accepted()).append('\n');
-        help(out, "mmx_client_replies_total", "counter", "Replies sent to outside clients.");
-        out.append("mmx_client_replies_total ").append(frames.sent()).append('\n');
-        help(out, "mmx_client_bad_requests_total", "counter", "Client requests that did not parse.");
-        out.append("mmx_client_bad_requests_total ").append(clients.malformedRequests()).append('\n');
-        help(out, "mmx_client_refused_total", "counter", "Client requests answered REFUSED.");
-        out.append("mmx_client_refused_total ").append(clients.refusedRequests()).append('\n');
-        help(out, "mmx_client_frames_dropped_total", "counter", "Client frames dropped, by reason (bad_tag: another key).");
+        sample(out, "mmx_client_frames_accepted_total", "counter", "Frames from outside clients received and verified.",
+            frames.accepted());
+        sample(out, "mmx_client_replies_total", "counter", "Replies sent to outside clients.", frames.sent());
+        sample(out, "mmx_client_bad_requests_total", "counter", "Client requests that did not parse.",
+            clients.malformedRequests());
+        sample(out, "mmx_client_refused_total", "counter", "Client requests answered REFUSED.", clients.refusedRequests());
+        droppedByReason(out, "mmx_client_frames_dropped_total", "Client frames dropped, by reason (bad_tag: another key).",
+            frames);
+    }
+
+    private static void droppedByReason(final StringBuilder out, final String name, final String help,
+        final FrameCounters frames)
+    {
+        help(out, name, "counter", help);
         for (final DropReason reason : DropReason.values())
         {
-            out.append("mmx_client_frames_dropped_total{reason=\"").append(lower(reason.name())).append("\"} ")
+            out.append(name).append("{reason=\"").append(lower(reason.name())).append("\"} ")
                 .append(frames.dropped(reason)).append('\n');
         }
+    }
+
+    private static void sample(final StringBuilder out, final String name, final String type, final String help,
+        final long value)
+    {
+        help(out, name, type, help);
+        out.append(name).append(' ').append(value).append('\n');
     }
 
     private void latencyHistogram(final StringBuilder out)

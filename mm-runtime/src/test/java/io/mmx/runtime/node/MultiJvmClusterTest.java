@@ -233,26 +233,8 @@ class MultiJvmClusterTest
                 }
                 cluster.start(victim);
                 cluster.awaitReady(victim, Duration.ofSeconds(120));
-                final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
-                final io.mmx.runtime.cli.ReplicaAgreement replicas = new io.mmx.runtime.cli.ReplicaAgreement();
-                NodeTestSupport.await(() ->
-                {
-                    replicas.clear();
-                    try
-                    {
-                        replicas.add(mapper, StatusServer.json(node));
-                        for (int j = 0; j < clientJvm; j++)
-                        {
-                            replicas.add(mapper, cluster.status(j));
-                        }
-                    }
-                    catch (final java.io.IOException ex)
-                    {
-                        return false;
-                    }
-                    return replicas.result().complete(layout.n());
-                }, 120_000, "every replica, the restarted ones included, to hold one state at one index");
-                System.out.println(replicas.result().line());
+                System.out.println(awaitAgreement(node, cluster, clientJvm, layout.n(),
+                    "every replica, the restarted ones included, to hold one state at one index"));
                 final String log = Files.readString(cluster.dir().resolve("logs").resolve("jvm-" + victim + ".log"));
                 assertTrue(log.contains("installed a peer's snapshot"), "the restarted JVM caught up without a " +
                     "peer's snapshot, so this test did not test that: " + log);
@@ -315,26 +297,8 @@ class MultiJvmClusterTest
                 {
                     assertEquals(i, kv.get("k" + i).get(30, TimeUnit.SECONDS), "acknowledged put k" + i);
                 }
-                final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
-                final io.mmx.runtime.cli.ReplicaAgreement replicas = new io.mmx.runtime.cli.ReplicaAgreement();
-                NodeTestSupport.await(() ->
-                {
-                    replicas.clear();
-                    try
-                    {
-                        replicas.add(mapper, StatusServer.json(node));
-                        for (int j = 0; j < clientJvm; j++)
-                        {
-                            replicas.add(mapper, cluster.status(j));
-                        }
-                    }
-                    catch (final java.io.IOException ex)
-                    {
-                        return false;
-                    }
-                    return replicas.result().complete(layout.n());
-                }, 120_000, "every replica to hold one state at one index after the cold start");
-                System.out.println(replicas.result().line());
+                System.out.println(awaitAgreement(node, cluster, clientJvm, layout.n(),
+                    "every replica to hold one state at one index after the cold start"));
                 for (int j = 0; j < clientJvm; j++)
                 {
                     final String log = Files.readString(cluster.dir().resolve("logs").resolve("jvm-" + j + ".log"));
@@ -342,6 +306,35 @@ class MultiJvmClusterTest
                 }
             }
         }
+    }
+
+    /**
+     * Waits until every replica (the test's own node and the child JVMs 0..jvms-1) holds one state at
+     * one index, and returns the agreement line.
+     */
+    private static String awaitAgreement(final MmxNode node, final LocalCluster cluster, final int jvms, final int n,
+        final String what)
+    {
+        final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        final io.mmx.runtime.cli.ReplicaAgreement replicas = new io.mmx.runtime.cli.ReplicaAgreement();
+        NodeTestSupport.await(() ->
+        {
+            replicas.clear();
+            try
+            {
+                replicas.add(mapper, StatusServer.json(node));
+                for (int j = 0; j < jvms; j++)
+                {
+                    replicas.add(mapper, cluster.status(j));
+                }
+            }
+            catch (final java.io.IOException ex)
+            {
+                return false;
+            }
+            return replicas.result().complete(n);
+        }, 120_000, what);
+        return replicas.result().line();
     }
 
     private static KeyValueStore store(final LocalCluster cluster, final int p, final List<AppliedLog> logs)
