@@ -437,7 +437,7 @@ public final class MmPaxosCore implements AcceptorReplies
     public Status status()
     {
         return new Status(self, proposer.role(), proposer.ballot(), proposer.reachableAcceptors(nowTicks), proposer.quorum(),
-            learner.appliedThrough(), learner.highestKnownDecided());
+            learner.appliedThrough(), learner.highestKnownDecided(), proposer.barred());
     }
 
     /** The learner's prefixes, for diagnosis: applied, durable (own log), floor given to records, highest known. */

@@ -27,6 +27,7 @@ final class Proposer
     private long maxRoundSeen;
     private long persistedRound;
     private boolean mayLead = true;
+    private boolean named; // the leader oracle names this process
     /** What PROPOSER_ROUND in our region holds, as far as we know: the expected value of the next CAS. */
     private long roundWord;
     private long roundOpId = -1;
@@ -185,6 +186,12 @@ final class Proposer
      * Our region came back empty: the rounds we used before the loss are forgotten, so any ballot
      * of ours might be reused. Such a process never leads (until a configuration change).
      */
+    /** Named leader, but the amnesia rule forbids it to lead: it reports itself blocked. */
+    boolean barred()
+    {
+        return named && !mayLead;
+    }
+
     void forbidLeading()
     {
         mayLead = false;
@@ -194,7 +201,8 @@ final class Proposer
 
     void onLeaderChange(final int leader, final long nowTicks, final boolean ready)
     {
-        leaderByOracle = leader == self && mayLead;
+        named = leader == self;
+        leaderByOracle = named && mayLead;
         if (!leaderByOracle)
         {
             stepDown();

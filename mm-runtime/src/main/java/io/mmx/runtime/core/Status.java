@@ -3,7 +3,8 @@ package io.mmx.runtime.core;
 /**
  * A process's progress report: whether it leads, how many distinct acceptors it reaches
  * against how many a quorum needs, and how far its log is decided and applied. A blocked leader
- * says why: {@code reachableAcceptors < neededAcceptors}.
+ * says why: {@code reachableAcceptors < neededAcceptors}, or {@code barred}: it is named leader but
+ * may not lead (its region came back empty, so any ballot of its own might be one it used before).
  */
 public final class Status
 {
@@ -20,9 +21,11 @@ public final class Status
     public final int neededAcceptors;
     public final long appliedThrough;
     public final long knownDecidedThrough;
+    /** Named leader by the leader oracle (membership), but forbidden to lead by the amnesia rule. */
+    public final boolean barred;
 
     public Status(final int process, final Role role, final long ballot, final int reachableAcceptors,
-        final int neededAcceptors, final long appliedThrough, final long knownDecidedThrough)
+        final int neededAcceptors, final long appliedThrough, final long knownDecidedThrough, final boolean barred)
     {
         this.process = process;
         this.role = role;
@@ -31,19 +34,23 @@ public final class Status
         this.neededAcceptors = neededAcceptors;
         this.appliedThrough = appliedThrough;
         this.knownDecidedThrough = knownDecidedThrough;
+        this.barred = barred;
     }
 
-    /** True if this process leads or tries to, and cannot reach a quorum of acceptors. */
+    /**
+     * True if this process leads or tries to and cannot reach a quorum of acceptors, or is named
+     * leader but may not lead: either way nothing is decided while it is the leader.
+     */
     public boolean blocked()
     {
-        return role != Role.FOLLOWER && reachableAcceptors < neededAcceptors;
+        return barred || role != Role.FOLLOWER && reachableAcceptors < neededAcceptors;
     }
 
     boolean sameAs(final Status o)
     {
         return o != null && o.role == role && o.ballot == ballot && o.reachableAcceptors == reachableAcceptors &&
             o.neededAcceptors == neededAcceptors && o.appliedThrough == appliedThrough &&
-            o.knownDecidedThrough == knownDecidedThrough;
+            o.knownDecidedThrough == knownDecidedThrough && o.barred == barred;
     }
 
     @Override
@@ -51,7 +58,8 @@ public final class Status
     {
         return "Status{p" + process + " " + role + " ballot=" + ballot + " acceptors " + reachableAcceptors + "/" +
             neededAcceptors + " needed, applied=" + appliedThrough + ", decided>=" + knownDecidedThrough +
-            (blocked() ? ", BLOCKED: reaches " + reachableAcceptors + " acceptors, a quorum needs " +
+            (barred ? ", BLOCKED: named leader, but its region came back empty and it may not lead" :
+            blocked() ? ", BLOCKED: reaches " + reachableAcceptors + " acceptors, a quorum needs " +
             neededAcceptors : "") + "}";
     }
 }

@@ -128,4 +128,28 @@ class ProposerRoundTest
             " may have been used before the restart (the region says " + memory.words[RegionLayout.PROPOSER_ROUND_WORD] +
             ")");
     }
+
+    @Test
+    void aProcessWhoseRegionCameBackEmptyIsBlockedWhenNamedLeader()
+    {
+        final CoreConfig config = new CoreConfig().graph(Graph.empty(1)).conclude();
+        final Memory memory = new Memory(config.layout().regionWords());
+        final long[] header = new long[RegionLayout.HEADER_WORDS];
+        RegionLayout.initHeader(header, 0, config.planHash());
+        header[RegionLayout.INCARNATION_WORD] = 1; // formatted again after a loss, nothing published since
+        System.arraycopy(header, 0, memory.words, 0, header.length);
+
+        final MmPaxosCore amnesiac = boot(config, memory); // boot names process 0 leader
+        final Status named = amnesiac.status();
+        assertTrue(named.barred && named.blocked(), "named leader but may not lead, so blocked: " + named);
+        assertEquals(Status.Role.FOLLOWER, named.role, "it never runs phase 1");
+        assertTrue(named.toString().contains("may not lead"), named.toString());
+        amnesiac.onLeaderChange(-1, 1);
+        assertTrue(!amnesiac.status().blocked(), "not named: a follower like any other: " + amnesiac.status());
+
+        memory.words[RegionLayout.INCARNATION_WORD] = 0; // the same region, never lost
+        memory.ops.clear();
+        final Status fresh = boot(config, memory).status();
+        assertTrue(!fresh.barred, "a process that kept its region may lead: " + fresh);
+    }
 }
