@@ -80,11 +80,13 @@ public interface StateMachine
      * need not fit in one buffer. Replicas at the same log index must write the same bytes (iterate
      * in a defined order), so that snapshots and state digests compare across replicas.
      *
-     * @throws UnsupportedOperationException unless {@link #snapshots()} is true.
+     * @throws IllegalStateException unless {@link #snapshots()} is true: the node asks only state
+     *         machines that say they take snapshots (and refuses {@code --state-dir} for the others).
      */
     default void takeSnapshot(final java.io.OutputStream out) throws java.io.IOException
     {
-        throw new UnsupportedOperationException(getClass().getName() + " does not take snapshots");
+        throw new IllegalStateException(getClass().getName() + " was asked for a snapshot, but its snapshots() " +
+            "is false: implement snapshots(), takeSnapshot and loadSnapshot together");
     }
 
     /**
@@ -92,10 +94,11 @@ public interface StateMachine
      * the stream throws part way (a damaged snapshot), the state is void and the caller loads
      * another snapshot.
      *
-     * @throws UnsupportedOperationException unless {@link #snapshots()} is true.
+     * @throws IllegalStateException unless {@link #snapshots()} is true (as {@link #takeSnapshot}).
      */
     default void loadSnapshot(final java.io.InputStream in) throws java.io.IOException
     {
-        throw new UnsupportedOperationException(getClass().getName() + " does not load snapshots");
+        throw new IllegalStateException(getClass().getName() + " was given a snapshot to load, but its " +
+            "snapshots() is false: implement snapshots(), takeSnapshot and loadSnapshot together");
     }
 }
