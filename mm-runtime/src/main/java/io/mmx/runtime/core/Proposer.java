@@ -313,8 +313,11 @@ final class Proposer
         }
         if (status != MemoryStatus.OK)
         {
-            // Maybe landed: the next CAS, from the value we knew, tells.
-            startPhase1(nowTicks);
+            // Maybe landed: the next CAS, from the value we knew, tells. It waits a prepare retry
+            // period (onTick): a region that refuses at once (fenced after a timeout, not connected)
+            // would otherwise spin phase 1 at the duty-cycle rate, burning a round per turn (a node
+            // under load reached ballot 23,066,883 that way and starved the daemon it waited for).
+            phaseTick = nowTicks;
             return;
         }
         persistedRound = Ballot.round(ballot, n);
@@ -666,6 +669,10 @@ final class Proposer
             {
                 phaseTick = nowTicks;
                 effects.broadcast(new Message.Prepare(self, ballot));
+            }
+            else if (!prepareSent && roundOpId == -1 && nowTicks - phaseTick >= config.prepareRetryTicks())
+            {
+                startPhase1(nowTicks); // the round's persist failed a retry period ago
             }
             return;
         }

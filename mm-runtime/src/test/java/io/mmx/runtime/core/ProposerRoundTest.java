@@ -110,6 +110,7 @@ class ProposerRoundTest
         final long[] round1 = memory.take(RegionLayout.PROPOSER_ROUND_WORD);
         assertEquals(1, round1[4], "the first round persisted");
         first.onMemoryCompletion(round1[0], MemoryStatus.TIMEOUT, 0, null, 0); // not landed yet
+        first.onTick(config.prepareRetryTicks()); // a failed persist is retried a period later
         long[] round2 = memory.take(RegionLayout.PROPOSER_ROUND_WORD);
         first.onMemoryCompletion(round2[0], MemoryStatus.OK, memory.land(round2), null, 0);
         // Whatever the proposer did next, the word now says the highest round it may use.
@@ -151,5 +152,38 @@ class ProposerRoundTest
         memory.ops.clear();
         final Status fresh = boot(config, memory).status();
         assertTrue(!fresh.barred, "a process that kept its region may lead: " + fresh);
+    }
+
+    @Test
+    void aRoundPersistThatFailsAtOnceIsRetriedAfterAPeriodNotInALoop()
+    {
+        final CoreConfig config = new CoreConfig().graph(Graph.empty(1)).conclude();
+        final Memory memory = new Memory(config.layout().regionWords());
+        final long[] header = new long[RegionLayout.HEADER_WORDS];
+        RegionLayout.initHeader(header, 0, config.planHash());
+        System.arraycopy(header, 0, memory.words, 0, header.length);
+
+        final MmPaxosCore core = boot(config, memory);
+        long[] persist = memory.take(RegionLayout.PROPOSER_ROUND_WORD);
+        for (int failure = 0; failure < 3; failure++)
+        {
+            // The region refuses at once (fenced, not connected): no new round until a period passed.
+            final long now = 10L * failure;
+            core.onMemoryCompletion(persist[0], MemoryStatus.REFUSED, 0, null, now);
+            assertTrue(memory.ops.stream().noneMatch(op -> op[2] == RegionLayout.PROPOSER_ROUND_WORD),
+                "a failed persist was retried at once, a round burnt per turn");
+            core.onTick(now + config.prepareRetryTicks() - 1);
+            assertTrue(memory.ops.stream().noneMatch(op -> op[2] == RegionLayout.PROPOSER_ROUND_WORD),
+                "retried before a prepare retry period passed");
+            core.onTick(now + config.prepareRetryTicks());
+            persist = memory.take(RegionLayout.PROPOSER_ROUND_WORD);
+            assertEquals(failure + 2, persist[4], "each retry persists the next round");
+            memory.ops.clear();
+        }
+        core.onMemoryCompletion(persist[0], MemoryStatus.OK, memory.land(persist), null, 40);
+        core.onTick(100);
+        assertTrue(memory.ops.stream().noneMatch(op -> op[2] == RegionLayout.PROPOSER_ROUND_WORD),
+            "a persisted round is not persisted again: phase 1 goes on with its Prepare");
+        assertEquals(4, memory.words[RegionLayout.PROPOSER_ROUND_WORD], "the fourth round landed");
     }
 }
