@@ -356,10 +356,15 @@ public final class MemoryDaemon implements AutoCloseable
                         return;
                     }
                 }
-                if (!closed)
+                // A burst can hold more requests than the output buffer has room to answer: after each
+                // flush that made room, go back to them. Nothing else would: no more may come from a
+                // client whose fabric fenced this region when one of them timed out.
+                boolean waitingForRoom = true;
+                while (!closed && waitingForRoom)
                 {
-                    process();
+                    waitingForRoom = process();
                     flush();
+                    waitingForRoom &= out.remaining() >= responseRoom();
                 }
                 if (!closed)
                 {
@@ -385,8 +390,14 @@ public final class MemoryDaemon implements AutoCloseable
             out.compact();
         }
 
-        private void process()
+        /**
+         * Answers the complete requests buffered, while the output buffer has room for an answer.
+         *
+         * @return true when it stopped for want of room with a complete request still buffered.
+         */
+        private boolean process()
         {
+            boolean waitingForRoom = false;
             in.flip();
             while (!closed && in.remaining() >= MemdProtocol.LENGTH_PREFIX)
             {
@@ -394,17 +405,22 @@ public final class MemoryDaemon implements AutoCloseable
                 if (length < MemdProtocol.REQUEST_HEADER + MemdProtocol.TAG_LENGTH || length > maxRequest())
                 {
                     malformed();
-                    return;
+                    return false;
                 }
-                if (in.remaining() < MemdProtocol.LENGTH_PREFIX + length || out.remaining() < responseRoom())
+                if (in.remaining() < MemdProtocol.LENGTH_PREFIX + length)
                 {
+                    break;
+                }
+                if (out.remaining() < responseRoom())
+                {
+                    waitingForRoom = true;
                     break;
                 }
                 int start = in.position() + MemdProtocol.LENGTH_PREFIX;
                 if (in.get(start + MemdProtocol.REQ_VERSION) != MemdProtocol.VERSION)
                 {
                     malformed();
-                    return;
+                    return false;
                 }
                 final long requestId = in.getLong(start + MemdProtocol.REQ_ID);
                 if (!isAuthenticated)
@@ -429,7 +445,7 @@ public final class MemoryDaemon implements AutoCloseable
                             // Closing anyway.
                         }
                         close();
-                        return;
+                        return false;
                     }
                     continue;
                 }
@@ -437,7 +453,7 @@ public final class MemoryDaemon implements AutoCloseable
                 {
                     if (!authenticate(requestId))
                     {
-                        return;
+                        return false;
                     }
                     start = in.position() + MemdProtocol.LENGTH_PREFIX;
                 }
@@ -449,6 +465,7 @@ public final class MemoryDaemon implements AutoCloseable
             {
                 in.compact();
             }
+            return waitingForRoom && !closed;
         }
 
         // The frame's version and tag are verified.
