@@ -478,6 +478,25 @@ public final class MmPaxosCore implements AcceptorReplies
         return t;
     }
 
+    /** Proposals this process queued while it led (forwarded ones included). */
+    public long proposals()
+    {
+        return proposer.proposals();
+    }
+
+    /** Prepares and accepts this process sent again because no quorum answered in time. */
+    public long retransmissions()
+    {
+        return proposer.retransmissions();
+    }
+
+    /** True if this process executes {@code process}'s acceptor transitions: its own, or a suspected neighbour's. */
+    public boolean executesFor(final int process)
+    {
+        final int i = coverageIndex(process);
+        return i >= 0 && drivers[i].active();
+    }
+
     /** Acceptors this process currently executes for (itself included). */
     public int coveredAcceptors()
     {

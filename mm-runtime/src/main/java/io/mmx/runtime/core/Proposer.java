@@ -75,6 +75,8 @@ final class Proposer
     private long groupsDecided;
     private long slotsDecided;
     private long accepts;
+    private long proposals;
+    private long retransmissions;
 
     /** Slots first..first+values.length-1 proposed together at the current ballot. */
     private static final class Group
@@ -139,6 +141,18 @@ final class Proposer
     long accepts()
     {
         return accepts;
+    }
+
+    /** Proposals this proposer queued (each ends up in a slot unless leadership is lost first). */
+    long proposals()
+    {
+        return proposals;
+    }
+
+    /** Messages sent again because no quorum answered in time: phase 1 prepares and phase 2 accepts. */
+    long retransmissions()
+    {
+        return retransmissions;
     }
 
     /** After a restart: never use a round at or below {@code persistedRound}; the word holds {@code roundWord}. */
@@ -230,6 +244,7 @@ final class Proposer
             at = at + 1 == queue.length ? 0 : at + 1;
         }
         queueSize++;
+        proposals++;
         return true;
     }
 
@@ -668,6 +683,7 @@ final class Proposer
             if (prepareSent && nowTicks - phaseTick >= config.prepareRetryTicks())
             {
                 phaseTick = nowTicks;
+                retransmissions++;
                 effects.broadcast(new Message.Prepare(self, ballot));
             }
             else if (!prepareSent && roundOpId == -1 && nowTicks - phaseTick >= config.prepareRetryTicks())
@@ -703,6 +719,7 @@ final class Proposer
             {
                 g.sentTick = nowTicks;
                 resent++;
+                retransmissions++;
                 // A fresh copy: it carries today's durable prefix, which lets executors raise
                 // floors and make room in acceptor windows that filled up meanwhile.
                 effects.broadcast(new Message.Accept(self, ballot, g.firstSlot, g.values, learner.durableFloor() - 1,

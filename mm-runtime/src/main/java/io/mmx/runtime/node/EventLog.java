@@ -30,6 +30,9 @@ public final class EventLog
     }
 
     private static final PrintStream OUT = System.err;
+    /** Where tests read the lines too (each line is still printed); empty in production. */
+    private static final java.util.List<java.util.function.Consumer<String>> TAPS =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private EventLog()
     {
@@ -38,7 +41,23 @@ public final class EventLog
     /** One event of hosted process {@code process} (or -1 for the node as a whole). */
     public static void log(final Level level, final String event, final int process, final String message)
     {
-        OUT.println(line(Instant.now(), level, event, process, message));
+        final String line = line(Instant.now(), level, event, process, message);
+        OUT.println(line);
+        for (final java.util.function.Consumer<String> tap : TAPS)
+        {
+            tap.accept(line);
+        }
+    }
+
+    /** Tests: {@code tap} sees every line from now on, until it is removed with {@link #untap}. */
+    static void tap(final java.util.function.Consumer<String> tap)
+    {
+        TAPS.add(tap);
+    }
+
+    static void untap(final java.util.function.Consumer<String> tap)
+    {
+        TAPS.remove(tap);
     }
 
     /** One event of the node as a whole. */

@@ -30,11 +30,18 @@ final class FabricMemory implements CompletionHandler
         void onMemoryCompletion(long opId, MemoryStatus status, long value, long[] data);
     }
 
+    /** Told how long each core operation took, from submission to its last piece's completion. */
+    interface Latencies
+    {
+        void onFabricOp(MemoryOpKind kind, long latencyNs);
+    }
+
     private static final int POLL_LIMIT = 256;
 
     private final MemoryFabric fabric;
     private final FabricHeartbeats heartbeats;
     private final long timeoutNs;
+    private final Latencies latencies;
     private final Long2ObjectHashMap<Op> byCorrelation = new Long2ObjectHashMap<>();
     private final ArrayDeque<Op> done = new ArrayDeque<>();
 
@@ -42,20 +49,25 @@ final class FabricMemory implements CompletionHandler
     private static final class Op
     {
         final long opId;
+        final MemoryOpKind kind;
+        final long startNs = System.nanoTime();
         final UnsafeBuffer bulk;
         int piecesLeft;
         MemoryStatus status = MemoryStatus.OK;
         long value;
 
-        Op(final long opId, final UnsafeBuffer bulk)
+        Op(final long opId, final MemoryOpKind kind, final UnsafeBuffer bulk)
         {
             this.opId = opId;
+            this.kind = kind;
             this.bulk = bulk;
         }
     }
 
-    FabricMemory(final MemoryFabric fabric, final FabricHeartbeats heartbeats, final long timeoutNs)
+    FabricMemory(final MemoryFabric fabric, final FabricHeartbeats heartbeats, final long timeoutNs,
+        final Latencies latencies)
     {
+        this.latencies = latencies;
         this.fabric = fabric;
         this.heartbeats = heartbeats;
         this.timeoutNs = timeoutNs;
@@ -68,16 +80,16 @@ final class FabricMemory implements CompletionHandler
         switch (kind)
         {
             case READ:
-                single(opId, fabric.read(region, offset, timeoutNs));
+                single(opId, kind, fabric.read(region, offset, timeoutNs));
                 break;
             case WRITE:
-                single(opId, fabric.write(region, offset, value, timeoutNs));
+                single(opId, kind, fabric.write(region, offset, value, timeoutNs));
                 break;
             case CAS:
-                single(opId, fabric.compareAndSwap(region, offset, expected, value, timeoutNs));
+                single(opId, kind, fabric.compareAndSwap(region, offset, expected, value, timeoutNs));
                 break;
             case FETCH_ADD:
-                single(opId, fabric.fetchAndAdd(region, offset, value, timeoutNs));
+                single(opId, kind, fabric.fetchAndAdd(region, offset, value, timeoutNs));
                 break;
             case READ_BULK:
             case WRITE_BULK:
@@ -88,9 +100,9 @@ final class FabricMemory implements CompletionHandler
         }
     }
 
-    private void single(final long opId, final long correlation)
+    private void single(final long opId, final MemoryOpKind kind, final long correlation)
     {
-        final Op op = new Op(opId, null);
+        final Op op = new Op(opId, kind, null);
         op.piecesLeft = 1;
         track(op, correlation);
     }
@@ -107,7 +119,7 @@ final class FabricMemory implements CompletionHandler
                 buffer.putLong(8 * i, payload[i]);
             }
         }
-        final Op op = new Op(opId, kind == MemoryOpKind.READ_BULK ? buffer : null);
+        final Op op = new Op(opId, kind, kind == MemoryOpKind.READ_BULK ? buffer : null);
         final int pieces = (bytes + MemoryFabric.MAX_BULK_BYTES - 1) / MemoryFabric.MAX_BULK_BYTES;
         op.piecesLeft = pieces;
         for (int k = 0; k < pieces; k++)
@@ -187,6 +199,7 @@ final class FabricMemory implements CompletionHandler
         op.value = value;
         if (--op.piecesLeft == 0)
         {
+            latencies.onFabricOp(op.kind, System.nanoTime() - op.startNs);
             done.add(op);
         }
     }

@@ -67,6 +67,7 @@ public final class MmxNode implements AutoCloseable
     private final int maxPending;
     private final NodeMetrics metrics = new NodeMetrics();
     private final List<io.mmx.rdma.fabric.FabricCounters> fabricCounters = new ArrayList<>();
+    private final List<ProcessCounters> processCounters = new ArrayList<>();
 
     private MmxNode(final NodeContext ctx, final IntFunction<StateMachine> stateMachines,
         final NodeListener listener)
@@ -104,14 +105,19 @@ public final class MmxNode implements AutoCloseable
                 resources.add(fabric);
                 fabricCounters.add(fabric.counters());
                 checkRegion(ctx, id, RegionSetup.exists(fabric, id));
-                if (RegionSetup.formatIfNew(fabric, id, config.planHash(), ctx.regionsLost()))
+                final boolean fresh = RegionSetup.formatIfNew(fabric, id, config.planHash(), ctx.regionsLost());
+                if (fresh)
                 {
                     formatted.add(id);
                 }
                 neighboursOf[i] = graph.neighbours(id);
                 heartbeats[i] = new FabricHeartbeats(fabric, neighboursOf[i], 8L * RegionLayout.HEARTBEAT_WORD,
                     ctx.memoryOpTimeoutNs()).polledByHost();
-                final FabricMemory memory = new FabricMemory(fabric, heartbeats[i], ctx.memoryOpTimeoutNs());
+                final FabricMemory memory = new FabricMemory(fabric, heartbeats[i], ctx.memoryOpTimeoutNs(),
+                    metrics::onFabricOp);
+                final ProcessCounters counters = new ProcessCounters(id, launched.aeron());
+                resources.add(counters);
+                processCounters.add(counters);
                 replicas[i] = new ProcessReplica(id, config, memory, launched, stateMachines.apply(id),
                     new ProcessReplica.Completions()
                     {
@@ -128,7 +134,8 @@ public final class MmxNode implements AutoCloseable
                             agentRef[0].onClientApplied(replica, clientId, seq, reply);
                         }
                     }, listener,
-                    random.nextLong(), connections.connectionCount());
+                    random.nextLong(), connections.connectionCount(),
+                    new ReplicaEvents(id, neighboursOf[i], ctx.tickNs(), counters, !fresh));
                 byId[id] = replicas[i];
             }
             if (!formatted.isEmpty())
@@ -489,7 +496,7 @@ public final class MmxNode implements AutoCloseable
     /** This node's counters and histograms as Prometheus text ({@code GET /metrics}). */
     public String metricsText()
     {
-        return metrics.prometheus(status(), fabricCounters, transport.counters(), pendingCount.get(),
+        return metrics.prometheus(status(), fabricCounters, processCounters, transport.counters(), pendingCount.get(),
             agent.clientEndpoint());
     }
 
@@ -507,6 +514,12 @@ public final class MmxNode implements AutoCloseable
     public io.mmx.runtime.client.ClientKey clientKey()
     {
         return io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planHash64(), ctx.hostKeys().transportKey());
+    }
+
+    /** The node's counters and histograms (tests read them). */
+    NodeMetrics metrics()
+    {
+        return metrics;
     }
 
     /** The node's transport (tests read its counters). */

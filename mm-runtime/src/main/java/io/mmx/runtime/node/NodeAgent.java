@@ -68,6 +68,7 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     /** Outside clients' frames, or null (a node without a UDP endpoint). */
     private final ClientEndpoint clientEndpoint;
     private final ClientCommands clientCommands;
+    private final PeerRefusals peerRefusals;
     private final org.agrona.concurrent.UnsafeBuffer payload = new org.agrona.concurrent.UnsafeBuffer(new byte[0]);
     private long counter;
     private long lastTick = -1;
@@ -95,6 +96,7 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
         this.clientEndpoint = clientEndpoint;
         this.clientCommands = new ClientCommands(replicaById, origin, proposalWords, maxPending, submitTimeoutTicks,
             resubmitTicks, clientEndpoint);
+        this.peerRefusals = new PeerRefusals(membership.transport().counters(), tickNs);
     }
 
     boolean enqueue(final Submission s)
@@ -141,6 +143,7 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
                 proposeEraReport(r, tick);
             }
             retryAndExpire(tick);
+            peerRefusals.onTick(tick);
             if (clientEndpoint != null)
             {
                 clientCommands.onTick(tick);

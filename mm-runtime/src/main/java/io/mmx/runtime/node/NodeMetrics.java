@@ -5,6 +5,7 @@ import io.mmx.aeron.frame.FrameCounters;
 import io.mmx.planner.cli.ReleaseVersion;
 import io.mmx.rdma.fabric.FabricCounters;
 import io.mmx.rdma.fabric.OpStatus;
+import io.mmx.runtime.core.MemoryOpKind;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -16,8 +17,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * What a node counts for operators, written as Prometheus text ({@code GET /metrics} on the status
  * port): each hosted process's status as gauges, transport frames by outcome and drop reason, memory
- * fabric operations by outcome, submissions by outcome, a commit-latency histogram, and the frames
- * and requests of outside clients.
+ * fabric operations by outcome and a latency histogram per operation kind, each process's
+ * proposals, retransmissions, takeovers of neighbours' acceptors and blocked time, submissions by
+ * outcome, a commit-latency histogram, and the frames and requests of outside clients.
  *
  * <p>Recording is thread-safe and allocation-free (an HdrHistogram {@link Recorder}); a scrape
  * folds what was recorded since the last one into the running total, so buckets are cumulative
@@ -42,12 +44,54 @@ public final class NodeMetrics
     static final double[] LATENCY_BUCKETS_S =
         {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
+    /** Upper bounds of the fabric-op latency buckets, in seconds: memory operations take microseconds. */
+    static final double[] FABRIC_BUCKETS_S = {0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
+
     private static final long MAX_TRACKED_NS = TimeUnit.MINUTES.toNanos(10);
+    /** Fabric operations time out well below this; two significant digits keep each histogram small. */
+    private static final long MAX_FABRIC_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final MemoryOpKind[] OP_KINDS = MemoryOpKind.values();
 
     private final Recorder commitLatency = new Recorder(MAX_TRACKED_NS, 3);
     private final Histogram commitLatencyTotal = new Histogram(MAX_TRACKED_NS, 3);
     private final AtomicLongArray submissions = new AtomicLongArray(Outcome.values().length);
     private Histogram interval;
+    private final Recorder[] fabricLatency = new Recorder[OP_KINDS.length];
+    private final Histogram[] fabricLatencyTotal = new Histogram[OP_KINDS.length];
+    private final Histogram[] fabricInterval = new Histogram[OP_KINDS.length];
+
+    /** Empty counters and histograms. */
+    public NodeMetrics()
+    {
+        for (int i = 0; i < OP_KINDS.length; i++)
+        {
+            fabricLatency[i] = new Recorder(1000, MAX_FABRIC_NS, 2);
+            fabricLatencyTotal[i] = new Histogram(1000, MAX_FABRIC_NS, 2);
+        }
+    }
+
+    /** Counts one core memory operation of {@code kind} that completed (in any outcome) after {@code latencyNs}. */
+    void onFabricOp(final MemoryOpKind kind, final long latencyNs)
+    {
+        fabricLatency[kind.ordinal()].recordValue(Math.min(Math.max(latencyNs, 1000), MAX_FABRIC_NS));
+    }
+
+    /** Fabric operations of {@code kind} recorded so far (folded in by the scrapes, or now). */
+    synchronized long fabricOps(final MemoryOpKind kind)
+    {
+        foldFabric();
+        return fabricLatencyTotal[kind.ordinal()].getTotalCount();
+    }
+
+    private void foldFabric()
+    {
+        for (int i = 0; i < OP_KINDS.length; i++)
+        {
+            fabricInterval[i] = fabricLatency[i].getIntervalHistogram(fabricInterval[i]);
+            fabricLatencyTotal[i].add(fabricInterval[i]);
+        }
+    }
 
     /** Counts one submission that ended with {@code outcome}; {@code latencyNs} counts only when committed. */
     public void onSubmission(final Outcome outcome, final long latencyNs)
@@ -70,15 +114,18 @@ public final class NodeMetrics
      *
      * @param processes the hosted processes' status, in the order of {@code fabrics}.
      * @param fabrics   each hosted process's memory fabric counters.
+     * @param counters  each hosted process's proposals, retransmissions, takeovers and blocked time.
      * @param frames    the JVM's transport frame counters.
      * @param pending   submissions queued or awaiting commit.
      * @param clients   the members' endpoint for outside clients, or null when the node takes none.
      */
     synchronized String prometheus(final List<ProcessStatus> processes, final List<FabricCounters> fabrics,
-        final FrameCounters frames, final int pending, final ClientEndpoint clients)
+        final List<ProcessCounters> counters, final FrameCounters frames, final int pending,
+        final ClientEndpoint clients)
     {
         interval = commitLatency.getIntervalHistogram(interval);
         commitLatencyTotal.add(interval);
+        foldFabric();
         final StringBuilder out = new StringBuilder(4096);
         help(out, "mmx_build_info", "gauge", "The mmx version this node runs (always 1).");
         out.append("mmx_build_info{version=\"").append(ReleaseVersion.get()).append("\"} 1\n");
@@ -129,6 +176,26 @@ public final class NodeMetrics
                 out.append("mmx_fabric_events_total{process=\"").append(processes.get(i).id()).append("\",event=\"")
                     .append(lower(event.name())).append("\"} ").append(fabrics.get(i).get(event)).append('\n');
             }
+        }
+
+        processCounter(out, processes, counters, "mmx_proposals_total", "Proposals this process queued while it led.",
+            ProcessCounters.Kind.PROPOSALS);
+        processCounter(out, processes, counters, "mmx_retransmissions_total",
+            "Prepares and accepts sent again because no quorum answered in time.", ProcessCounters.Kind.RETRANSMISSIONS);
+        processCounter(out, processes, counters, "mmx_acceptor_takeovers_total",
+            "Times this process took over a suspected neighbour's acceptor.", ProcessCounters.Kind.TAKEOVERS);
+        help(out, "mmx_blocked_seconds_total", "counter", "Time this process spent BLOCKED since the node started.");
+        for (int i = 0; i < counters.size(); i++)
+        {
+            out.append("mmx_blocked_seconds_total{process=\"").append(processes.get(i).id()).append("\"} ")
+                .append(counters.get(i).get(ProcessCounters.Kind.BLOCKED_MS) / 1000.0).append('\n');
+        }
+        help(out, "mmx_fabric_op_latency_seconds", "histogram",
+            "Memory operations of the protocol core from submission to completion (any outcome), by kind.");
+        for (int i = 0; i < OP_KINDS.length; i++)
+        {
+            histogram(out, "mmx_fabric_op_latency_seconds", "op=\"" + lower(OP_KINDS[i].name()) + "\",",
+                fabricLatencyTotal[i], FABRIC_BUCKETS_S);
         }
 
         sample(out, "mmx_frames_sent_total", "counter", "Transport frames sent by this JVM.", frames.sent());
@@ -187,19 +254,38 @@ public final class NodeMetrics
     {
         help(out, "mmx_commit_latency_seconds", "histogram",
             "From submit to the reply of the node's first replica, for committed submissions.");
-        final long count = commitLatencyTotal.getTotalCount();
-        for (final double bound : LATENCY_BUCKETS_S)
+        histogram(out, "mmx_commit_latency_seconds", "", commitLatencyTotal, LATENCY_BUCKETS_S);
+    }
+
+    /** One histogram's samples; {@code labels} is empty or ends with a comma. */
+    private static void histogram(final StringBuilder out, final String name, final String labels,
+        final Histogram h, final double[] bucketsS)
+    {
+        final long count = h.getTotalCount();
+        for (final double bound : bucketsS)
         {
             final long boundNs = (long)(bound * 1e9);
-            final long below = count == 0 ? 0 : commitLatencyTotal.getCountBetweenValues(0, boundNs);
-            out.append("mmx_commit_latency_seconds_bucket{le=\"").append(bound).append("\"} ").append(below)
-                .append('\n');
+            final long below = count == 0 ? 0 : h.getCountBetweenValues(0, boundNs);
+            out.append(name).append("_bucket{").append(labels).append("le=\"").append(bound).append("\"} ")
+                .append(below).append('\n');
         }
-        out.append("mmx_commit_latency_seconds_bucket{le=\"+Inf\"} ").append(count).append('\n');
-        // HdrHistogram keeps no exact sum: the mean times the count, within its 3 significant digits.
-        final double sumS = count == 0 ? 0 : commitLatencyTotal.getMean() * count / 1e9;
-        out.append("mmx_commit_latency_seconds_sum ").append(sumS).append('\n');
-        out.append("mmx_commit_latency_seconds_count ").append(count).append('\n');
+        out.append(name).append("_bucket{").append(labels).append("le=\"+Inf\"} ").append(count).append('\n');
+        // HdrHistogram keeps no exact sum: the mean times the count, within its significant digits.
+        final double sumS = count == 0 ? 0 : h.getMean() * count / 1e9;
+        final String braces = labels.isEmpty() ? "" : "{" + labels.substring(0, labels.length() - 1) + "}";
+        out.append(name).append("_sum").append(braces).append(' ').append(sumS).append('\n');
+        out.append(name).append("_count").append(braces).append(' ').append(count).append('\n');
+    }
+
+    private static void processCounter(final StringBuilder out, final List<ProcessStatus> processes,
+        final List<ProcessCounters> counters, final String name, final String help, final ProcessCounters.Kind kind)
+    {
+        help(out, name, "counter", help);
+        for (int i = 0; i < counters.size(); i++)
+        {
+            out.append(name).append("{process=\"").append(processes.get(i).id()).append("\"} ")
+                .append(counters.get(i).get(kind)).append('\n');
+        }
     }
 
     private static void gauge(final StringBuilder out, final List<ProcessStatus> processes, final String name,

@@ -45,6 +45,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private final boolean[] suspected;
     private final UnsafeBuffer commandBuffer;
     private final int qps;
+    private final ReplicaEvents events;
     private MembershipNode membership;
     private int leader = -1;
     private long nowTick;
@@ -75,8 +76,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
 
     ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory, final AeronTransport transport,
         final StateMachine stateMachine, final Completions completions, final NodeListener listener, final long seed,
-        final int qps)
+        final int qps, final ReplicaEvents events)
     {
+        this.events = events;
         this.id = id;
         this.proposalWords = config.proposalWords();
         this.maxBatch = config.maxBatch();
@@ -116,6 +118,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     int leader()
     {
         return leader;
+    }
+
+    /** This process's event lines, takeover count and blocked time. */
+    ReplicaEvents events()
+    {
+        return events;
     }
 
     /** Outside clients' sessions at this replica (agent thread only). */
@@ -294,6 +302,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void onTick(final long tick)
     {
         nowTick = tick;
+        events.onTick(tick);
         final long bumps = memory.heartbeatBumps();
         if (bumps > lastBumps)
         {
@@ -306,6 +315,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             // state machine never saw. Say so, rather than let it think it holds the whole log.
             recoveryReported = true;
             final long recovered = era.base() + core.appliedThrough();
+            events.onRecovered(core.appliedThrough() < 0 ? -1 : recovered, restoredThroughSlot, tick);
             // The slots between an earlier era and this one's slot 0 are no one's: not a gap.
             final long from = Math.max(restoredThroughSlot + 1, era.base());
             if (core.appliedThrough() >= 0 && recovered >= from)
@@ -324,6 +334,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             {
                 suspected[i] = s;
                 core.onSuspicion(neighbours[i], s, tick);
+                events.onSuspicion(i, s, core.executesFor(neighbours[i]), tick);
                 nextPublishTick = tick;
             }
         }
@@ -331,11 +342,13 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         final int l = membership.leaderId();
         if (l != leader)
         {
+            events.onLeaderChange(leader, l, tick);
             leader = l;
             core.onLeaderChange(l, tick);
             changed = true;
         }
         core.onTick(tick);
+        events.onMembership(membership, tick);
         if (transfer != null)
         {
             transfer.onTick(tick, leader);
@@ -572,6 +585,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             lastBumpTick >= 0 && nowTick - lastBumpTick <= REGION_SERVED_TICKS,
             stateSlot < 0 ? -1 : stateSlot * maxBatch + maxBatch - 1, digestText());
         published = ps;
+        events.onStatus(role, s, core.proposals(), core.retransmissions(), nowTick);
         if (!role.equals(lastRole))
         {
             lastRole = role;

@@ -1,0 +1,118 @@
+package io.mmx.runtime.node;
+
+import io.aeron.Aeron;
+import io.aeron.Counter;
+import org.agrona.CloseHelper;
+
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * One hosted process's main counters, kept where two readers find them: {@code /metrics} reads
+ * them here, and the node's Aeron client registers each as an Aeron counter in the media driver's
+ * counters file, so {@code AeronStat} (and anything reading that file) shows them beside the
+ * driver's own. The agent thread writes both copies at each status update; the values are those of
+ * the last update (at least every 50 ticks).
+ */
+final class ProcessCounters implements AutoCloseable
+{
+    /** What is counted; each has its own Aeron counter type id. */
+    enum Kind
+    {
+        /** Log index through which the process knows every slot committed (a gauge). */
+        COMMIT_INDEX(5101, "commit index"),
+        /** Proposals the process queued while it led. */
+        PROPOSALS(5102, "proposals"),
+        /** Prepares and accepts sent again because no quorum answered in time. */
+        RETRANSMISSIONS(5103, "retransmissions"),
+        /** Times the process took over a suspected neighbour's acceptor. */
+        TAKEOVERS(5104, "acceptor takeovers"),
+        /** Milliseconds spent BLOCKED since the node started. */
+        BLOCKED_MS(5105, "blocked ms");
+
+        /** The Aeron counter type id. */
+        final int typeId;
+        final String label;
+
+        Kind(final int typeId, final String label)
+        {
+            this.typeId = typeId;
+            this.label = label;
+        }
+
+        /** The Aeron counter label of process {@code id}'s counter. */
+        String label(final int id)
+        {
+            return "mmx " + label + ": process=" + id;
+        }
+
+        String metricName()
+        {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private static final Kind[] KINDS = Kind.values();
+
+    private final AtomicLongArray values = new AtomicLongArray(KINDS.length);
+    private final Counter[] aeronCounters = new Counter[KINDS.length];
+
+    /**
+     * @param id    the hosted process.
+     * @param aeron the node's Aeron client, which allocates the counters in its driver's file; null for none.
+     */
+    ProcessCounters(final int id, final Aeron aeron)
+    {
+        if (aeron != null)
+        {
+            for (final Kind k : KINDS)
+            {
+                aeronCounters[k.ordinal()] = aeron.addCounter(k.typeId, k.label(id));
+            }
+        }
+    }
+
+    /** Agent thread: the values now. */
+    void update(final long commitIndex, final long proposals, final long retransmissions, final long takeovers,
+        final long blockedNs)
+    {
+        set(Kind.COMMIT_INDEX, commitIndex);
+        set(Kind.PROPOSALS, proposals);
+        set(Kind.RETRANSMISSIONS, retransmissions);
+        set(Kind.TAKEOVERS, takeovers);
+        set(Kind.BLOCKED_MS, blockedNs / 1_000_000);
+    }
+
+    private void set(final Kind kind, final long value)
+    {
+        values.lazySet(kind.ordinal(), value);
+        final Counter c = aeronCounters[kind.ordinal()];
+        if (c != null && !c.isClosed())
+        {
+            c.setOrdered(value);
+        }
+    }
+
+    /** The value of the last update. */
+    long get(final Kind kind)
+    {
+        return values.get(kind.ordinal());
+    }
+
+    /** The Aeron counter id of {@code kind}, or -1 without Aeron counters. */
+    int aeronCounterId(final Kind kind)
+    {
+        final Counter c = aeronCounters[kind.ordinal()];
+        return c == null ? -1 : c.id();
+    }
+
+    /** Frees the Aeron counters (before the Aeron client closes). */
+    @Override
+    public void close()
+    {
+        for (final Counter c : aeronCounters)
+        {
+            CloseHelper.quietClose(c);
+        }
+    }
+}
