@@ -17,7 +17,7 @@ import java.util.List;
  * @param failureProbability         total probability that the spectral bounds fail.
  * @param basisBudgetBytes           memory for a stored Lanczos basis.
  * @param attackBudgetMillis         time budget of the attack search.
- * @param exactVertexLimit           graphs up to this many vertices are solved exactly (<= 64).
+ * @param exactVertexLimit           graphs up to this many vertices are solved exactly (≤ 64).
  * @param exactBudgetMillis          budget of the exact search in milliseconds' worth of search nodes
  *                                   (10,000 per ms, counted, not timed, so the outcome repeats).
  * @param exactDiameterVertexLimit   exact diameter up to this many vertices, else a double-sweep lower bound.

@@ -19,7 +19,7 @@ public final class Diameter
     }
 
     /**
-     * Exact diameter of a connected graph, -1 if disconnected, 0 for n <= 1.
+     * Exact diameter of a connected graph, -1 if disconnected, 0 for n ≤ 1.
      */
     public static int exact(final Graph graph)
     {

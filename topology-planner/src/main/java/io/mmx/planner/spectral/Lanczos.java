@@ -33,7 +33,7 @@ import java.util.stream.IntStream;
  * Ritz value, never that none lies beyond, so the margin is the probabilistic bound of Kuczynski
  * and Wozniakowski (SIAM J. Matrix Anal. Appl. 13(4), 1992, Thm 4.2): for a positive
  * semi-definite B of order N and a start vector uniform on the unit sphere, k Lanczos steps give a
- * largest Ritz value theta with P(theta < (1 - eps) lambdaMax(B)) <= 1.648 sqrt(N) exp(-sqrt(eps)(2k - 1)).
+ * largest Ritz value theta with P(theta &lt; (1 - eps) lambdaMax(B)) ≤ 1.648 sqrt(N) exp(-sqrt(eps)(2k - 1)).
  * It is applied to B = A + Delta I and B = Delta I - A (Delta = max degree, so both are PSD by
  * Gershgorin) restricted to the deflated space; a Gaussian start projected on that space is
  * uniform on its sphere. Each bound gets half the failure probability. A breakdown (invariant
@@ -76,7 +76,7 @@ public final class Lanczos
 
     /**
      * @param seed               seed of the random start vector.
-     * @param iterations         maximum Krylov dimension per pass (>= 2).
+     * @param iterations         maximum Krylov dimension per pass (≥ 2).
      * @param failureProbability total probability allowed for the bounds to fail, in (0, 1).
      * @param basisBudgetBytes   memory for a stored basis; beyond it the two-pass form is used.
      */
@@ -183,7 +183,7 @@ public final class Lanczos
         return new LanczosResult(estimate, second.topVector, minVector);
     }
 
-    /** Relative error eps of the largest Ritz value that fails with probability <= delta; 1 means none. */
+    /** Relative error eps of the largest Ritz value that fails with probability ≤ delta; 1 means none. */
     private static double kwEpsilon(final Pass pass, final int dimension, final double delta)
     {
         if (pass.breakdown || pass.steps >= dimension)

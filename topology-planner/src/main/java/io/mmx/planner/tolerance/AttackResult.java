@@ -2,8 +2,8 @@ package io.mmx.planner.tolerance;
 
 /**
  * A concrete blocked live set: if exactly the processes in {@code witness} stay up, the live
- * closed neighbourhood has {@code closedNeighbourhoodSize} <= floor(n/2) acceptors and consensus
- * blocks. So f_max <= attackF = n - 1 - |witness|; anyone can check the witness.
+ * closed neighbourhood has {@code closedNeighbourhoodSize} ≤ floor(n/2) acceptors and consensus
+ * blocks. So f_max ≤ attackF = n - 1 - |witness|; anyone can check the witness.
  *
  * @param attackF                 n - 1 - |witness| (n - 1 for the empty witness).
  * @param witness                 the live set, sorted ascending.

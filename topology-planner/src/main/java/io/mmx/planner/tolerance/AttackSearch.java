@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * Searches, within a time budget, for a large live set S with |N[S]| <= threshold (floor(n/2) for
- * the plan), which proves f_max <= n - 1 - |S|.
+ * Searches, within a time budget, for a large live set S with |N[S]| ≤ threshold (floor(n/2) for
+ * the plan), which proves f_max ≤ n - 1 - |S|.
  *
  * <p>It works on the dual view: pick a cover C of exactly {@code threshold} vertices; the largest
  * S with N[S] inside C is the interior {v : N[v] inside C}. Tabu search swaps one vertex into C and
@@ -73,7 +73,7 @@ public final class AttackSearch
     /**
      * @param seed         seed of every random choice; the same seed and budget replay the same run
      *                     as long as the time checks fall at the same iterations.
-     * @param budgetMillis time budget (>= 0); the first start and a few hundred swaps always run.
+     * @param budgetMillis time budget (≥ 0); the first start and a few hundred swaps always run.
      */
     public AttackSearch(final long seed, final long budgetMillis)
     {
@@ -114,7 +114,7 @@ public final class AttackSearch
 
     /**
      * @param graph       the graph.
-     * @param threshold   blocked means |N[S]| <= threshold.
+     * @param threshold   blocked means |N[S]| ≤ threshold.
      * @param sweepVector a vector of length n to sweep (e.g. the lambda2 Ritz vector), or null.
      * @param stopAtSize  a proven upper bound on the answer: reaching it ends the search early.
      */

@@ -8,17 +8,17 @@ import java.util.OptionalInt;
 
 /**
  * Proven lower bounds on f_max = n - 1 - s*, where s* is the largest set S of live processes
- * with |N[S]| <= threshold (floor(n/2) for the plan itself). Each argument below yields a size
+ * with |N[S]| ≤ threshold (floor(n/2) for the plan itself). Each argument below yields a size
  * s above which no blocked set can exist; the smallest such size wins.
  *
  * <ul>
- * <li><b>trivial</b>: S is inside N[S], so s* <= threshold.</li>
- * <li><b>min-degree</b>: a non-empty S has |N[S]| >= minDegree + 1; above the threshold s* = 0.</li>
- * <li><b>tanner</b> (d-regular, lambda < d): |N(S)| >= d^2 s / (lambda^2 + (d^2 - lambda^2) s / n)
+ * <li><b>trivial</b>: S is inside N[S], so s* ≤ threshold.</li>
+ * <li><b>min-degree</b>: a non-empty S has |N[S]| ≥ minDegree + 1; above the threshold s* = 0.</li>
+ * <li><b>tanner</b> (d-regular, lambda &lt; d): |N(S)| ≥ d^2 s / (lambda^2 + (d^2 - lambda^2) s / n)
  *     (Tanner 1984) and N(S) is inside N[S].</li>
  * <li><b>haemers</b> (d-regular, connected): S and T = V \ N[S] have no edges between them, so
- *     s t / ((n - s)(n - t)) <= ((theta_n - theta_2) / (theta_n + theta_2))^2 (Haemers 1995, Laplacian
- *     interlacing) with theta = d - lambda; |T| >= n - threshold and the left side grows in s and t.</li>
+ *     s t / ((n - s)(n - t)) ≤ ((theta_n - theta_2) / (theta_n + theta_2))^2 (Haemers 1995, Laplacian
+ *     interlacing) with theta = d - lambda; |T| ≥ n - threshold and the left side grows in s and t.</li>
  * <li><b>exact</b>: when an exhaustive search result is supplied it is used as is.</li>
  * <li><b>harper</b>: for a verified hypercube, the exact value by Harper's theorem ({@link #exact}).</li>
  * </ul>
@@ -71,7 +71,7 @@ public final class CertifiedBound
     }
 
     /**
-     * A proven upper bound on the size of any vertex set S with |N[S]| <= threshold in
+     * A proven upper bound on the size of any vertex set S with |N[S]| ≤ threshold in
      * {@code graph}; used with a raised threshold when failure domains take regions away.
      */
     public static SizeBound liveSetUpperBound(final Graph graph, final SpectrumEstimate spectrum, final int threshold)
@@ -161,7 +161,7 @@ public final class CertifiedBound
     /**
      * An upper bound on the size of a blocked live set, with the argument that proves it.
      *
-     * @param size          no set larger than this has |N[S]| <= threshold.
+     * @param size          no set larger than this has |N[S]| ≤ threshold.
      * @param method        the argument's short name.
      * @param justification the argument in a sentence.
      */

@@ -5,7 +5,7 @@ import io.mmx.planner.graph.Graph;
 import java.util.OptionalInt;
 
 /**
- * Exact s* (the largest S with |N[S]| <= threshold) and f_max = n - 1 - s* by branch and bound
+ * Exact s* (the largest S with |N[S]| ≤ threshold) and f_max = n - 1 - s* by branch and bound
  * over 64-bit vertex masks, for graphs of at most {@link #MAX_VERTICES} vertices.
  *
  * <p>Search: a vertex whose closed neighbourhood is already covered is always added (it costs
@@ -58,7 +58,7 @@ public final class ExactTolerance
         return s.isPresent() ? OptionalInt.of(graph.n() - 1 - s.getAsInt()) : OptionalInt.empty();
     }
 
-    /** Exact max |S| with |N[S]| <= threshold, or empty beyond the vertex limit or time budget. */
+    /** Exact max |S| with |N[S]| ≤ threshold, or empty beyond the vertex limit or time budget. */
     public OptionalInt maxBlockedSetSize(final Graph graph, final int threshold)
     {
         final int n = graph.n();

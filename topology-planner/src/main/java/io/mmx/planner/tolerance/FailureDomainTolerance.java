@@ -17,10 +17,10 @@ import java.util.SplittableRandom;
  * their regions, the lost regions never count, and a quorum still needs more than floor(n/2) of
  * all n acceptors. A live set S inside V' reaches N[S] \ P_D, i.e. its closed neighbourhood in the
  * induced graph G[V'], so further crashes are tolerated up to |V'| - 1 - s*_D where s*_D is the
- * largest S in V' with |N_{G[V']}[S]| <= floor(n/2).
+ * largest S in V' with |N_{G[V']}[S]| ≤ floor(n/2).
  *
  * <p><b>Certified</b> (sound for every choice of r domains): N_{G[V']}[S] = N_G[S] \ P_D has at least
- * |N_G[S]| - |P_D| vertices, so a blocked S has |N_G[S]| <= floor(n/2) + |P_D| and the plan's own
+ * |N_G[S]| - |P_D| vertices, so a blocked S has |N_G[S]| ≤ floor(n/2) + |P_D| and the plan's own
  * proven bounds ({@link CertifiedBound#liveSetUpperBound}) apply at that raised threshold; the bound
  * only weakens as |P_D| grows, so the r largest domains are the worst case. Exact values replace
  * it when the graph is small enough for {@link ExactTolerance} and every combination is tried.
@@ -67,7 +67,7 @@ public final class FailureDomainTolerance
 
     /**
      * @param graph    the plan graph.
-     * @param domainOf domain label (>= 0) of every process, length n.
+     * @param domainOf domain label (≥ 0) of every process, length n.
      * @param spectrum spectral estimate of {@code graph}, or null for combinatorial bounds only.
      */
     public FailureDomainReport analyze(final Graph graph, final int[] domainOf, final SpectrumEstimate spectrum)

@@ -10,7 +10,7 @@ import java.util.Optional;
  * (Harper 1966): among all sets of m vertices of Q_k, the first m in the simplicial order
  * (by weight, then x before y when the lowest bit where they differ is set in x) have the
  * smallest closed neighbourhood. So s* is the largest m whose initial segment has
- * |N[S]| <= floor(n/2), and that segment is an optimal witness.
+ * |N[S]| ≤ floor(n/2), and that segment is an optimal witness.
  *
  * <p>Any graph qualifies, however it was made or numbered: {@link #recognise} labels the vertices
  * by breadth-first search from vertex 0 and accepts only a verified isomorphism onto Q_k (a

@@ -6,10 +6,10 @@ import java.util.Locale;
  * The first-moment bound on the tolerance of a graph drawn from the configuration (pairing)
  * model: {@code n} vertices with {@code d} slots each, the {@code n·d} slots paired uniformly.
  *
- * <p>If a live set S of size k blocks (|N[S]| <= floor(n/2)), then T = V \ N[S] has at least
+ * <p>If a live set S of size k blocks (|N[S]| ≤ floor(n/2)), then T = V \ N[S] has at least
  * t = ceil(n/2) vertices and no edge joins S to T; blocked sets are closed under subsets, so
- * s* >= k implies such a pair with |S| = k and |T| = t exactly. Hence
- * P[s* >= k] <= E[X_k], X_k the number of disjoint pairs (S, T), |S| = k, |T| = t, with no slot
+ * s* ≥ k implies such a pair with |S| = k and |T| = t exactly. Hence
+ * P[s* ≥ k] ≤ E[X_k], X_k the number of disjoint pairs (S, T), |S| = k, |T| = t, with no slot
  * of S paired to a slot of T. Adding edges to the pairing's graph only grows every N[S], so the
  * bound also holds for the generator's repaired graph; each of its at most {@code attempts}
  * pairings is a fresh uniform one, which costs a factor {@code attempts}.
@@ -105,7 +105,7 @@ public final class ProbableBound
         return base + logSum(a, b, c) + margin;
     }
 
-    /** ln of the sum over i (i ≡ a mod 2, 0 <= i <= min(a, c)) of the summands. */
+    /** ln of the sum over i (i ≡ a mod 2, 0 ≤ i ≤ min(a, c)) of the summands. */
     static double logSum(final long a, final long b, final long c)
     {
         final long first = a & 1;

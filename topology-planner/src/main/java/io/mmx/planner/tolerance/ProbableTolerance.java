@@ -8,7 +8,7 @@ package io.mmx.planner.tolerance;
  * other graph the bound is not applicable and says why.
  *
  * @param applicable         whether the graph came from the pairing path the count covers.
- * @param probableF          f_max >= probableF except with probability <= failureProbability; -1 when not applicable.
+ * @param probableF          f_max ≥ probableF except with probability ≤ failureProbability; -1 when not applicable.
  * @param failureProbability the bound on the chance that probableF is wrong; NaN when not applicable.
  * @param liveSetLimit       k: no blocked live set of size k exists except with that probability (probableF = n - k).
  * @param justification      the argument, or why it does not apply.
