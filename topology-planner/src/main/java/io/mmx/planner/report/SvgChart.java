@@ -166,12 +166,12 @@ final class SvgChart
         int legendY = TOP + 14;
         for (final Series s : series)
         {
-            svg.append(legend(s.name, s.colour, legendY, false));
+            svg.append(legend(s.name, s.colour, legendY, s.bars ? Marker.BAR : s.dots ? Marker.DOT : Marker.LINE));
             legendY += 16;
         }
         for (final Reference r : references)
         {
-            svg.append(legend(r.name, r.colour, legendY, true));
+            svg.append(legend(r.name, r.colour, legendY, Marker.DASHED));
             legendY += 16;
         }
         return svg.append("</svg>\n").toString();
@@ -213,12 +213,27 @@ final class SvgChart
         return out.toString();
     }
 
-    private String legend(final String name, final String colour, final int y, final boolean dashed)
+    /** How a series is drawn, so its legend entry is drawn the same way. */
+    private enum Marker
+    {
+        LINE, DASHED, DOT, BAR
+    }
+
+    private String legend(final String name, final String colour, final int y, final Marker marker)
     {
         final int x = LEFT + 12;
-        return String.format(Locale.ROOT,
-            "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>%s", x, x + 22, y - 4, y - 4,
-            colour, dashed ? " stroke-dasharray=\"6 4\"" : "", text(x + 28, y, escape(name), "start", 11, "normal"));
+        final String sample = switch (marker)
+        {
+            case DOT -> String.format(Locale.ROOT, "<circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"%s\"/>", x + 11, y - 4,
+                colour);
+            case BAR -> String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>",
+                x + 5, y - 9, colour);
+            default -> String.format(Locale.ROOT,
+                "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"%s\"%s/>", x, x + 22, y - 4,
+                y - 4, colour, marker == Marker.DASHED ? "1.5" : "2",
+                marker == Marker.DASHED ? " stroke-dasharray=\"6 4\"" : "");
+        };
+        return sample + text(x + 28, y, escape(name), "start", 11, "normal");
     }
 
     private double sx(final double x)
