@@ -20,15 +20,15 @@ final class ProcessCounters implements AutoCloseable
     enum Kind
     {
         /** Log index through which the process knows every slot committed (a gauge). */
-        COMMIT_INDEX(5101, "commit index"),
+        COMMIT_INDEX(5101, "commit-index"),
         /** Proposals the process queued while it led. */
         PROPOSALS(5102, "proposals"),
         /** Prepares and accepts sent again because no quorum answered in time. */
         RETRANSMISSIONS(5103, "retransmissions"),
         /** Times the process took over a suspected neighbour's acceptor. */
-        TAKEOVERS(5104, "acceptor takeovers"),
+        TAKEOVERS(5104, "acceptor-takeovers"),
         /** Milliseconds spent BLOCKED since the node started. */
-        BLOCKED_MS(5105, "blocked ms");
+        BLOCKED_MS(5105, "blocked-ms");
 
         /** The Aeron counter type id. */
         final int typeId;
@@ -43,7 +43,7 @@ final class ProcessCounters implements AutoCloseable
         /** The Aeron counter label of process {@code id}'s counter. */
         String label(final int id)
         {
-            return "mmx " + label + ": process=" + id;
+            return "mmx-" + label + ": process=" + id;
         }
 
         String metricName()
