@@ -179,10 +179,8 @@ final class ReplicaEvents
             blocked.change(false, tick, "no longer blocked after " + seconds(spell) + " s (" + role + ", reaches " +
                 s.reachableAcceptors + " acceptors, a quorum needs " + s.neededAcceptors + ")");
         }
-        if ("RECOVERING".equals(role))
-        {
-            return;
-        }
+        // A restarted process may learn most of what it missed while it still reads its region
+        // (RECOVERING): that is catching up too.
         final long lag = s.knownDecidedThrough - s.appliedThrough;
         if (!catchUp.on() && lag > CATCH_UP_START_SLOTS)
         {

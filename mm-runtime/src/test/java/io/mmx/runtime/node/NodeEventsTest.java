@@ -94,6 +94,11 @@ class NodeEventsTest
                 e[0] + " to take over " + e[1] + "'s acceptor");
         }
         new KeyValueClient(a).put("x", 2).get(60, TimeUnit.SECONDS);
+        // One slot each, while 4-6 are away: when they return, they are this far behind the decided log.
+        for (int i = 0; i < 2 * ReplicaEvents.CATCH_UP_START_SLOTS; i++)
+        {
+            new KeyValueClient(a).put("y", i).get(60, TimeUnit.SECONDS);
+        }
         if (firstLeader >= 4)
         {
             awaitLine("event=leader_changed process=0 msg=\"follows leader ", "0 to follow a new leader");
@@ -140,6 +145,8 @@ class NodeEventsTest
             awaitLine("level=INFO event=acceptor_released process=0 msg=\"hands neighbour " + q + "'s acceptor back",
                 "0 to hand " + q + "'s acceptor back");
         }
+        awaitLine("level=INFO event=catching_up process=", "a process of 4-6 to catch up");
+        awaitLine("level=INFO event=caught_up process=", "it to have caught up");
         assertTrue(a.replica(0).events().blockedNs() > 0, "0's blocked time is counted");
         final String metrics = a.metricsText();
         assertTrue(metrics.contains("mmx_acceptor_takeovers_total{process=\"0\"}"), metrics);
