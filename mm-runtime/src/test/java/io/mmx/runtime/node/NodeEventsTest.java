@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Three real nodes in one JVM on loopback (n = 7, degree 2: process 0 alone, 1-3, 4-6) are stopped
  * and started again, and every event an operator relies on appears, once where the condition holds
  * once: leader changes, suspicion of a stopped neighbour and its recovery, takeover of its acceptor
- * and the hand-back, a restart, frames of a host with another cluster key refused, process 0 blocked
+ * and the hand-back, a restart and catching up, frames of a host with another cluster key or another
+ * plan refused, process 0 blocked
  * when it is alone (it reaches 3 acceptors, a quorum needs 4) and unblocked when the others return.
  */
 class NodeEventsTest
@@ -119,6 +120,14 @@ class NodeEventsTest
         awaitLine("level=WARN event=peer_refused msg=\"refused ", "a node to refuse the rogue's frames");
         assertTrue(count("bad_tag") > 0, String.join("\n", lines));
         stop(rogue);
+        // A host with the right key but another plan: its frames belong to another cluster (the plan's
+        // hash names the cluster), refused as foreign_cluster; the next line comes at most 10 s after
+        // the last (one line per 10 s, with the count).
+        mark = lines.size();
+        final MmxNode otherPlan = launch(NodeTestSupport.plan(7, 2, 12), directory, NodeTestSupport.KEY,
+            "other-plan-regions", 4, 5, 6);
+        awaitLine("foreign_cluster", "a node to refuse the frames of a host running another plan");
+        stop(otherPlan);
 
         // B stops too: 0 is alone, leads or tries to, and reaches itself and its two neighbours: blocked.
         mark = lines.size();
