@@ -127,12 +127,19 @@ public final class ClientWire
     /** A request chunk, checked field by field; {@link #parse} says why not. */
     public static final class Request
     {
+        /** The client's id (its session at the members). */
         public long clientId;
+        /** The command's sequence number within the client's session. */
         public long seq;
+        /** The whole command's length in bytes, over all its chunks. */
         public int totalLength;
+        /** Where in the command this chunk starts, in bytes. */
         public int chunkOffset;
+        /** Where the reply goes, {@code host:port}. */
         public String replyEndpoint;
+        /** Where this chunk's bytes start in the parsed buffer. */
         public int chunkAt;
+        /** This chunk's length in bytes. */
         public int chunkLength;
 
         /**

@@ -38,11 +38,13 @@ public final class Ballot
         return round * n + proposerId;
     }
 
+    /** The round of {@code ballot} in a cluster of {@code n} processes. */
     public static long round(final long ballot, final int n)
     {
         return ballot / n;
     }
 
+    /** The process whose ballot {@code ballot} is. */
     public static int proposer(final long ballot, final int n)
     {
         return (int)(ballot % n);

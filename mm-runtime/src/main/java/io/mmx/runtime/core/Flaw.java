@@ -47,6 +47,7 @@ public enum Flaw
         this.description = description;
     }
 
+    /** What the flaw does, in one sentence. */
     public String description()
     {
         return description;

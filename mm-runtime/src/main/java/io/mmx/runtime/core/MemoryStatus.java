@@ -3,6 +3,7 @@ package io.mmx.runtime.core;
 /** How a memory operation ended: errors are values, never hangs. */
 public enum MemoryStatus
 {
+    /** The operation took effect; its value is meaningful. */
     OK,
     /** No answer in time: the operation may or may not have taken effect (a CAS is ambiguous). */
     TIMEOUT,

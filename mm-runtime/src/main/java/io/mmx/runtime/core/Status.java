@@ -11,19 +11,32 @@ public final class Status
     /** The proposer role. */
     public enum Role
     {
-        FOLLOWER, PREPARING, LEADING
+        /** Not leading: follows the leader membership names. */
+        FOLLOWER,
+        /** Named leader, running phase 1 with a new ballot. */
+        PREPARING,
+        /** Leading: proposes into slots (phase 2). */
+        LEADING
     }
 
+    /** The process this status is of. */
     public final int process;
+    /** Its proposer role. */
     public final Role role;
+    /** Its current ballot. */
     public final long ballot;
+    /** Distinct acceptors it currently reaches (meaningful while preparing or leading). */
     public final int reachableAcceptors;
+    /** Acceptors a quorum needs: more than n/2. */
     public final int neededAcceptors;
+    /** The last slot its learner applied, -1 before any. */
     public final long appliedThrough;
+    /** The highest slot it knows decided. */
     public final long knownDecidedThrough;
     /** Named leader by the leader oracle (membership), but forbidden to lead by the amnesia rule. */
     public final boolean barred;
 
+    /** A status with these fields (see each field). */
     public Status(final int process, final Role role, final long ballot, final int reachableAcceptors,
         final int neededAcceptors, final long appliedThrough, final long knownDecidedThrough, final boolean barred)
     {

@@ -11,6 +11,11 @@ public record CheckResult(Verdict verdict, String key, int longestPrefix, List<O
     /** Possible verdicts. */
     public enum Verdict
     {
-        OK, NOT_LINEARIZABLE, INCONCLUSIVE
+        /** Every partition has a linearization. */
+        OK,
+        /** A partition has none: {@code ops} is a history no sequential order explains. */
+        NOT_LINEARIZABLE,
+        /** The search hit its bound before deciding. */
+        INCONCLUSIVE
     }
 }

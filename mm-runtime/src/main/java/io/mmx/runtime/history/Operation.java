@@ -11,7 +11,14 @@ public record Operation(long id, int clientId, Kind kind, String key, String val
     /** Operation kinds. */
     public enum Kind
     {
-        PUT, GET, CAS, DELETE
+        /** Sets a key's value. */
+        PUT,
+        /** Reads a key's value. */
+        GET,
+        /** Sets a key's value if it holds the expected one. */
+        CAS,
+        /** Removes a key. */
+        DELETE
     }
 
     /** @return true when the client never learned the outcome, so the op may or may not have taken effect. */

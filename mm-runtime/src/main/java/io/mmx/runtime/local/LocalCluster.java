@@ -162,16 +162,19 @@ public final class LocalCluster implements AutoCloseable
         }
     }
 
+    /** The cluster's directory. */
     public Path dir()
     {
         return dir;
     }
 
+    /** The plan the cluster runs. */
     public Plan plan()
     {
         return plan;
     }
 
+    /** Which JVM hosts which processes, and their endpoints. */
     public ClusterLayout layout()
     {
         return layout;

@@ -19,10 +19,13 @@ import java.nio.charset.StandardCharsets;
  */
 public final class KeyValueCommand
 {
-    /** Operations. */
+    /** Operation: set a key's value. */
     public static final byte PUT = 1;
+    /** Operation: read a key's value. */
     public static final byte GET = 2;
+    /** Operation: set a key's value if it holds the expected one. */
     public static final byte CAS = 3;
+    /** Operation: remove a key. */
     public static final byte DELETE = 4;
     /** Longest key in UTF-8 bytes. */
     public static final int MAX_KEY_BYTES = 14;
@@ -30,8 +33,9 @@ public final class KeyValueCommand
     public static final int MAX_LENGTH = 18 + MAX_KEY_BYTES;
     /** The reply that means "no value" (GET of an absent key, PUT or DELETE where there was none). */
     public static final long ABSENT = Long.MIN_VALUE;
-    /** CAS replies. */
+    /** CAS reply: the key held the expected value and now holds the new one. */
     public static final long CAS_OK = 1;
+    /** CAS reply: the key held another value; nothing changed. */
     public static final long CAS_FAILED = 0;
 
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
