@@ -48,6 +48,7 @@ public final class AcceptorRecord
     private final long[] ballots;
     private final long[][] values;
 
+    /** An empty record of at most {@code maxEntries} entries of {@code maxBatch}-proposal values. */
     public AcceptorRecord(final int maxEntries, final int maxBatch)
     {
         this.maxEntries = maxEntries;
@@ -76,6 +77,7 @@ public final class AcceptorRecord
         Arrays.fill(values, null);
     }
 
+    /** Becomes a copy of {@code other} (values shared). */
     public void copyFrom(final AcceptorRecord other)
     {
         assert other.maxEntries == maxEntries;
@@ -90,6 +92,7 @@ public final class AcceptorRecord
         System.arraycopy(other.values, 0, values, 0, count);
     }
 
+    /** The head sequence that published this record. */
     public long seq()
     {
         return seq;
@@ -100,6 +103,7 @@ public final class AcceptorRecord
         this.seq = seq;
     }
 
+    /** The promised ballot. */
     public long promised()
     {
         return promised;
@@ -118,11 +122,13 @@ public final class AcceptorRecord
         return changed;
     }
 
+    /** Slots below this are decided and have no entries. */
     public long floor()
     {
         return floor;
     }
 
+    /** The head word this record replaced (for audits). */
     public long prevHead()
     {
         return prevHead;
@@ -133,26 +139,31 @@ public final class AcceptorRecord
         prevHead = head;
     }
 
+    /** Accepted entries held. */
     public int count()
     {
         return count;
     }
 
+    /** Entries this record can hold. */
     public int maxEntries()
     {
         return maxEntries;
     }
 
+    /** The slot of entry {@code i}. */
     public long slot(final int i)
     {
         return slots[i];
     }
 
+    /** The ballot entry {@code i} was accepted at. */
     public long ballot(final int i)
     {
         return ballots[i];
     }
 
+    /** The value of entry {@code i} (shared, never modified). */
     public long[] value(final int i)
     {
         return values[i];

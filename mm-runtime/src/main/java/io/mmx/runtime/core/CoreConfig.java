@@ -32,6 +32,7 @@ public final class CoreConfig
 
     private Flaw flaw = Flaw.NONE;
 
+    /** The plan's graph: who may operate on whose region. Required. */
     public CoreConfig graph(final Graph graph)
     {
         checkMutable();
@@ -39,6 +40,7 @@ public final class CoreConfig
         return this;
     }
 
+    /** The plan's hash, written into every region's header. */
     public CoreConfig planHash(final long planHash)
     {
         checkMutable();
@@ -105,6 +107,7 @@ public final class CoreConfig
         return this;
     }
 
+    /** Proposals a leader queues before it refuses more. */
     public CoreConfig proposalQueueCapacity(final int proposalQueueCapacity)
     {
         checkMutable();
@@ -158,6 +161,7 @@ public final class CoreConfig
         return this;
     }
 
+    /** Ticks after which a leader sends an unanswered accept group again. */
     public CoreConfig retransmitTicks(final int retransmitTicks)
     {
         checkMutable();
@@ -165,6 +169,7 @@ public final class CoreConfig
         return this;
     }
 
+    /** Ticks between increments of the own region's heartbeat word. */
     public CoreConfig heartbeatTicks(final int heartbeatTicks)
     {
         checkMutable();
@@ -250,21 +255,25 @@ public final class CoreConfig
         }
     }
 
+    /** See {@link #graph(Graph)}. */
     public Graph graph()
     {
         return graph;
     }
 
+    /** Processes in the plan. */
     public int n()
     {
         return graph.n();
     }
 
+    /** See {@link #planHash(long)}. */
     public long planHash()
     {
         return planHash;
     }
 
+    /** The region layout these settings give (after {@link #conclude()}). */
     public RegionLayout layout()
     {
         checkConcluded();
@@ -289,6 +298,7 @@ public final class CoreConfig
         return this;
     }
 
+    /** See {@link #flaw(Flaw)}. */
     public Flaw flaw()
     {
         return flaw;
@@ -299,6 +309,7 @@ public final class CoreConfig
         return flaw == f;
     }
 
+    /** See {@link #maxBatch(int)}. */
     public int maxBatch()
     {
         return maxBatch;
@@ -316,51 +327,61 @@ public final class CoreConfig
         return maxBatch * proposalWords;
     }
 
+    /** See {@link #pipelineSlots(int)}. */
     public int pipelineSlots()
     {
         return pipelineSlots;
     }
 
+    /** See {@link #maxSlotsPerAccept(int)}. */
     public int maxSlotsPerAccept()
     {
         return maxSlotsPerAccept;
     }
 
+    /** See {@link #recordMaxEntries(int)}. */
     public int recordMaxEntries()
     {
         return recordMaxEntries;
     }
 
+    /** See {@link #decidedCapacity(int)}. */
     public int decidedCapacity()
     {
         return decidedCapacity;
     }
 
+    /** See {@link #learnerCapacity(int)}. */
     public int learnerCapacity()
     {
         return learnerCapacity;
     }
 
+    /** See {@link #proposalQueueCapacity(int)}. */
     public int proposalQueueCapacity()
     {
         return proposalQueueCapacity;
     }
 
+    /** See {@link #driverQueueCapacity(int)}. */
     public int driverQueueCapacity()
     {
         return driverQueueCapacity;
     }
 
+    /** Times an executor retries one acceptor transition before it gives up on it. */
     public int maxTransitionRetries()
     {
         return maxTransitionRetries;
     }
 
+    /** Accept groups a process keeps to replay to a neighbour's acceptor it takes over. */
     public int recentAccepts()
     {
         return recentAccepts;
     }
 
+    /** See {@link #catchupBatch(int)}. */
     public int catchupBatch()
     {
         return catchupBatch;
@@ -372,21 +393,25 @@ public final class CoreConfig
         return Math.min(reclaimReplicas, graph.n());
     }
 
+    /** See {@link #retransmitTicks(int)}. */
     public int retransmitTicks()
     {
         return retransmitTicks;
     }
 
+    /** See {@link #prepareRetryTicks(int)}. */
     public int prepareRetryTicks()
     {
         return prepareRetryTicks;
     }
 
+    /** See {@link #heartbeatTicks(int)}. */
     public int heartbeatTicks()
     {
         return heartbeatTicks;
     }
 
+    /** See {@link #catchupTicks(int)}. */
     public int catchupTicks()
     {
         return catchupTicks;

@@ -9,7 +9,24 @@ public abstract class Message
     /** Message kinds, for dispatch and counting. */
     public enum Type
     {
-        PREPARE, PROMISE, NACK, ACCEPT, ACCEPTED, FLOORED, COMMIT, CATCHUP_REQUEST, GONE
+        /** {@link Prepare}. */
+        PREPARE,
+        /** {@link Promise}. */
+        PROMISE,
+        /** {@link Nack}. */
+        NACK,
+        /** {@link Accept}. */
+        ACCEPT,
+        /** {@link Accepted}. */
+        ACCEPTED,
+        /** {@link Floored}. */
+        FLOORED,
+        /** {@link Commit}. */
+        COMMIT,
+        /** {@link CatchupRequest}. */
+        CATCHUP_REQUEST,
+        /** {@link Gone}. */
+        GONE
     }
 
     private final Type type;
@@ -21,6 +38,7 @@ public abstract class Message
         this.from = from;
     }
 
+    /** The message kind. */
     public Type type()
     {
         return type;
@@ -35,8 +53,10 @@ public abstract class Message
     /** Phase 1a: promise {@code ballot}; report accepted entries at or above your floor. */
     public static final class Prepare extends Message
     {
+        /** The ballot to promise. */
         public final long ballot;
 
+        /** A prepare of {@code ballot} from leader {@code from}. */
         public Prepare(final int from, final long ballot)
         {
             super(Type.PREPARE, from);
@@ -47,13 +67,20 @@ public abstract class Message
     /** Phase 1b: acceptor {@code acceptor}, executed by {@code executor}, promised {@code ballot}. */
     public static final class Promise extends Message
     {
+        /** The acceptor that promised. */
         public final int acceptor;
+        /** The ballot it promised. */
         public final long ballot;
+        /** The acceptor's floor: slots below it are decided and reclaimed. */
         public final long floor;
+        /** Slots of the entries it accepted at or above its floor. */
         public final long[] slots;
+        /** The ballot each of those entries was accepted at. */
         public final long[] ballots;
+        /** The value each of those entries holds. */
         public final long[][] values;
 
+        /** A promise of {@code acceptor}, executed by {@code executor}, with its accepted entries. */
         public Promise(
             final int executor, final int acceptor, final long ballot, final long floor,
             final long[] slots, final long[] ballots, final long[][] values)
@@ -67,6 +94,7 @@ public abstract class Message
             this.values = values;
         }
 
+        /** The process that executed the acceptor's transition (the sender). */
         public int executor()
         {
             return from();
@@ -76,10 +104,14 @@ public abstract class Message
     /** Refusal: acceptor {@code acceptor} has promised {@code promised}, above {@code ballot}. */
     public static final class Nack extends Message
     {
+        /** The acceptor that refused. */
         public final int acceptor;
+        /** The ballot it refused. */
         public final long ballot;
+        /** The higher ballot it had promised. */
         public final long promised;
 
+        /** A refusal of {@code ballot} by {@code acceptor}, executed by {@code executor}. */
         public Nack(final int executor, final int acceptor, final long ballot, final long promised)
         {
             super(Type.NACK, executor);
@@ -92,8 +124,11 @@ public abstract class Message
     /** Phase 2a: accept {@code values} for slots {@code firstSlot..} at {@code ballot}. */
     public static final class Accept extends Message
     {
+        /** The leader's ballot. */
         public final long ballot;
+        /** The first slot of the group. */
         public final long firstSlot;
+        /** One value per slot from {@code firstSlot}. */
         public final long[][] values;
         /**
          * The leader's durable decided prefix (in its region's decided log): executors may raise
@@ -110,12 +145,14 @@ public abstract class Message
         /** Every slot up to here is decided as far as the leader knows: learners behind it catch up. */
         public final long decidedThrough;
 
+        /** An accept for every acceptor the receiver executes for. */
         public Accept(final int leader, final long ballot, final long firstSlot, final long[][] values,
             final long durableThrough, final long decidedThrough)
         {
             this(leader, ballot, firstSlot, values, durableThrough, decidedThrough, null);
         }
 
+        /** An accept for the listed {@code acceptors} only (thrifty), or for all when null. */
         public Accept(final int leader, final long ballot, final long firstSlot, final long[][] values,
             final long durableThrough, final long decidedThrough, final int[] acceptors)
         {
@@ -128,6 +165,7 @@ public abstract class Message
             this.acceptors = acceptors;
         }
 
+        /** The number of slots in the group. */
         public int count()
         {
             return values.length;
@@ -141,12 +179,16 @@ public abstract class Message
      */
     public static final class Accepted extends Message
     {
+        /** The ballot accepted. */
         public final long ballot;
+        /** The first slot of the group accepted. */
         public final long firstSlot;
+        /** The acceptors that accepted it. */
         public final int[] acceptors;
         /** The executor's durable decided prefix: the leader passes the highest on to all executors. */
         public final long durableThrough;
 
+        /** The acceptances executor {@code executor} ran for {@code acceptors}. */
         public Accepted(final int executor, final long ballot, final long firstSlot, final int[] acceptors,
             final long durableThrough)
         {
@@ -164,11 +206,16 @@ public abstract class Message
      */
     public static final class Floored extends Message
     {
+        /** The acceptor that refused. */
         public final int acceptor;
+        /** The ballot of the refused group. */
         public final long ballot;
+        /** The first slot of the refused group. */
         public final long firstSlot;
+        /** The acceptor's floor: every slot below it is decided. */
         public final long floor;
 
+        /** A refusal of group {@code firstSlot} by {@code acceptor}, below its floor. */
         public Floored(final int executor, final int acceptor, final long ballot, final long firstSlot,
             final long floor)
         {
@@ -183,9 +230,12 @@ public abstract class Message
     /** Decisions: slots {@code firstSlot..} are decided with {@code values}. Also the catch-up reply. */
     public static final class Commit extends Message
     {
+        /** The first decided slot. */
         public final long firstSlot;
+        /** One decided value per slot from {@code firstSlot}. */
         public final long[][] values;
 
+        /** Decisions of slots from {@code firstSlot}. */
         public Commit(final int from, final long firstSlot, final long[][] values)
         {
             super(Type.COMMIT, from);
@@ -197,9 +247,12 @@ public abstract class Message
     /** A learner asks for decided slots {@code fromSlot..fromSlot+count-1}. */
     public static final class CatchupRequest extends Message
     {
+        /** The first slot asked for. */
         public final long fromSlot;
+        /** How many slots are asked for. */
         public final int count;
 
+        /** A request for {@code count} decided slots from {@code fromSlot}. */
         public CatchupRequest(final int from, final long fromSlot, final int count)
         {
             super(Type.CATCHUP_REQUEST, from);
@@ -215,9 +268,12 @@ public abstract class Message
      */
     public static final class Gone extends Message
     {
+        /** The first slot asked for. */
         public final long fromSlot;
+        /** The first slot the sender holds a decided value of again. */
         public final long heldFrom;
 
+        /** The answer that slots {@code fromSlot..heldFrom-1} are decided but no longer held. */
         public Gone(final int from, final long fromSlot, final long heldFrom)
         {
             super(Type.GONE, from);

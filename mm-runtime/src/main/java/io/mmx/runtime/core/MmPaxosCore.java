@@ -42,6 +42,7 @@ public final class MmPaxosCore implements AcceptorReplies
     private Status lastStatus;
     private final long[] single = new long[1];
 
+    /** The core of process {@code self}; it asks for effects through {@code effects} and draws its randomness from {@code seed}. */
     public MmPaxosCore(final int self, final CoreConfig config, final Effects effects, final long seed)
     {
         config.conclude();
@@ -74,11 +75,13 @@ public final class MmPaxosCore implements AcceptorReplies
         this.recentAccepts = new Message.Accept[config.recentAccepts()];
     }
 
+    /** The process this core runs. */
     public int id()
     {
         return self;
     }
 
+    /** True once recovery read the own region and the core takes part in the protocol. */
     public boolean ready()
     {
         return ready;
@@ -128,6 +131,7 @@ public final class MmPaxosCore implements AcceptorReplies
         }
     }
 
+    /** Event: message {@code m} arrived. */
     public void onMessage(final Message m, final long nowTicks)
     {
         this.nowTicks = nowTicks;
@@ -271,6 +275,7 @@ public final class MmPaxosCore implements AcceptorReplies
         }
     }
 
+    /** Event: memory operation {@code opId} completed with {@code status}, its previous word {@code value} or bulk {@code data}. */
     public void onMemoryCompletion(final long opId, final MemoryStatus status, final long value, final long[] data,
         final long nowTicks)
     {
@@ -314,6 +319,7 @@ public final class MmPaxosCore implements AcceptorReplies
         }
     }
 
+    /** Event: time moved to {@code nowTicks}: timers, retransmissions, catch-up and the status report. */
     public void onTick(final long nowTicks)
     {
         this.nowTicks = nowTicks;
@@ -434,6 +440,7 @@ public final class MmPaxosCore implements AcceptorReplies
         }
     }
 
+    /** The process's status now. */
     public Status status()
     {
         return new Status(self, proposer.role(), proposer.ballot(), proposer.reachableAcceptors(nowTicks), proposer.quorum(),
@@ -447,11 +454,13 @@ public final class MmPaxosCore implements AcceptorReplies
             learner.durableFloor() + ", known " + learner.highestKnownDecided() + ", skipped " + learner.skippedSlots();
     }
 
+    /** The last slot applied, -1 before any. */
     public long appliedThrough()
     {
         return learner.appliedThrough();
     }
 
+    /** True while this process leads (phase 2). */
     public boolean leading()
     {
         return proposer.role() == Status.Role.LEADING;
@@ -468,6 +477,7 @@ public final class MmPaxosCore implements AcceptorReplies
         return t;
     }
 
+    /** Head compare-and-swaps that found another executor's head (a lost race), over every acceptor it executed for. */
     public long casFailures()
     {
         long t = 0;

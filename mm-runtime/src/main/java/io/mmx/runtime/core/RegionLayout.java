@@ -6,7 +6,7 @@ package io.mmx.runtime.core;
  *
  * <pre>
  * word 0   MAGIC              "MMXREGN1"
- * word 1   VERSION            layout version (1)
+ * word 1   VERSION            layout version (2)
  * word 2   OWNER              q
  * word 3   PLAN_HASH          hash of the plan the region was laid out for
  * word 4   HEAD               the acceptor head word: seq(43) | lane(16) | index(4); 0 = initial state
@@ -25,18 +25,30 @@ package io.mmx.runtime.core;
  */
 public final class RegionLayout
 {
+    /** Word 0 of every region: "MMXREGN1". */
     public static final long MAGIC = 0x4D4D5852_45474E31L;
+    /** Word 1: the layout version. */
     public static final long VERSION = 2L;
 
+    /** Header word indexes, as in the table above. */
     public static final int MAGIC_WORD = 0;
+    /** See the table above. */
     public static final int VERSION_WORD = 1;
+    /** See the table above. */
     public static final int OWNER_WORD = 2;
+    /** See the table above. */
     public static final int PLAN_HASH_WORD = 3;
+    /** See the table above. */
     public static final int HEAD_WORD = 4;
+    /** See the table above. */
     public static final int HEARTBEAT_WORD = 5;
+    /** See the table above. */
     public static final int DECIDED_THROUGH_WORD = 6;
+    /** See the table above. */
     public static final int PROPOSER_ROUND_WORD = 7;
+    /** See the table above. */
     public static final int INCARNATION_WORD = 8;
+    /** Words in the header; the lanes follow. */
     public static final int HEADER_WORDS = 9;
 
     /** Two record slots per lane: the executor's published record and the one it writes next. */
@@ -96,47 +108,56 @@ public final class RegionLayout
         this.regionWords = (int)total;
     }
 
+    /** Lanes: one for the owner and one per plan neighbour. */
     public int laneCount()
     {
         return laneCount;
     }
 
+    /** Accepted entries one record holds. */
     public int recordMaxEntries()
     {
         return recordMaxEntries;
     }
 
+    /** Longest slot value in words. */
     public int maxValueWords()
     {
         return maxValueWords;
     }
 
+    /** Words one record slot takes. */
     public int recordCapacityWords()
     {
         return recordCapacityWords;
     }
 
+    /** Entries in the decided-log ring. */
     public int decidedCapacity()
     {
         return decidedCapacity;
     }
 
+    /** Words one decided-log entry takes. */
     public int decidedEntryWords()
     {
         return decidedEntryWords;
     }
 
+    /** The whole region, in words. */
     public int regionWords()
     {
         return regionWords;
     }
 
+    /** Where record slot {@code index} of lane {@code lane} starts. */
     public int recordOffsetWords(final int lane, final int index)
     {
         assert lane >= 0 && lane < laneCount && index >= 0 && index < RECORDS_PER_LANE;
         return lanesOffsetWords + (lane * RECORDS_PER_LANE + index) * recordCapacityWords;
     }
 
+    /** Where slot {@code slot}'s decided-log entry starts. */
     public int decidedEntryOffsetWords(final long slot)
     {
         assert slot >= 0;
@@ -159,16 +180,19 @@ public final class RegionLayout
         return (seq << HEAD_SEQ_SHIFT) | ((long)lane << HEAD_INDEX_BITS) | index;
     }
 
+    /** The sequence of a head word. */
     public static long headSeq(final long head)
     {
         return head >>> HEAD_SEQ_SHIFT;
     }
 
+    /** The lane a head word points into. */
     public static int headLane(final long head)
     {
         return (int)((head >>> HEAD_INDEX_BITS) & ((1 << HEAD_LANE_BITS) - 1));
     }
 
+    /** The record slot a head word points at. */
     public static int headIndex(final long head)
     {
         return (int)(head & ((1 << HEAD_INDEX_BITS) - 1));
