@@ -44,36 +44,42 @@ public record AnalysisOptions(
             Lanczos.DEFAULT_BASIS_BUDGET_BYTES, 500L, 40, 5_000L, 10_000, ProbableBound.DEFAULT_TARGET);
     }
 
+    /** These options with another seed. */
     public AnalysisOptions withSeed(final long value)
     {
         return new AnalysisOptions(value, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
             exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit, probableTarget);
     }
 
+    /** These options with another attack budget. */
     public AnalysisOptions withAttackBudgetMillis(final long value)
     {
         return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, value,
             exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit, probableTarget);
     }
 
+    /** These options with another exact-search vertex limit. */
     public AnalysisOptions withExactVertexLimit(final int value)
     {
         return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
             value, exactBudgetMillis, exactDiameterVertexLimit, probableTarget);
     }
 
+    /** These options with another Krylov dimension. */
     public AnalysisOptions withLanczosIterations(final int value)
     {
         return new AnalysisOptions(seed, value, failureProbability, basisBudgetBytes, attackBudgetMillis,
             exactVertexLimit, exactBudgetMillis, exactDiameterVertexLimit, probableTarget);
     }
 
+    /** These options with another exact-diameter limit. */
     public AnalysisOptions withExactDiameterVertexLimit(final int value)
     {
         return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,
             exactVertexLimit, exactBudgetMillis, value, probableTarget);
     }
 
+    /** These options with another probable-bound target. */
     public AnalysisOptions withProbableTarget(final double value)
     {
         return new AnalysisOptions(seed, lanczosIterations, failureProbability, basisBudgetBytes, attackBudgetMillis,

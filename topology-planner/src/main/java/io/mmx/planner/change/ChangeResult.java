@@ -53,6 +53,7 @@ public final class ChangeResult
         return moved;
     }
 
+    /** The edges added and removed. */
     public GraphDiff diff()
     {
         return diff;

@@ -37,11 +37,13 @@ public final class EdgeList
         return ((long)lo << 32) | (hi & 0xFFFF_FFFFL);
     }
 
+    /** Edges in the list. */
     public int size()
     {
         return packed.length;
     }
 
+    /** True if the list has no edge. */
     public boolean isEmpty()
     {
         return packed.length == 0;
@@ -59,6 +61,7 @@ public final class EdgeList
         return (int)packed[i];
     }
 
+    /** True if the list has the edge between {@code u} and {@code v}. */
     public boolean contains(final int u, final int v)
     {
         return Arrays.binarySearch(packed, pack(u, v)) >= 0;

@@ -3,6 +3,7 @@ package io.mmx.planner.cli;
 /** The exit codes of {@code topo}, also listed in the README. */
 public final class ExitCodes
 {
+    /** Success. */
     public static final int OK = 0;
     /** A plan failed verification: the plan is wrong, not the command. */
     public static final int VERIFY_FAILED = 1;

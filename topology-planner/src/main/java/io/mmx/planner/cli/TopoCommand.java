@@ -94,6 +94,7 @@ public final class TopoCommand implements Runnable
             ": this is a bug; report it with the command line that caused it";
     }
 
+    /** Runs {@code topo} with {@code args} and exits with its code. */
     public static void main(final String[] args)
     {
         System.exit(commandLine().execute(args));

@@ -14,6 +14,7 @@ public record GenerationRequest(int n, int degree, long seed)
     /** Largest {@code n·degree}: the generators hold one int per edge endpoint in one array. */
     public static final long MAX_ENDPOINTS = Integer.MAX_VALUE - 8;
 
+    /** Refuses an n and degree no generator can meet, naming why. */
     public GenerationRequest
     {
         validate(n, degree);

@@ -64,11 +64,13 @@ public final class RackAwareGenerator implements GraphGenerator
         return NAME;
     }
 
+    /** The placement the graph is drawn for. */
     public Placement placement()
     {
         return placement;
     }
 
+    /** The largest share of edges allowed to cross racks. */
     public double maxCrossRackFraction()
     {
         return maxCrossRackFraction;

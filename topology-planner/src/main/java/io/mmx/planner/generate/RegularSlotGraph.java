@@ -591,11 +591,13 @@ public final class RegularSlotGraph
         return switches;
     }
 
+    /** Vertices. */
     public int n()
     {
         return n;
     }
 
+    /** The degree every vertex gets. */
     public int degree()
     {
         return d;

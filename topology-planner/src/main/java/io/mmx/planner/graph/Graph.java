@@ -50,11 +50,13 @@ public final class Graph
         return builder.build();
     }
 
+    /** Vertices (processes). */
     public int n()
     {
         return n;
     }
 
+    /** The degree of vertex {@code v}. */
     public int degree(final int v)
     {
         return offsets[v + 1] - offsets[v];
@@ -84,11 +86,13 @@ public final class Graph
         return targets;
     }
 
+    /** Edges, each counted once. */
     public long edgeCount()
     {
         return targets.length / 2;
     }
 
+    /** True if {@code u} and {@code v} are neighbours. */
     public boolean hasEdge(final int u, final int v)
     {
         if (u < 0 || u >= n || v < 0 || v >= n)
@@ -98,6 +102,7 @@ public final class Graph
         return Arrays.binarySearch(targets, offsets[u], offsets[u + 1], v) >= 0;
     }
 
+    /** The smallest degree. */
     public int minDegree()
     {
         int min = n == 0 ? 0 : Integer.MAX_VALUE;
@@ -108,6 +113,7 @@ public final class Graph
         return min;
     }
 
+    /** The largest degree. */
     public int maxDegree()
     {
         int max = 0;
@@ -262,6 +268,7 @@ public final class Graph
     @FunctionalInterface
     public interface EdgeConsumer
     {
+        /** One edge between {@code u} and {@code v}. */
         void accept(int u, int v);
     }
 
@@ -292,6 +299,7 @@ public final class Graph
             this.vs = new int[Math.max(1, expectedEdges)];
         }
 
+        /** Adds the edge between {@code u} and {@code v}; returns this builder. */
         public Builder addEdge(final int u, final int v)
         {
             if (u < 0 || u >= n || v < 0 || v >= n)
@@ -316,6 +324,7 @@ public final class Graph
             return this;
         }
 
+        /** Edges added so far. */
         public int edgeCount()
         {
             return size;

@@ -8,6 +8,7 @@ public final class InvalidGraphException extends IllegalArgumentException
 {
     private static final long serialVersionUID = 1L;
 
+    /** A graph refused for the reason {@code message} gives. */
     public InvalidGraphException(final String message)
     {
         super(message);

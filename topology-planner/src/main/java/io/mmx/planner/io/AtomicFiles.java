@@ -27,9 +27,11 @@ public final class AtomicFiles
     @FunctionalInterface
     public interface Content
     {
+        /** Writes the content to {@code out}. */
         void writeTo(Writer out) throws IOException;
     }
 
+    /** Writes {@code target} whole or not at all: to a temporary file beside it, then renamed over it. */
     public static void write(final Path target, final Content content) throws IOException
     {
         final Path absolute = target.toAbsolutePath();

@@ -8,11 +8,13 @@ public final class GraphFileException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
+    /** A file refused for the reason {@code message} gives. */
     public GraphFileException(final String message)
     {
         super(message);
     }
 
+    /** As {@link #GraphFileException(String)}, caused by {@code cause}. */
     public GraphFileException(final String message, final Throwable cause)
     {
         super(message, cause);

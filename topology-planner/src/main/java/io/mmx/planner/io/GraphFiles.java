@@ -33,6 +33,7 @@ public final class GraphFiles
     {
     }
 
+    /** Reads a plan file or an edge list at {@code path}; a bad file is one {@link GraphFileException} naming the problem. */
     public static Loaded read(final Path path)
     {
         final String source = path.toString();

@@ -183,16 +183,19 @@ public final class Placement
         return rackOfProcess.length;
     }
 
+    /** Racks. */
     public int racks()
     {
         return racks;
     }
 
+    /** Hosts in each rack. */
     public int hostsPerRack()
     {
         return hostsPerRack;
     }
 
+    /** Processes on each host (at most). */
     public int procsPerHost()
     {
         return procsPerHost;
@@ -204,6 +207,7 @@ public final class Placement
         return rackOfHost.length;
     }
 
+    /** Rack of {@code process}. */
     public int rackOf(final int process)
     {
         return rackOfProcess[process];
@@ -227,6 +231,7 @@ public final class Placement
         return Arrays.copyOfRange(processesByHost, hostStarts[host], hostStarts[host + 1]);
     }
 
+    /** How many processes {@code host} holds. */
     public int processCountOnHost(final int host)
     {
         return hostStarts[host + 1] - hostStarts[host];

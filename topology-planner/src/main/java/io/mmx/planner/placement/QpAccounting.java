@@ -100,21 +100,25 @@ public final class QpAccounting
         return new QpAccounting(graph, placement);
     }
 
+    /** Most queue pairs one process holds. */
     public int maxQpsPerProcess()
     {
         return maxQpsPerProcess;
     }
 
+    /** Queue pairs per process on average. */
     public double meanQpsPerProcess()
     {
         return meanQpsPerProcess;
     }
 
+    /** Most queue pairs one host's NIC holds. */
     public int maxQpsPerNic()
     {
         return maxQpsPerNic;
     }
 
+    /** Queue pairs per NIC on average. */
     public double meanQpsPerNic()
     {
         return meanQpsPerNic;

@@ -34,6 +34,7 @@ public record Plan(
     /** The oldest plan format this code reads (version 1 hashed timings; see {@link ContentHash}). */
     public static final int OLDEST_READABLE_VERSION = 1;
 
+    /** Checks that the parts are present. */
     public Plan
     {
         Objects.requireNonNull(graph, "graph");
@@ -50,6 +51,7 @@ public record Plan(
             ContentHash.of(unsealed));
     }
 
+    /** Processes in the plan. */
     public int n()
     {
         return graph.n();

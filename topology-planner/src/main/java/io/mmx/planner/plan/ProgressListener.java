@@ -4,7 +4,9 @@ package io.mmx.planner.plan;
 @FunctionalInterface
 public interface ProgressListener
 {
+    /** Ignores every stage. */
     ProgressListener NONE = stage -> { };
 
+    /** A stage named {@code description} starts. */
     void stage(String description);
 }

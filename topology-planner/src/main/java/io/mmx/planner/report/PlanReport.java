@@ -27,6 +27,7 @@ public final class PlanReport
     {
     }
 
+    /** Writes {@code dir/index.html} for {@code plan}, spending up to {@code profileBudget} on the expansion profile; returns the file. */
     public static Path write(final Plan plan, final Path dir, final Duration profileBudget,
         final ProgressListener progress) throws IOException
     {
