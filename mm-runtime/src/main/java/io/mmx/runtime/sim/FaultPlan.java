@@ -9,27 +9,43 @@ import java.util.SplittableRandom;
  */
 public final class FaultPlan
 {
+    /** Shortest message delay. */
     public long messageDelayMinMicros = 5;
+    /** Longest ordinary message delay. */
     public long messageDelayMaxMicros = 40;
+    /** Probability that a message is lost. */
     public double messageLoss;
+    /** Probability that a message is delivered twice. */
     public double messageDuplication;
+    /** Shortest memory operation. */
     public long memoryLatencyMinMicros = 2;
+    /** Longest ordinary memory operation. */
     public long memoryLatencyMaxMicros = 8;
+    /** When an unanswered memory operation times out. */
     public long memoryTimeoutMicros = 500;
+    /** Probability that a memory operation times out (and may still land later). */
     public double memoryTimeout;
     /** Mean simulated time between random fault events (crash, restart, suspicion, churn, partition); 0 = none. */
     public long faultIntervalMicros;
+    /** Weight of a process crash among the random faults. */
     public double crashWeight;
+    /** Weight of a live process falsely suspected by its neighbours for a while. */
     public double falseSuspicionWeight;
+    /** Weight of the leader oracle naming another leader. */
     public double leaderChurnWeight;
+    /** Weight of a message partition for a while. */
     public double partitionWeight;
     /** Losing a host: the process crashes and its region is gone for good (its acceptor too). */
     public double hostLossWeight;
     /** Most processes crashed at once by random faults, as a fraction of n. */
     public double maxCrashedFraction = 0.4;
+    /** Longest time before a crashed process (or lost host) comes back. */
     public long restartDelayMaxMicros = 5_000;
+    /** Time from a crash to its suspicion and to the oracle's new leader. */
     public long detectionDelayMicros = 300;
+    /** Longest delay between processes learning of a leader change. */
     public long leaderSkewMaxMicros = 200;
+    /** Longest false suspicion or partition. */
     public long faultDurationMaxMicros = 3_000;
     /**
      * Memory as real backends may behave: an op takes effect at a random moment between issue
@@ -41,9 +57,11 @@ public final class FaultPlan
     public long lateLandingMaxMicros = 2_000;
     /** Probability that a memory op is slow, taking up to {@link #memoryTailMaxMicros} (torn memory only). */
     public double memoryTailProbability;
+    /** Longest slow memory operation. */
     public long memoryTailMaxMicros = 2_000;
     /** Probability that a message is a straggler, delayed by up to {@link #messageTailMaxMicros} more. */
     public double messageTailProbability;
+    /** Longest extra delay of a straggler message. */
     public long messageTailMaxMicros = 30_000;
     /** Competing leaders: two processes each told by part of the cluster that it leads. */
     public double splitLeaderWeight;

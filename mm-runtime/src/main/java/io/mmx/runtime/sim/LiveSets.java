@@ -39,6 +39,7 @@ public final class LiveSets
         return s;
     }
 
+    /** Members of {@code set}. */
     public static int size(final boolean[] set)
     {
         int c = 0;

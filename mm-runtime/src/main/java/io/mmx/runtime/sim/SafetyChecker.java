@@ -31,6 +31,7 @@ public final class SafetyChecker
         Arrays.fill(lastApplied, UNKNOWN);
     }
 
+    /** The first safety violation seen, or null. */
     public String violation()
     {
         return violation;

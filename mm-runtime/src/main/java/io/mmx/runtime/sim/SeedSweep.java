@@ -17,16 +17,23 @@ import java.util.SplittableRandom;
  */
 public final class SeedSweep
 {
+    /** Simulated time of the phase with faults, before the cluster heals. */
     public static final long FAULT_PHASE_MICROS = 40_000;
     /** Liveness bound: simulated time within which a healed cluster above the line commits {@link #LIVENESS_SLOTS} slots. */
     public static final long LIVENESS_MICROS = 400_000;
+    /** Slots a healed cluster above the line must commit by default. */
     public static final int LIVENESS_SLOTS = 20;
     private static final int[] SIZES = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 24};
 
     /** What one seed showed. */
     public enum Verdict
     {
-        OK, SAFETY, LIVENESS
+        /** Safe, and live once healed. */
+        OK,
+        /** A safety checker found a violation. */
+        SAFETY,
+        /** A healed cluster above the line did not commit in time, and no live leader said it was blocked. */
+        LIVENESS
     }
 
     /** The verdict of one seed, with a description of the run when it failed. */
@@ -41,10 +48,13 @@ public final class SeedSweep
         public int n;
         /** When n = 0 and minN > 0: n drawn in [minN, maxN]. */
         public int minN;
+        /** Upper end of the drawn n. */
         public int maxN;
         /** Fault kinds kept ({@link FaultPlan#KINDS}); null = all. */
         public java.util.Set<String> faults;
+        /** The deliberate bug to run (none: the protocol). */
         public Flaw flaw = Flaw.NONE;
+        /** Print each run's description, not only failures. */
         public boolean verbose;
         /** Slots a healed cluster above the line must commit within {@link #LIVENESS_MICROS}. */
         public int livenessSlots = LIVENESS_SLOTS;
@@ -54,6 +64,7 @@ public final class SeedSweep
     {
     }
 
+    /** Runs seed {@code seed}: faults, then healing, with the safety checker always on. */
     public static Outcome run(final long seed, final Options options)
     {
         final SplittableRandom r = new SplittableRandom(seed);

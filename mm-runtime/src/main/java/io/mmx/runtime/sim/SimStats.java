@@ -6,22 +6,34 @@ import io.mmx.runtime.core.Message;
 /** Counters of one simulated run: events, messages by type, memory operations by kind. */
 public final class SimStats
 {
+    /** Events the simulation processed. */
     public long events;
+    /** Messages sent, by {@link Message.Type}. */
     public final long[] messagesSent = new long[Message.Type.values().length];
+    /** Messages delivered. */
     public long messagesDelivered;
+    /** Messages dropped (lost, partitioned, or to a process that is down). */
     public long messagesDropped;
+    /** Memory operations, by {@link MemoryOpKind}. */
     public final long[] memoryOps = new long[MemoryOpKind.values().length];
+    /** Memory operations refused. */
     public long memoryRefused;
+    /** Memory operations that timed out. */
     public long memoryTimeouts;
+    /** Process crashes. */
     public long crashes;
+    /** Process restarts. */
     public long restarts;
+    /** Leader changes the oracle made. */
     public long leaderChanges;
+    /** Bytes the cores allocated, when measured. */
     public long coreAllocatedBytes;
     /** Decided slots learners skipped because no reachable log held them (state transfer needed). */
     public long skippedSlots;
     /** Lost hosts that came back with their regions empty. */
     public long hostsReturned;
 
+    /** Messages sent, all kinds. */
     public long messagesSentTotal()
     {
         long t = 0;
@@ -32,6 +44,7 @@ public final class SimStats
         return t;
     }
 
+    /** Memory operations, all kinds. */
     public long memoryOpsTotal()
     {
         long t = 0;

@@ -89,6 +89,7 @@ public final class Simulation
     private long callbackAllocated;
     private int callbackDepth;
 
+    /** A simulated cluster of {@code config}'s processes under {@code faults}, every choice drawn from {@code seed}. */
     public Simulation(final CoreConfig config, final FaultPlan faults, final long seed)
     {
         config.conclude();
@@ -129,31 +130,37 @@ public final class Simulation
         }
     }
 
+    /** The seed that replays this run. */
     public long seed()
     {
         return seed;
     }
 
+    /** Simulated time now. */
     public long nowMicros()
     {
         return now;
     }
 
+    /** The always-on safety checker. */
     public SafetyChecker checker()
     {
         return checker;
     }
 
+    /** Counts of what happened. */
     public SimStats stats()
     {
         return stats;
     }
 
+    /** Processes. */
     public int n()
     {
         return n;
     }
 
+    /** True while process {@code p} runs. */
     public boolean isUp(final int p)
     {
         return up[p];
@@ -165,21 +172,25 @@ public final class Simulation
         return regions[p].lost();
     }
 
+    /** Process {@code p}'s core. */
     public MmPaxosCore core(final int p)
     {
         return cores[p];
     }
 
+    /** The last status process {@code p} reported. */
     public Status lastStatus(final int p)
     {
         return lastStatus[p];
     }
 
+    /** The leader the oracle names now. */
     public int leader()
     {
         return omega;
     }
 
+    /** Simulated time per core tick; returns this simulation. */
     public Simulation tickMicros(final long tickMicros)
     {
         this.tickMicros = tickMicros;
@@ -280,6 +291,7 @@ public final class Simulation
         return false;
     }
 
+    /** Runs for {@code micros} of simulated time. */
     public void runFor(final long micros)
     {
         runUntil(() -> false, micros);
@@ -506,6 +518,7 @@ public final class Simulation
         return up[p] && (regionIncarnation[p] == 0 || config.flaw() == io.mmx.runtime.core.Flaw.AMNESIAC_REJOINS);
     }
 
+    /** Restarts crashed process {@code p} on its region. */
     public void restart(final int p)
     {
         if (up[p] || regions[p].lost())
@@ -567,6 +580,7 @@ public final class Simulation
         announce(computeLeader());
     }
 
+    /** Stops the simulated clients' proposals. */
     public void stopClients()
     {
         clientsOn = false;
