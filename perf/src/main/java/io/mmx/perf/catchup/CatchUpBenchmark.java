@@ -37,6 +37,7 @@ public final class CatchUpBenchmark
     {
     }
 
+    /** Runs the measurement the class comment describes, with {@code args} as its options. */
     public static void main(final String[] args) throws Exception
     {
         long[] lengths = {1_000, 10_000, 100_000};

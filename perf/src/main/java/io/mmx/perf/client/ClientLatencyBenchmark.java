@@ -42,6 +42,7 @@ public final class ClientLatencyBenchmark
     {
     }
 
+    /** Runs the measurement the class comment describes, with {@code args} as its options. */
     public static void main(final String[] args) throws Exception
     {
         int calls = 2000;

@@ -44,6 +44,7 @@ public final class AttackBenchmark
     {
     }
 
+    /** Runs the measurement the class comment describes, with {@code args} as its options. */
     public static void main(final String[] args) throws Exception
     {
         long budgetMillis = 10_000;

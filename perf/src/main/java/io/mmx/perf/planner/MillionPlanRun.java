@@ -24,6 +24,7 @@ public final class MillionPlanRun
     {
     }
 
+    /** Runs the measurement the class comment describes, with {@code args} as its options. */
     public static void main(final String[] args) throws Exception
     {
         final int n = Integer.parseInt(args[0]);

@@ -33,20 +33,24 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class PlannerBenchmarks
 {
+    /** Processes. */
     @Param("4096")
     public int n;
 
+    /** Degree. */
     @Param("8")
     public int degree;
 
     private long seed;
 
+    /** Generates a random regular graph with mmx's generator. */
     @Benchmark
     public Graph mmxGenerate()
     {
         return new RandomRegularGenerator().generate(n, degree, ++seed);
     }
 
+    /** Generates one and certifies its crash tolerance. */
     @Benchmark
     public Certificate mmxGenerateAndCertify()
     {
@@ -55,6 +59,7 @@ public class PlannerBenchmarks
         return CertifiedBound.certify(graph, spectrum);
     }
 
+    /** The baseline: JGraphT generates a random regular graph of the same size. */
     @Benchmark
     public SimpleGraph<Integer, DefaultEdge> jgraphtGenerate()
     {

@@ -36,6 +36,7 @@ public final class PlannerPerf
     {
     }
 
+    /** Runs the measurement the class comment describes, with {@code args} as its options. */
     public static void main(final String[] args) throws Exception
     {
         Path out = Path.of("target", "perf", "planner.md");

@@ -24,6 +24,7 @@ public final class RuntimeBenchmark
     {
     }
 
+    /** Runs the measurement the class comment describes, with {@code args} as its options. */
     public static void main(final String[] args)
     {
         final long slots = args.length > 0 ? Long.parseLong(args[0]) : 5_000;
