@@ -71,6 +71,50 @@ class MembershipAgentTest
         }
     }
 
+    @Test
+    void countsAsWorkOnlyTheFramesItHandsToTheApplication()
+    {
+        final int n = 4;
+        final long tickNs = 1_000_000;
+        final CachedNanoClock clock = new CachedNanoClock();
+        final int[] hosted = {0, 1, 2, 3};
+        final int[][] neighbours = {{1, 3}, {2, 0}, {3, 1}, {0, 2}};
+        final long[] applicationFrames = new long[1];
+        try (AeronTransport transport = AeronTransport.launch(new TransportContext()
+            .frameKey(FrameKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
+            .directory(ProcessDirectory.parse("0-3@127.0.0.1:1")).medium(TransportContext.Medium.IPC)
+            .aeronDirectoryName(tempDir.resolve("aeron-work").toString())))
+        {
+            final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, new byte[32],
+                neighbours, 11, clock, tickNs, MembershipListener.NO_OP,
+                (header, buffer, offset, length, tick) -> applicationFrames[0]++);
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
+            long work = 0;
+            long quietTurnsWork = 0;
+            // Simulated time, one tick per turn; an application frame every 100th turn.
+            for (int turn = 0; turn < 2_000; turn++)
+            {
+                clock.advance(tickNs);
+                if (turn % 100 == 0)
+                {
+                    transport.broadcast(3, 0x40, payload, 0, 8);
+                }
+                final long before = applicationFrames[0];
+                final int w = agent.doWork();
+                work += w;
+                if (applicationFrames[0] == before)
+                {
+                    quietTurnsWork += w;
+                }
+            }
+            // Ticks, probes, acks and elections happened, but only handed-over frames were work.
+            assertTrue(transport.counters().accepted() > applicationFrames[0], "membership frames flowed");
+            assertTrue(applicationFrames[0] > 0);
+            assertEquals(applicationFrames[0], work);
+            assertEquals(0, quietTurnsWork);
+        }
+    }
+
     private static boolean allFollow(final MembershipAgent agent, final int n, final int leader)
     {
         for (int p = 0; p < n; p++)

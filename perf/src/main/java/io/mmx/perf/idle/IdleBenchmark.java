@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  *   --procs-per-jvm P    processes per JVM (default 32, at most N)
  *   --degree D           plan degree (default 8, at most N - 1)
  *   --seconds S          measured window (default 30)
- *   --settle S           wait after the first probe commits, for start-up JIT work to end (default 10)
+ *   --settle S           wait after the first probe commits, for start-up JIT work to end (default 20)
  *   --idle NAME          the nodes' idle strategy (default: the node's own default)
  *   --heap SIZE          heap of each child JVM (default 256m)
  *   --start-timeout-s S  bound on start-up to the first commit, per size (default 300)
@@ -56,7 +56,7 @@ public final class IdleBenchmark
             int procsPerJvm = 32;
             int degree = 8;
             int seconds = 30;
-            int settleS = 10;
+            int settleS = 20;
             String idle = null;
             String heap = "256m";
             int startTimeoutS = 300;
@@ -113,7 +113,7 @@ public final class IdleBenchmark
 
     /** One measured size. */
     record Row(int n, int jvms, int procsPerJvm, double startS, double firstCommitS, double cores,
-        double baselineCores, Map<String, Double> coresByThread, List<ProcFs.Memory> memory, String failure)
+        double baselineCores, Map<String, double[]> coresByThread, List<ProcFs.Memory> memory, String failure)
     {
     }
 
@@ -321,12 +321,12 @@ public final class IdleBenchmark
     }
 
     /** CPU time of a set of processes over a window of wall-clock time. */
-    record Window(double cores, Map<String, Double> coresByKind)
+    record Window(double cores, Map<String, double[]> coresByKind)
     {
         static Window measure(final long[] pids, final int seconds)
         {
             final long[] before = new long[pids.length];
-            final List<Map<String, Long>> threadsBefore = new ArrayList<>();
+            final List<Map<String, long[]>> threadsBefore = new ArrayList<>();
             for (int i = 0; i < pids.length; i++)
             {
                 before[i] = ProcFs.cpuTicks(pids[i]);
@@ -336,13 +336,19 @@ public final class IdleBenchmark
             pause(TimeUnit.SECONDS.toNanos(seconds));
             final double wallS = (System.nanoTime() - startNs) / 1e9;
             long ticks = 0;
-            final Map<String, Double> byKind = new TreeMap<>();
+            // Per thread kind: cores, and wake-ups per second per JVM (voluntary context switches).
+            final Map<String, double[]> byKind = new TreeMap<>();
             for (int i = 0; i < pids.length; i++)
             {
                 ticks += Math.max(0, ProcFs.cpuTicks(pids[i]) - before[i]);
-                final Map<String, Long> was = threadsBefore.get(i);
-                ProcFs.threadTicks(pids[i]).forEach((kind, t) -> byKind.merge(kind,
-                    Math.max(0, t - was.getOrDefault(kind, 0L)) / (double)ProcFs.TICKS_PER_SECOND / wallS, Double::sum));
+                final Map<String, long[]> was = threadsBefore.get(i);
+                ProcFs.threadTicks(pids[i]).forEach((kind, t) ->
+                {
+                    final long[] w = was.getOrDefault(kind, new long[2]);
+                    final double[] sum = byKind.computeIfAbsent(kind, k -> new double[2]);
+                    sum[0] += Math.max(0, t[0] - w[0]) / (double)ProcFs.TICKS_PER_SECOND / wallS;
+                    sum[1] += Math.max(0, t[1] - w[1]) / wallS / pids.length;
+                });
             }
             return new Window(ticks / (double)ProcFs.TICKS_PER_SECOND / wallS, byKind);
         }
@@ -382,16 +388,18 @@ public final class IdleBenchmark
                 total * perProcessKib, anon * perProcessKib, regions * perProcessKib, aeron * perProcessKib,
                 files * perProcessKib));
         }
-        sb.append("\nCores by thread (all JVMs of a size):\n\n");
+        sb.append("\nBy thread: cores (all JVMs of a size) and wake-ups per second per JVM (voluntary context switches):\n\n");
         for (final Row r : rows)
         {
             if (r.failure() == null)
             {
                 sb.append("- n = ").append(r.n()).append(": ");
                 final StringBuilder parts = new StringBuilder();
-                r.coresByThread().entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                r.coresByThread().entrySet().stream().filter(e -> e.getValue()[0] >= 0.0005 || e.getValue()[1] >= 1)
+                    .sorted((a, b) -> Double.compare(b.getValue()[0], a.getValue()[0]))
                     .forEach(e -> parts.append(parts.length() == 0 ? "" : ", ")
-                        .append(String.format(Locale.ROOT, "%s %.3f", e.getKey(), e.getValue())));
+                        .append(String.format(Locale.ROOT, "%s %.3f (%.0f/s)", e.getKey(), e.getValue()[0],
+                        e.getValue()[1])));
                 sb.append(parts).append('\n');
             }
         }

@@ -67,10 +67,13 @@ final class ProcFs
         return cpuTicks(Path.of("/proc", Long.toString(pid), "stat"));
     }
 
-    /** Clock ticks of each living thread of {@code pid}, summed by {@link #threadKind}. */
-    static Map<String, Long> threadTicks(final long pid)
+    /**
+     * Clock ticks (index 0) and voluntary context switches (index 1: how often a thread parked or
+     * waited), of each living thread of {@code pid}, summed by {@link #threadKind}.
+     */
+    static Map<String, long[]> threadTicks(final long pid)
     {
-        final Map<String, Long> byKind = new TreeMap<>();
+        final Map<String, long[]> byKind = new TreeMap<>();
         final Path tasks = Path.of("/proc", Long.toString(pid), "task");
         try (Stream<Path> list = Files.list(tasks))
         {
@@ -79,7 +82,9 @@ final class ProcFs
                 final long ticks = cpuTicks(task.resolve("stat"));
                 if (ticks >= 0)
                 {
-                    byKind.merge(threadKind(comm(task)), ticks, Long::sum);
+                    final long[] sum = byKind.computeIfAbsent(threadKind(comm(task)), k -> new long[2]);
+                    sum[0] += ticks;
+                    sum[1] += contextSwitches(task);
                 }
             }
         }
@@ -88,6 +93,26 @@ final class ProcFs
             // The process ended: it has no threads left to count.
         }
         return byKind;
+    }
+
+    private static long contextSwitches(final Path task)
+    {
+        try
+        {
+            long sum = 0;
+            for (final String line : Files.readAllLines(task.resolve("status")))
+            {
+                if (line.startsWith("voluntary_ctxt_switches:"))
+                {
+                    sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+            return sum;
+        }
+        catch (final IOException | NumberFormatException ex)
+        {
+            return 0;
+        }
     }
 
     private static String comm(final Path task)
