@@ -36,10 +36,7 @@ class MembershipAgentTest
             neighbours[p] = new int[]{(p + 1) % n, (p + n - 1) % n};
         }
         final long[] applicationFrames = new long[1];
-        try (AeronTransport transport = AeronTransport.launch(new TransportContext()
-            .frameKey(FrameKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
-            .directory(ProcessDirectory.parse("0-7@127.0.0.1:1")).medium(TransportContext.Medium.IPC)
-            .aeronDirectoryName(tempDir.resolve("aeron").toString())))
+        try (AeronTransport transport = ipcTransport("0-7@127.0.0.1:1", "aeron"))
         {
             final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, new byte[32],
                 neighbours, 11, clock, tickNs, MembershipListener.NO_OP,
@@ -80,10 +77,7 @@ class MembershipAgentTest
         final int[] hosted = {0, 1, 2, 3};
         final int[][] neighbours = {{1, 3}, {2, 0}, {3, 1}, {0, 2}};
         final long[] applicationFrames = new long[1];
-        try (AeronTransport transport = AeronTransport.launch(new TransportContext()
-            .frameKey(FrameKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
-            .directory(ProcessDirectory.parse("0-3@127.0.0.1:1")).medium(TransportContext.Medium.IPC)
-            .aeronDirectoryName(tempDir.resolve("aeron-work").toString())))
+        try (AeronTransport transport = ipcTransport("0-3@127.0.0.1:1", "aeron-work"))
         {
             final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, new byte[32],
                 neighbours, 11, clock, tickNs, MembershipListener.NO_OP,
@@ -113,6 +107,14 @@ class MembershipAgentTest
             assertEquals(applicationFrames[0], work);
             assertEquals(0, quietTurnsWork);
         }
+    }
+
+    private AeronTransport ipcTransport(final String directory, final String aeronDir)
+    {
+        return AeronTransport.launch(new TransportContext()
+            .frameKey(FrameKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
+            .directory(ProcessDirectory.parse(directory)).medium(TransportContext.Medium.IPC)
+            .aeronDirectoryName(tempDir.resolve(aeronDir).toString()));
     }
 
     private static boolean allFollow(final MembershipAgent agent, final int n, final int leader)
