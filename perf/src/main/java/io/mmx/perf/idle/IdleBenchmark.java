@@ -103,6 +103,10 @@ public final class IdleBenchmark
                 throw new IllegalArgumentException("--procs-per-jvm must be at least 1, --degree at least 2, " +
                     "--seconds 1..600, --settle at least 0 and --start-timeout-s at least 10");
             }
+            if (idle != null)
+            {
+                io.mmx.aeron.transport.TransportContext.idleStrategy(idle); // names the valid choices if unknown
+            }
             if (!heap.matches("[0-9]+[kmgKMG]?"))
             {
                 throw new IllegalArgumentException("--heap " + heap + " is not a JVM size: give e.g. 256m");
@@ -381,7 +385,7 @@ public final class IdleBenchmark
             final long files = r.memory().stream().mapToLong(ProcFs.Memory::otherFileKib).sum();
             final long total = r.memory().stream().mapToLong(ProcFs.Memory::totalKib).sum();
             sb.append(String.format(Locale.ROOT,
-                "| %d | %d × %d | %.1f | %.1f | %.3f | %.5f | %.4f | %.3f | %s | %.1f (%.1f, %.2f, %.1f, %.1f) |%n",
+                "| %d | %d × %d | %.1f | %.1f | %.3f | %.5f | %.4f | %.4f | %s | %.1f (%.1f, %.2f, %.1f, %.1f) |%n",
                 r.n(), r.jvms(), r.procsPerJvm(), r.startS(), r.firstCommitS(), r.cores(), r.cores() / r.n(),
                 r.cores() / r.jvms(), r.baselineCores(), r.baselineCores() >= 0.001 ?
                 String.format(Locale.ROOT, "%.1f", r.cores() / r.baselineCores()) : "(baseline < 0.001)",
