@@ -42,6 +42,7 @@ public final class MembershipAgent implements Agent, FrameHandler
     private final FabricHeartbeats[] heartbeats;
     private final long startNs;
     private long nowTick;
+    private int applicationFrames;
 
     /**
      * An agent without neighbour monitoring through memory; the parameters are those of
@@ -134,17 +135,19 @@ public final class MembershipAgent implements Agent, FrameHandler
         }
     }
 
-    /** {@inheritDoc} */
+    /**
+     * Polls frames and heartbeats and advances the tick.
+     *
+     * @return frames handed to the application handler: work after which more may follow at once.
+     * Membership's own frames, heartbeats and ticks are periodic and their deadlines are many ticks
+     * long, so they are not counted: counted, they would reset the caller's idle strategy several
+     * times a tick, and an idle node would never park.
+     */
     public int doWork()
     {
-        int work = transport.poll(this);
-        for (final FabricHeartbeats hb : heartbeats)
-        {
-            if (hb != null)
-            {
-                work += hb.poll();
-            }
-        }
+        applicationFrames = 0;
+        transport.poll(this);
+        pollHeartbeats();
         final long tick = (clock.nanoTime() - startNs) / tickNs;
         if (tick > nowTick)
         {
@@ -153,9 +156,21 @@ public final class MembershipAgent implements Agent, FrameHandler
             {
                 nodeByProcess[id].tick(tick);
             }
-            work++;
+            // Memory on shm completes at once: the tick's heartbeat reads are taken in this cycle.
+            pollHeartbeats();
         }
-        return work;
+        return applicationFrames;
+    }
+
+    private void pollHeartbeats()
+    {
+        for (final FabricHeartbeats hb : heartbeats)
+        {
+            if (hb != null)
+            {
+                hb.poll();
+            }
+        }
     }
 
     /** {@inheritDoc} */
@@ -183,6 +198,7 @@ public final class MembershipAgent implements Agent, FrameHandler
         }
         else if (applicationHandler != null)
         {
+            applicationFrames++;
             applicationHandler.onApplicationFrame(header, buffer, offset, length, nowTick);
         }
     }

@@ -36,10 +36,7 @@ class MembershipAgentTest
             neighbours[p] = new int[]{(p + 1) % n, (p + n - 1) % n};
         }
         final long[] applicationFrames = new long[1];
-        try (AeronTransport transport = AeronTransport.launch(new TransportContext()
-            .frameKey(FrameKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
-            .directory(ProcessDirectory.parse("0-7@127.0.0.1:1")).medium(TransportContext.Medium.IPC)
-            .aeronDirectoryName(tempDir.resolve("aeron").toString())))
+        try (AeronTransport transport = ipcTransport("0-7@127.0.0.1:1", "aeron"))
         {
             final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, new byte[32],
                 neighbours, 11, clock, tickNs, MembershipListener.NO_OP,
@@ -69,6 +66,55 @@ class MembershipAgentTest
                 io.mmx.aeron.frame.DropReason.BAD_PAYLOAD));
             assertEquals(0, transport.handlerErrors());
         }
+    }
+
+    @Test
+    void countsAsWorkOnlyTheFramesItHandsToTheApplication()
+    {
+        final int n = 4;
+        final long tickNs = 1_000_000;
+        final CachedNanoClock clock = new CachedNanoClock();
+        final int[] hosted = {0, 1, 2, 3};
+        final int[][] neighbours = {{1, 3}, {2, 0}, {3, 1}, {0, 2}};
+        final long[] applicationFrames = new long[1];
+        try (AeronTransport transport = ipcTransport("0-3@127.0.0.1:1", "aeron-work"))
+        {
+            final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, new byte[32],
+                neighbours, 11, clock, tickNs, MembershipListener.NO_OP,
+                (header, buffer, offset, length, tick) -> applicationFrames[0]++);
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
+            long work = 0;
+            long quietTurnsWork = 0;
+            // Simulated time, one tick per turn; an application frame every 100th turn.
+            for (int turn = 0; turn < 2_000; turn++)
+            {
+                clock.advance(tickNs);
+                if (turn % 100 == 0)
+                {
+                    transport.broadcast(3, 0x40, payload, 0, 8);
+                }
+                final long before = applicationFrames[0];
+                final int w = agent.doWork();
+                work += w;
+                if (applicationFrames[0] == before)
+                {
+                    quietTurnsWork += w;
+                }
+            }
+            // Ticks, probes, acks and elections happened, but only handed-over frames were work.
+            assertTrue(transport.counters().accepted() > applicationFrames[0], "membership frames flowed");
+            assertTrue(applicationFrames[0] > 0);
+            assertEquals(applicationFrames[0], work);
+            assertEquals(0, quietTurnsWork);
+        }
+    }
+
+    private AeronTransport ipcTransport(final String directory, final String aeronDir)
+    {
+        return AeronTransport.launch(new TransportContext()
+            .frameKey(FrameKey.ofHex(5, "000102030405060708090a0b0c0d0e0f"))
+            .directory(ProcessDirectory.parse(directory)).medium(TransportContext.Medium.IPC)
+            .aeronDirectoryName(tempDir.resolve(aeronDir).toString()));
     }
 
     private static boolean allFollow(final MembershipAgent agent, final int n, final int leader)

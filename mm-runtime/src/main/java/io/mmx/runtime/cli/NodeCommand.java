@@ -86,7 +86,8 @@ final class NodeCommand implements Callable<Integer>
     @Option(names = "--aeron-dir", paramLabel = "DIR", description = "the embedded media driver's directory")
     String aeronDir;
 
-    @Option(names = "--idle", paramLabel = "STRATEGY", defaultValue = "backoff", description = "idle strategy: backoff, sleeping, yielding, busy")
+    @Option(names = "--idle", paramLabel = "STRATEGY", defaultValue = "park", description = "idle strategy: park (default; parks up to one 2 ms tick when idle), " +
+        "backoff (parks up to 1 ms), sleeping, yielding, busy")
     String idle;
 
     @Option(names = "--tick-ms", paramLabel = "MS", defaultValue = "2", description = "protocol tick in ms (default ${DEFAULT-VALUE})")

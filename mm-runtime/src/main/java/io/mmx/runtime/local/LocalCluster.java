@@ -306,6 +306,30 @@ public final class LocalCluster implements AutoCloseable
         }
     }
 
+    /**
+     * Asks JVM {@code j} to commit a probe ({@code POST /probe}); true once one committed there, so the
+     * cluster has a leader that finished phase 1. False when the node refused, timed out or did not answer.
+     */
+    public boolean probe(final int j, final Duration timeout)
+    {
+        try
+        {
+            final HttpResponse<String> r = http.send(HttpRequest.newBuilder(
+                URI.create("http://" + layout.statusEndpoint(j) + "/probe")).timeout(timeout)
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** True if child JVM {@code j} runs. */
     public boolean alive(final int j)
     {

@@ -44,6 +44,7 @@ final class FabricMemory implements CompletionHandler
     private final Latencies latencies;
     private final Long2ObjectHashMap<Op> byCorrelation = new Long2ObjectHashMap<>();
     private final ArrayDeque<Op> done = new ArrayDeque<>();
+    private int heartbeatCompletions;
 
     /** One core operation; a bulk one spans several fabric operations. */
     private static final class Op
@@ -149,7 +150,10 @@ final class FabricMemory implements CompletionHandler
     /** Polls the fabric and hands finished core operations to {@code sink}; returns the work done. */
     int poll(final Sink sink)
     {
-        int work = fabric.poll(this, POLL_LIMIT);
+        heartbeatCompletions = 0;
+        // Heartbeats are periodic: their completions are not work after which more may follow at once,
+        // and counting them would keep an idle node from parking (MembershipAgent.doWork).
+        int work = fabric.poll(this, POLL_LIMIT) - heartbeatCompletions;
         Op op;
         while ((op = done.poll()) != null)
         {
@@ -180,6 +184,7 @@ final class FabricMemory implements CompletionHandler
     {
         if (heartbeats != null && heartbeats.owns(correlationId))
         {
+            heartbeatCompletions++;
             heartbeats.onCompletion(correlationId, type, owner, status, value);
             return;
         }

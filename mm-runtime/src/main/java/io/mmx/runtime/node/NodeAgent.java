@@ -148,7 +148,12 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             {
                 clientCommands.onTick(tick);
             }
-            work++;
+            // A tick's own work is not counted, or an idle node would never park (MembershipAgent.doWork);
+            // what it wrote to shm memory has completed, and is taken here.
+            for (final ProcessReplica r : replicas)
+            {
+                r.pollMemory();
+            }
         }
         work += drainSubmissions(tick);
         if (clientEndpoint != null)

@@ -58,7 +58,7 @@ public final class NodeContext
     private long tickNs = DEFAULT_TICK_NS;
     private long submitTimeoutNs = DEFAULT_SUBMIT_TIMEOUT_NS;
     private int maxPending = DEFAULT_MAX_PENDING;
-    private String idleStrategy = "backoff";
+    private String idleStrategy = "park";
     private String aeronDirectory;
     private long memoryOpTimeoutNs = 200_000_000L;
     private boolean regionsLost;
@@ -196,7 +196,10 @@ public final class NodeContext
         return this;
     }
 
-    /** Idle strategy of the node's agent and the embedded media driver: backoff (default), sleeping, yielding, busy. */
+    /**
+     * Idle strategy of the node's agent and the embedded media driver: park (default: spin, yield, then park
+     * up to a 2 ms tick), backoff (parks up to 1 ms), sleeping, yielding, busy.
+     */
     public NodeContext idleStrategy(final String name)
     {
         checkMutable();

@@ -24,8 +24,9 @@ import java.util.concurrent.TimeUnit;
  * {@code --out DIR}, to {@code DIR/consensus.md}.
  * <p>
  * Usage: {@code ConsensusBenchmark [--duration S] [--warmup S] [--payload-bytes B] [--in-flight 1,16,256]
- * [--idle backoff] [--out DIR]}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands, in-flight
- * 1, 16 and 256, backoff idling; about 25 s for the Aeron Cluster baseline alone.
+ * [--idle NAME] [--out DIR]}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands, in-flight
+ * 1, 16 and 256, each system's own idle strategy (Aeron Cluster and the client: backoff; mmx: its node's
+ * default); about 25 s for the Aeron Cluster baseline alone.
  * Exit status 1 if a system failed to start or stalled (its failure is in the report), 2 on bad arguments.
  */
 public final class ConsensusBenchmark
@@ -33,8 +34,8 @@ public final class ConsensusBenchmark
     /** Largest command: the mmx node carries commands of up to 56 bytes inline. */
     public static final int MAX_PAYLOAD_BYTES = 56;
     private static final String USAGE = "usage: consensus [--duration S] [--warmup S] [--payload-bytes 8..56] " +
-        "[--in-flight N,N,..] [--idle backoff|sleeping|yielding|busy|noop] [--out DIR]\n" +
-        "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, backoff; " +
+        "[--in-flight N,N,..] [--idle park|backoff|sleeping|yielding|busy|noop] [--out DIR]\n" +
+        "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, each system's own idle strategy; " +
         "writes DIR/consensus.md too with --out";
     private static final long START_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
     private static final long STALL_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
@@ -48,7 +49,7 @@ public final class ConsensusBenchmark
             double warmupS = 2;
             int payloadBytes = 32;
             int[] inFlight = {1, 16, 256};
-            String idle = "backoff";
+            String idle = null;
             Path out = null;
             for (int i = 0; i < args.length; i++)
             {
@@ -92,7 +93,10 @@ public final class ConsensusBenchmark
                 throw new IllegalArgumentException("--in-flight must list bounds in 1..65536, got " +
                     Arrays.toString(inFlight));
             }
-            TransportContext.idleStrategy(idle); // names the valid choices if this one is unknown
+            if (idle != null)
+            {
+                TransportContext.idleStrategy(idle); // names the valid choices if this one is unknown
+            }
             return new Options(durationS, warmupS, payloadBytes, inFlight, idle, out);
         }
     }
@@ -148,7 +152,7 @@ public final class ConsensusBenchmark
         final List<String> notes) throws IOException
     {
         final LoadDriver driver = new LoadDriver(options.payloadBytes(), seconds(options.warmupS()),
-            seconds(options.durationS()), STALL_TIMEOUT_NS, options.idle());
+            seconds(options.durationS()), STALL_TIMEOUT_NS, options.idle() == null ? "backoff" : options.idle());
         boolean allRan = true;
         for (final ConsensusSystem system : systems)
         {
@@ -197,12 +201,14 @@ public final class ConsensusBenchmark
     private static String header(final Options options)
     {
         return String.format(Locale.ROOT, "%s, %d cores, load average %.2f. Closed loop from one client " +
-            "thread: %d-byte commands, %s idle strategy for every thread of every system, %.1f s warm-up and " +
+            "thread: %d-byte commands, %s, %.1f s warm-up and " +
             "%.1f s measured per row; latency is submit to commit learnt by the client.",
             ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
             Runtime.getRuntime().availableProcessors(),
             ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
-            options.payloadBytes(), options.idle(), options.warmupS(), options.durationS());
+            options.payloadBytes(), options.idle() == null ? "each system's own idle strategy (Aeron Cluster and " +
+            "the client: backoff; mmx: its node's default, park)" : options.idle() + " idle strategy for every thread " +
+            "of every system", options.warmupS(), options.durationS());
     }
 
     private static long seconds(final double seconds)

@@ -55,6 +55,8 @@ public final class AeronClusterLog implements ReplicatedLog
     private static final long CONNECT_ATTEMPT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
 
     private final int members;
+    /** Idle strategy of every agent: the run's, or backoff, Aeron Cluster's own choice here. */
+    private final String idle;
     private final LogSettings settings;
     private final List<AeronClusterMember> started = new ArrayList<>();
     private final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
@@ -75,6 +77,7 @@ public final class AeronClusterLog implements ReplicatedLog
             throw new IllegalArgumentException("Aeron Cluster baseline takes an odd member count 1..9, got " + members);
         }
         this.members = members;
+        this.idle = settings.idleStrategy() == null ? "backoff" : settings.idleStrategy();
         this.settings = settings;
     }
 
@@ -117,10 +120,10 @@ public final class AeronClusterLog implements ReplicatedLog
         {
             final int archivePort = ports[m * PORTS_PER_MEMBER + ARCHIVE_PORT];
             started.add(AeronClusterMember.launch(m, clusterMembers.toString(), archivePort, memberDir(m),
-                driversDir.resolve("member-" + m).toString(), settings.idleStrategy(), errors::add));
+                driversDir.resolve("member-" + m).toString(), idle, errors::add));
         }
         clientDriver = MediaDriver.launch(AeronClusterMember.driverContext(
-            driversDir.resolve("client").toString(), settings.idleStrategy(), errors::add));
+            driversDir.resolve("client").toString(), idle, errors::add));
         client = connect(ingressEndpoints.toString(), deadlineNs);
     }
 
@@ -139,7 +142,7 @@ public final class AeronClusterLog implements ReplicatedLog
                     .egressChannel("aeron:udp?endpoint=" + LoopbackPorts.HOST + ":0|term-length=" +
                         AeronClusterMember.TERM_LENGTH_BYTES)
                     .egressListener(egressListener)
-                    .idleStrategy(TransportContext.idleStrategy(settings.idleStrategy()))
+                    .idleStrategy(TransportContext.idleStrategy(idle))
                     .messageTimeoutNs(Math.max(TimeUnit.MILLISECONDS.toNanos(100),
                         Math.min(remainingNs, CONNECT_ATTEMPT_TIMEOUT_NS)))
                     .errorHandler(errors::add));

@@ -59,14 +59,20 @@ public final class MmxLog implements ReplicatedLog
         final int procsPerJvm = n <= 8 ? 1 : (n + 7) / 8;
         cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm,
             List.of("-Xmx192m", "-XX:+UseSerialGC"), LocalCluster.Existing.REPLACE);
-        cluster.nodeOptions(List.of("--idle", settings.idleStrategy()));
+        if (settings.idleStrategy() != null)
+        {
+            cluster.nodeOptions(List.of("--idle", settings.idleStrategy()));
+        }
         final int client = cluster.layout().jvms() - 1;
         for (int j = 0; j < client; j++)
         {
             cluster.start(j);
         }
-        final NodeContext ctx = cluster.contextFor(client).idleStrategy(settings.idleStrategy())
-            .maxCommandBytes(Math.max(8, settings.maxPayloadBytes()));
+        final NodeContext ctx = cluster.contextFor(client).maxCommandBytes(Math.max(8, settings.maxPayloadBytes()));
+        if (settings.idleStrategy() != null)
+        {
+            ctx.idleStrategy(settings.idleStrategy());
+        }
         node = MmxNode.launch(ctx, p -> (index, origin, buffer, offset, length) -> 0, NodeListener.NO_OP);
         final long deadline = System.nanoTime() + settings.startTimeoutNs();
         for (int j = 0; j < client; j++)
