@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
  * outside vertex that completes the most interiors (ties: the most vertices then one short) and
  * removes the cover vertex that breaks the fewest (ties: the fewest one short); the ties give the
  * search a gradient across the wide plateaus of the interior count, and bucket queues make each
- * swap O(d^2) instead of O(n) (about 1.4 million swaps per second on one core at n = 4096, d = 8).
+ * swap O(d^2) instead of O(n) (about 1.7 million swaps per CPU second at n = 4096, d = 8).
  * Weighting near-interior vertices more heavily was tried and did worse. Starts: sweeps of the
  * lambda2 Ritz vector when given (the best starts on random regular graphs), then, in turn,
  * perturbations of the worker's best cover (iterated local search), breadth-first balls from
