@@ -596,7 +596,7 @@ public final class AttackSearch
     {
         /** Counts are clamped below this for keys, so keys stay few even for dense graphs. */
         private static final int MAX_RADIX = 64;
-        /** count0, count1 and count2 share one long, 21 bits each (n up to 2^21 - 1 neighbours each). */
+        /** count0, count1 and count2 share one long, 21 bits each (counts up to 2^21 - 1). */
         private static final int FIELD_BITS = 21;
         private static final long FIELD_MASK = (1L << FIELD_BITS) - 1;
         private final int clamp;
