@@ -2,6 +2,9 @@ package io.mmx.planner.tolerance;
 
 import io.mmx.planner.graph.Graph;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -33,7 +36,7 @@ import java.util.SplittableRandom;
  * if verification ever failed, the empty set would be returned instead.
  *
  * <p>The budget is wall-clock time from the call: under load the searches get less CPU and find
- * less. With two workers, which covers each sees in the shared pool depends on thread timing, so
+ * less ({@link #onThreadCpuTime} counts each worker's CPU time instead, for benchmarks). With two workers, which covers each sees in the shared pool depends on thread timing, so
  * only the single-worker search (below {@value #PORTFOLIO_MIN_VERTICES} vertices) replays exactly;
  * the witness is checkable either way, and plans leave attack results out of their content hash.
  */
@@ -65,10 +68,13 @@ public final class AttackSearch
     private static final int EPOCH_STALL = 10;
     /** Distinct covers kept for crossover. */
     private static final int POOL_SIZE = 6;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final long seed;
     private final long budgetNanos;
     private final boolean recombination;
+    /** Whether the budget is each worker thread's CPU time rather than wall-clock time from the call. */
+    private final boolean threadCpuBudget;
 
     /**
      * @param seed         seed of every random choice; the same seed and budget replay the same run
@@ -77,10 +83,11 @@ public final class AttackSearch
      */
     public AttackSearch(final long seed, final long budgetMillis)
     {
-        this(seed, budgetMillis, true);
+        this(seed, budgetMillis, true, false);
     }
 
-    private AttackSearch(final long seed, final long budgetMillis, final boolean recombination)
+    private AttackSearch(final long seed, final long budgetMillis, final boolean recombination,
+        final boolean threadCpuBudget)
     {
         if (budgetMillis < 0)
         {
@@ -89,6 +96,7 @@ public final class AttackSearch
         this.seed = seed;
         this.budgetNanos = budgetMillis * 1_000_000L;
         this.recombination = recombination;
+        this.threadCpuBudget = threadCpuBudget;
     }
 
     /**
@@ -97,7 +105,27 @@ public final class AttackSearch
      */
     public static AttackSearch withoutRecombination(final long seed, final long budgetMillis)
     {
-        return new AttackSearch(seed, budgetMillis, false);
+        return new AttackSearch(seed, budgetMillis, false, false);
+    }
+
+    /**
+     * The same search with the budget counted in each worker thread's CPU time: what the search
+     * would do with the budget on otherwise idle cores, whatever else runs. For benchmarks on a
+     * shared machine ({@code bin/perf attack --cpu}); plans use wall-clock time.
+     */
+    public AttackSearch onThreadCpuTime()
+    {
+        if (!THREADS.isCurrentThreadCpuTimeSupported())
+        {
+            throw new IllegalStateException("this JVM cannot measure a thread's CPU time; use the wall-clock budget");
+        }
+        return new AttackSearch(seed, budgetNanos / 1_000_000L, recombination, true);
+    }
+
+    /** Now on the budget's clock, read on the worker's own thread. */
+    private static long now(final boolean threadCpu)
+    {
+        return threadCpu ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
     }
 
     /** Attack on the plan's own threshold floor(n/2), without a spectral start. */
@@ -209,6 +237,8 @@ public final class AttackSearch
         public void run()
         {
             final int n = graph.n();
+            // A CPU-time budget starts when the worker does, on its own thread's clock.
+            final long deadline = threadCpuBudget ? now(true) + budgetNanos : this.deadline;
             final SplittableRandom random = new SplittableRandom(seed + WORKER_SEED_STRIDE * index);
             final CoverState state = new CoverState(graph, TENURES[index][0], TENURES[index][1]);
             final long patience = (recombination ? PATIENCE_PER_VERTEX : PATIENCE_PER_VERTEX_WITHOUT_RECOMBINATION) * n +
@@ -250,7 +280,7 @@ public final class AttackSearch
                     best = state.inC.clone();
                     bestMethod = method;
                 }
-                final int found = state.tabu(random, deadline, patience, stopAtSize);
+                final int found = state.tabu(random, deadline, threadCpuBudget, patience, stopAtSize);
                 if (found > bestInterior)
                 {
                     bestInterior = found;
@@ -277,7 +307,7 @@ public final class AttackSearch
                 }
                 restart++;
             }
-            while (System.nanoTime() < deadline && bestInterior < stopAtSize);
+            while (now(threadCpuBudget) < deadline && bestInterior < stopAtSize);
         }
     }
 
@@ -495,7 +525,7 @@ public final class AttackSearch
             {
                 return false;
             }
-            state.tabu(random, Long.MAX_VALUE, 2_000, Integer.MAX_VALUE);
+            state.tabu(random, Long.MAX_VALUE, false, 2_000, Integer.MAX_VALUE);
             if (!state.consistent())
             {
                 return false;
@@ -835,13 +865,14 @@ public final class AttackSearch
          * without improving on its own best, or reaching {@code stopAtSize}; returns the best
          * interior count seen (its cover in {@link #bestCover}).
          */
-        int tabu(final SplittableRandom random, final long deadline, final long patience, final int stopAtSize)
+        int tabu(final SplittableRandom random, final long deadline, final boolean threadCpu, final long patience,
+            final int stopAtSize)
         {
             int best = interior;
             long lastImprovement = 0;
             for (long iteration = 1; iteration - lastImprovement < patience && best < stopAtSize; iteration++)
             {
-                if ((iteration & 0xFF) == 0 && System.nanoTime() > deadline)
+                if ((iteration & 0xFF) == 0 && now(threadCpu) > deadline)
                 {
                     break;
                 }

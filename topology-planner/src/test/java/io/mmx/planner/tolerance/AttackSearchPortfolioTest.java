@@ -25,6 +25,23 @@ class AttackSearchPortfolioTest
     }
 
     @Test
+    void aCpuTimeBudgetIsSpentByEachWorker()
+    {
+        // Each worker runs until its own thread has used the budget, however loaded the machine.
+        System.out.println("AttackSearchPortfolioTest CPU budget n=1024 d=8 graphSeed=4");
+        final Graph g = TestGraphs.randomRegular(1024, 8, 4);
+        final java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        final com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean)java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        final long cpuBefore = os.getProcessCpuTime();
+        final AttackResult attack = new AttackSearch(4, 150).onThreadCpuTime().search(g, 512, null);
+        final long cpuMillis = (os.getProcessCpuTime() - cpuBefore) / 1_000_000L;
+        ToleranceSoundnessTest.assertValidWitness(g, attack, 512);
+        assertTrue(threads.isCurrentThreadCpuTimeSupported());
+        assertTrue(cpuMillis >= 2 * 150, "two workers of 150 ms CPU each, the process used " + cpuMillis + " ms");
+    }
+
+    @Test
     void swapBookkeepingMatchesARecount()
     {
         // Regular and irregular graphs: the packed counts and queue keys after thousands of swaps.
