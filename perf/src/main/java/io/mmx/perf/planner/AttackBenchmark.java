@@ -137,7 +137,7 @@ public final class AttackBenchmark
         final boolean cpu, final double loadBefore, final int cores)
     {
         final StringBuilder md = new StringBuilder();
-        md.append("# Planner attack: witness at a wall-clock budget\n\n");
+        md.append(cpu ? "# Planner attack: witness at a CPU-time budget\n\n" : "# Planner attack: witness at a wall-clock budget\n\n");
         md.append(String.format(Locale.ROOT, "n = %d, degree %d, graphs as `topo plan --seed S` draws them, threshold n/2, " +
             "%.1f s %s budget per search, %d cores, load average %.1f at the start. Baseline: the search without " +
             "recombination (`AttackSearch.withoutRecombination`), run right before on the same graph with the same budget. " +

@@ -24,6 +24,7 @@ class AttackBenchmarkTest
         assertTrue(md.contains("target met in 1 of 2 searches"), md);
         assertTrue(md.contains("10.0 s wall-clock budget"), md);
         final String cpu = AttackBenchmark.report(List.of(), 4096, 8, 10_000, true, 2.5, 2);
+        assertTrue(cpu.startsWith("# Planner attack: witness at a CPU-time budget"), cpu);
         assertTrue(cpu.contains("10.0 s CPU-time (each worker thread's own, as on idle cores) budget"), cpu);
     }
 }
