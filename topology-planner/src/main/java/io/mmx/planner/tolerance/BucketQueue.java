@@ -67,6 +67,12 @@ final class BucketQueue
         keyOf[v] = NONE;
     }
 
+    /** The key of {@code v}, or -1 when it is not queued. */
+    int keyOf(final int v)
+    {
+        return keyOf[v];
+    }
+
     void update(final int v, final int key)
     {
         if (keyOf[v] != key)
