@@ -154,8 +154,10 @@ class NodeEventsTest
             awaitLine("level=INFO event=acceptor_released process=0 msg=\"hands neighbour " + q + "'s acceptor back",
                 "0 to hand " + q + "'s acceptor back");
         }
-        awaitLine("level=INFO event=catching_up process=", "a process of 4-6 to catch up");
-        awaitLine("level=INFO event=caught_up process=", "it to have caught up");
+        // catching_up needs a status refresh that sees the restarted process know of more decided slots
+        // than it applied; whether one does depends on how the machine schedules its catch-up (under load
+        // it learned and applied in step and no line came in a loaded suite run), so the lines' logic is checked
+        // tick by tick in ReplicaEventsTest, not here.
         assertTrue(a.replica(0).events().blockedNs() > 0, "0's blocked time is counted");
         final String metrics = a.metricsText();
         assertTrue(metrics.contains("mmx_acceptor_takeovers_total{process=\"0\"}"), metrics);
