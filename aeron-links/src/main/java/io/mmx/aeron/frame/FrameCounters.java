@@ -13,8 +13,9 @@ public final class FrameCounters
     private static final int ACCEPTED = DropReason.values().length;
     private static final int SENT = ACCEPTED + 1;
     private static final int SEND_RETRIES = SENT + 1;
+    private static final int MESSAGES = SEND_RETRIES + 1;
 
-    private final AtomicLongArray values = new AtomicLongArray(SEND_RETRIES + 1);
+    private final AtomicLongArray values = new AtomicLongArray(MESSAGES + 1);
 
     /**
      * Count one dropped frame.
@@ -35,7 +36,18 @@ public final class FrameCounters
     /** Count one frame handed to Aeron. */
     public void onSent()
     {
-        increment(SENT);
+        onSentMessage(1);
+    }
+
+    /**
+     * Count frames handed to Aeron together, in one message (one offer).
+     *
+     * @param frames in that message.
+     */
+    public void onSentMessage(final int frames)
+    {
+        values.lazySet(SENT, values.get(SENT) + frames);
+        increment(MESSAGES);
     }
 
     /** Count one retry of an offer that was back-pressured or hit an admin action. */
@@ -81,6 +93,15 @@ public final class FrameCounters
         return values.get(ACCEPTED);
     }
 
+    /**
+     * @return Aeron messages sent: one per frame, or fewer when the transport coalesces the frames of
+     * a duty cycle for one destination endpoint into one message.
+     */
+    public long messages()
+    {
+        return values.get(MESSAGES);
+    }
+
     /** @return frames sent. */
     public long sent()
     {
@@ -102,7 +123,7 @@ public final class FrameCounters
     public String toString()
     {
         final StringBuilder sb = new StringBuilder("FrameCounters{accepted=").append(accepted())
-            .append(", sent=").append(sent()).append(", sendRetries=").append(sendRetries());
+            .append(", sent=").append(sent()).append(", messages=").append(messages()).append(", sendRetries=").append(sendRetries());
         for (final DropReason reason : DropReason.values())
         {
             final long value = dropped(reason);

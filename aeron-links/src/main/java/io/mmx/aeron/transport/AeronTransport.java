@@ -28,8 +28,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * this endpoint over IPC. Every endpoint has one subscription that receives from all publishers, so a
  * receiver holds one image per sending endpoint, not per sending process (docs/transport.md).
  * <p>
+ * With {@link TransportContext#coalesceFrames(boolean)} the frames sent towards one endpoint in a duty cycle
+ * wait in that endpoint's outbox and travel as one Aeron message at {@link #flush()}; a message holds
+ * frames back to back, each with its own header and tag, and a receiver takes any message as the frames
+ * it holds, so a single frame is the same message as before.
+ * <p>
  * Not thread-safe: one thread calls {@link #poll(FrameHandler)} and the send methods (Agrona agent style).
- * The receive path allocates nothing; the send path allocates only when it opens a publication.
+ * The receive path allocates nothing; the send path allocates only when it opens a publication or an
+ * endpoint's outbox.
  */
 public final class AeronTransport implements AutoCloseable
 {
@@ -56,7 +62,26 @@ public final class AeronTransport implements AutoCloseable
     private final AtomicLong handlerErrors = new AtomicLong();
     private final AtomicReference<Throwable> lastClientError = new AtomicReference<>();
     private final String publicationParams;
+    /** Frames waiting for {@link #flush()}, per UDP endpoint, then IPC, then the MDC broadcast; null when off. */
+    private final Outbox[] outboxes;
+    private final int[] dirtyOutboxes;
+    private int dirtyCount;
     private FrameHandler handler;
+
+    /** Frames for one publication, back to back, sent as one message at the next flush. */
+    private static final class Outbox
+    {
+        final UnsafeBuffer buffer;
+        Publication publication;
+        int length;
+        int frames;
+        boolean listed;
+
+        Outbox(final int capacity)
+        {
+            buffer = new UnsafeBuffer(new byte[capacity]);
+        }
+    }
 
     private AeronTransport(final TransportContext ctx)
     {
@@ -85,6 +110,8 @@ public final class AeronTransport implements AutoCloseable
         assembler = new FragmentAssembler(this::onFragment, ctx.maxFrameLengthBytes());
         publicationByEndpoint = new ExclusivePublication[directory.endpointCount()];
         publicationParams = "|term-length=" + ctx.termLengthBytes() + "|mtu=" + ctx.mtuLengthBytes();
+        outboxes = ctx.coalesceFrames() ? new Outbox[directory.endpointCount() + 2] : null;
+        dirtyOutboxes = ctx.coalesceFrames() ? new int[directory.endpointCount() + 2] : null;
 
         MediaDriver launched = null;
         Aeron client = null;
@@ -215,7 +242,8 @@ public final class AeronTransport implements AutoCloseable
         }
         final int length = encoder.encode(
             sendBuffer, 0, type, srcProcessId, dstProcessId, payload, payloadOffset, payloadLength);
-        return offer(publication, length);
+        return deliver(publication == ipcPublication ? ipcOutbox() : directory.endpointIndexOf(dstProcessId),
+            publication, length);
     }
 
     /**
@@ -243,27 +271,50 @@ public final class AeronTransport implements AutoCloseable
         }
         final int length = encoder.encode(
             sendBuffer, 0, type, srcProcessId, FrameHeader.ALL_LOCAL, payload, payloadOffset, payloadLength);
-        int delivered = offer(ipcPublication, length) ? 1 : 0;
+        int delivered = deliver(ipcOutbox(), ipcPublication, length) ? 1 : 0;
         if (localEndpointIndex < 0)
         {
             return delivered;
         }
         if (mdcPublication != null)
         {
-            return delivered + (offer(mdcPublication, length) ? directory.endpointCount() - 1 : 0);
+            return delivered + (deliver(ipcOutbox() + 1, mdcPublication, length) ? directory.endpointCount() - 1 : 0);
         }
         for (int e = 0; e < publicationByEndpoint.length; e++)
         {
             if (e != localEndpointIndex)
             {
                 final Publication publication = publicationForEndpoint(e);
-                if (publication != null && offer(publication, length))
+                if (publication != null && deliver(e, publication, length))
                 {
                     delivered++;
                 }
             }
         }
         return delivered;
+    }
+
+    /**
+     * Sends what waits in the outboxes, one message per endpoint. Call at the end of every duty cycle when
+     * frames are coalesced; without coalescing there is nothing to send.
+     *
+     * @return messages offered.
+     */
+    public int flush()
+    {
+        if (outboxes == null)
+        {
+            return 0;
+        }
+        final int count = dirtyCount;
+        for (int i = 0; i < count; i++)
+        {
+            final Outbox outbox = outboxes[dirtyOutboxes[i]];
+            send(outbox);
+            outbox.listed = false;
+        }
+        dirtyCount = 0;
+        return count;
     }
 
     /**
@@ -403,35 +454,88 @@ public final class AeronTransport implements AutoCloseable
         return publication;
     }
 
-    private boolean offer(final Publication publication, final int length)
+    private int ipcOutbox()
+    {
+        return directory.endpointCount();
+    }
+
+    /** Offers the frame in {@code sendBuffer} now, or puts it in the publication's outbox when coalescing. */
+    private boolean deliver(final int outboxIndex, final Publication publication, final int length)
+    {
+        if (outboxes == null)
+        {
+            return offer(publication, sendBuffer, length, 1);
+        }
+        Outbox outbox = outboxes[outboxIndex];
+        if (outbox == null)
+        {
+            outbox = new Outbox(ctx.maxFrameLengthBytes());
+            outboxes[outboxIndex] = outbox;
+        }
+        if (outbox.frames > 0 && (outbox.publication != publication || outbox.length + length > outbox.buffer.capacity()))
+        {
+            send(outbox); // full, or the endpoint's publication was replaced: keep the order, send what waits
+        }
+        if (!outbox.listed)
+        {
+            outbox.listed = true;
+            dirtyOutboxes[dirtyCount++] = outboxIndex;
+        }
+        outbox.publication = publication;
+        outbox.buffer.putBytes(outbox.length, sendBuffer, 0, length);
+        outbox.length += length;
+        outbox.frames++;
+        return true;
+    }
+
+    /** Offers an outbox's frames as one message and empties it (it stays listed until the flush ends). */
+    private void send(final Outbox outbox)
+    {
+        if (outbox.frames > 0)
+        {
+            offer(outbox.publication, outbox.buffer, outbox.length, outbox.frames);
+        }
+        outbox.length = 0;
+        outbox.frames = 0;
+    }
+
+    private boolean offer(final Publication publication, final DirectBuffer buffer, final int length, final int frames)
     {
         for (int attempt = 0; ; attempt++)
         {
-            final long result = publication.offer(sendBuffer, 0, length);
+            final long result = publication.offer(buffer, 0, length);
             if (result > 0)
             {
-                counters.onSent();
+                counters.onSentMessage(frames);
                 return true;
             }
             if (result == Publication.NOT_CONNECTED)
             {
-                counters.onDropped(DropReason.SEND_NOT_CONNECTED);
+                dropped(DropReason.SEND_NOT_CONNECTED, frames);
                 return false;
             }
             if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
             {
-                counters.onDropped(DropReason.SEND_CLOSED);
+                dropped(DropReason.SEND_CLOSED, frames);
                 forget(publication);
                 return false;
             }
             // BACK_PRESSURED or ADMIN_ACTION: a few retries, then drop rather than starve the node.
             if (attempt >= ctx.maxOfferRetries())
             {
-                counters.onDropped(DropReason.SEND_BACK_PRESSURED);
+                dropped(DropReason.SEND_BACK_PRESSURED, frames);
                 return false;
             }
             counters.onSendRetry();
             Thread.onSpinWait();
+        }
+    }
+
+    private void dropped(final DropReason reason, final int frames)
+    {
+        for (int i = 0; i < frames; i++)
+        {
+            counters.onDropped(reason);
         }
     }
 
@@ -455,22 +559,44 @@ public final class AeronTransport implements AutoCloseable
 
     private void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
+        // A message holds one frame or several back to back; each frame's length is in its header. A frame
+        // that fails verification ends the message: what follows it is dropped with it, counted once, as
+        // lengths read from unauthenticated bytes cannot be trusted to find the next frame.
+        int at = offset;
+        final int end = offset + length;
+        while (at < end)
+        {
+            final int left = end - at;
+            final int frameLength = left < FrameHeader.HEADER_LENGTH ? left :
+                Math.min(left, FrameHeader.OVERHEAD_LENGTH +
+                (buffer.getShort(at + FrameHeader.PAYLOAD_LENGTH_OFFSET, java.nio.ByteOrder.LITTLE_ENDIAN) & 0xFFFF));
+            if (!onFrame(buffer, at, frameLength))
+            {
+                return;
+            }
+            at += frameLength;
+        }
+    }
+
+    /** @return false if the frame failed verification (dropped and counted), true otherwise. */
+    private boolean onFrame(final DirectBuffer buffer, final int offset, final int length)
+    {
         if (verifier.verify(buffer, offset, length) != null)
         {
-            return;
+            return false;
         }
         final FrameHeader frame = verifier.header();
         final int src = frame.srcProcessId();
         if (!directory.contains(src))
         {
             counters.onDropped(DropReason.UNKNOWN_SOURCE);
-            return;
+            return true;
         }
         final int dst = frame.dstProcessId();
         if (dst != FrameHeader.ALL_LOCAL && !(directory.contains(dst) && hostedHere[dst]))
         {
             counters.onDropped(DropReason.UNKNOWN_DESTINATION);
-            return;
+            return true;
         }
         if (ctx.replayProtection())
         {
@@ -482,7 +608,7 @@ public final class AeronTransport implements AutoCloseable
             if (sequence <= lastSequence[stream])
             {
                 counters.onDropped(DropReason.REPLAYED);
-                return;
+                return true;
             }
             lastSequence[stream] = sequence;
         }
@@ -497,5 +623,6 @@ public final class AeronTransport implements AutoCloseable
             handlerErrors.incrementAndGet();
             lastClientError.set(ex);
         }
+        return true;
     }
 }

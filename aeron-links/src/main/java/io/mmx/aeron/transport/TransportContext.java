@@ -91,6 +91,7 @@ public final class TransportContext
     private long driverTimeoutMs = 10_000;
     private int counterValuesBufferLengthBytes = DEFAULT_COUNTER_VALUES_BUFFER_LENGTH_BYTES;
     private boolean replayProtection = true;
+    private boolean coalesceFrames;
     private org.agrona.concurrent.EpochClock epochClock = org.agrona.concurrent.SystemEpochClock.INSTANCE;
     private boolean concluded;
 
@@ -522,6 +523,27 @@ public final class TransportContext
     public TransportContext replayProtection(final boolean replayProtection)
     {
         this.replayProtection = replayProtection;
+        return this;
+    }
+
+    /** @return true if frames for one endpoint wait for {@link AeronTransport#flush()} to travel as one message. */
+    public boolean coalesceFrames()
+    {
+        return coalesceFrames;
+    }
+
+    /**
+     * Coalesce the frames sent towards one endpoint until {@link AeronTransport#flush()} (or until the next
+     * frame would not fit in {@link #maxFrameLengthBytes()}), so that they travel as one Aeron message: one
+     * offer and one datagram instead of one per frame. Each frame keeps its own header, tag and sequence.
+     * Off by default; a caller that turns it on must call {@code flush()} at the end of each duty cycle.
+     *
+     * @param coalesceFrames true to coalesce.
+     * @return this.
+     */
+    public TransportContext coalesceFrames(final boolean coalesceFrames)
+    {
+        this.coalesceFrames = coalesceFrames;
         return this;
     }
 

@@ -481,8 +481,8 @@ public final class MmxNode implements AutoCloseable
     public String transportCountersJson()
     {
         final io.mmx.aeron.frame.FrameCounters c = transport.counters();
-        final StringBuilder sb = new StringBuilder("{\"sent\":").append(c.sent()).append(",\"accepted\":")
-            .append(c.accepted());
+        final StringBuilder sb = new StringBuilder("{\"sent\":").append(c.sent()).append(",\"messages\":")
+            .append(c.messages()).append(",\"accepted\":").append(c.accepted());
         for (final io.mmx.aeron.frame.DropReason r : io.mmx.aeron.frame.DropReason.values())
         {
             if (c.dropped(r) > 0)

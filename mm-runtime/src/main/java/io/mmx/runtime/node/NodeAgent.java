@@ -164,6 +164,8 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
         {
             r.core().flushProposals();
         }
+        // Every frame of this cycle for one endpoint leaves as one message (TransportContext.coalesceFrames).
+        membership.transport().flush();
         return work;
     }
 

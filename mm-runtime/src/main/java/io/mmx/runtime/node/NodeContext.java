@@ -452,6 +452,7 @@ public final class NodeContext
             .frameKey(io.mmx.aeron.frame.FrameKey.of(planHash64(), transportKey()))
             .directory(directory).localEndpoint(localEndpoint)
             .termLengthBytes(term).ipcTermLengthBytes(term).maxFrameLengthBytes(frame)
+            .coalesceFrames(true) // the node agent flushes at the end of each duty cycle
             .driverIdleStrategy(idleStrategy);
         if (aeronDirectory != null)
         {

@@ -199,6 +199,8 @@ public final class NodeMetrics
         }
 
         sample(out, "mmx_frames_sent_total", "counter", "Transport frames sent by this JVM.", frames.sent());
+        sample(out, "mmx_messages_sent_total", "counter",
+            "Transport messages sent by this JVM: a duty cycle's frames for one endpoint travel as one.", frames.messages());
         sample(out, "mmx_frames_send_retries_total", "counter", "Frame sends retried after back pressure.",
             frames.sendRetries());
         sample(out, "mmx_frames_accepted_total", "counter", "Transport frames received and verified.", frames.accepted());

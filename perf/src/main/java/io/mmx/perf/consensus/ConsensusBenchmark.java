@@ -24,8 +24,9 @@ import java.util.concurrent.TimeUnit;
  * {@code --out DIR}, to {@code DIR/consensus.md}.
  * <p>
  * Usage: {@code ConsensusBenchmark [--duration S] [--warmup S] [--payload-bytes B] [--in-flight 1,16,256]
- * [--idle NAME] [--out DIR]}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands, in-flight
- * 1, 16 and 256, each system's own idle strategy (Aeron Cluster and the client: backoff; mmx: its node's
+ * [--members 5,256,..] [--idle NAME] [--out DIR]}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands,
+ * in-flight 1, 16 and 256, the mmx node at 5 and 32 processes ({@code --members} replaces these; the baseline
+ * always runs its own 3 members; clusters of 256 and more get 120 s to start), each system's own idle strategy (Aeron Cluster and the client: backoff; mmx: its node's
  * default); about 25 s for the Aeron Cluster baseline alone.
  * Exit status 1 if a system failed to start or stalled (its failure is in the report), 2 on bad arguments.
  */
@@ -34,14 +35,21 @@ public final class ConsensusBenchmark
     /** Largest command: the mmx node carries commands of up to 56 bytes inline. */
     public static final int MAX_PAYLOAD_BYTES = 56;
     private static final String USAGE = "usage: consensus [--duration S] [--warmup S] [--payload-bytes 8..56] " +
-        "[--in-flight N,N,..] [--idle park|backoff|sleeping|yielding|busy|noop] [--out DIR]\n" +
-        "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, each system's own idle strategy; " +
+        "[--in-flight N,N,..] [--members N,N,..] [--idle park|backoff|sleeping|yielding|busy|noop] [--out DIR]\n" +
+        "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, mmx at 5 and 32 processes " +
+        "(the Aeron Cluster baseline always has 3 members), each system's own idle strategy; " +
         "writes DIR/consensus.md too with --out";
-    private static final long START_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+    private static final long START_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    /** Clusters of this many members and more get {@link #LARGE_START_TIMEOUT_NS} to start. */
+    private static final int LARGE_CLUSTER = 256;
+    private static final long LARGE_START_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
+    /** Largest cluster the benchmark accepts. */
+    static final int MAX_MEMBERS = 4096;
     private static final long STALL_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
 
     /** Parsed command line. */
-    record Options(double durationS, double warmupS, int payloadBytes, int[] inFlight, String idle, Path out)
+    record Options(double durationS, double warmupS, int payloadBytes, int[] inFlight, int[] members, String idle,
+        Path out)
     {
         static Options parse(final String[] args)
         {
@@ -49,6 +57,7 @@ public final class ConsensusBenchmark
             double warmupS = 2;
             int payloadBytes = 32;
             int[] inFlight = {1, 16, 256};
+            int[] members = null;
             String idle = null;
             Path out = null;
             for (int i = 0; i < args.length; i++)
@@ -68,10 +77,13 @@ public final class ConsensusBenchmark
                         case "--payload-bytes" -> payloadBytes = Integer.parseInt(value);
                         case "--in-flight" -> inFlight = Arrays.stream(value.split(",")).map(String::trim)
                             .mapToInt(Integer::parseInt).toArray();
+                        case "--members" -> members = Arrays.stream(value.split(",")).map(String::trim)
+                            .mapToInt(Integer::parseInt).toArray();
                         case "--idle" -> idle = value;
                         case "--out" -> out = Path.of(value);
                         default -> throw new IllegalArgumentException("unknown option '" + option + "'; use " +
-                            "--duration S, --warmup S, --payload-bytes B, --in-flight N,N,.., --idle NAME, --out DIR");
+                            "--duration S, --warmup S, --payload-bytes B, --in-flight N,N,.., --members N,N,.., --idle NAME, " +
+                            "--out DIR");
                     }
                 }
                 catch (final NumberFormatException ex)
@@ -93,11 +105,16 @@ public final class ConsensusBenchmark
                 throw new IllegalArgumentException("--in-flight must list bounds in 1..65536, got " +
                     Arrays.toString(inFlight));
             }
+            if (members != null && (members.length == 0 || Arrays.stream(members).anyMatch(n -> n < 3 || n > MAX_MEMBERS)))
+            {
+                throw new IllegalArgumentException("--members must list cluster sizes in 3.." + MAX_MEMBERS + ", got " +
+                    Arrays.toString(members));
+            }
             if (idle != null)
             {
                 TransportContext.idleStrategy(idle); // names the valid choices if this one is unknown
             }
-            return new Options(durationS, warmupS, payloadBytes, inFlight, idle, out);
+            return new Options(durationS, warmupS, payloadBytes, inFlight, members, idle, out);
         }
     }
 
@@ -156,13 +173,15 @@ public final class ConsensusBenchmark
         boolean allRan = true;
         for (final ConsensusSystem system : systems)
         {
-            for (final int members : system.memberCounts())
+            final boolean baseline = system.name().equals(ConsensusSystems.BASELINE);
+            for (final int members : baseline || options.members() == null ? system.memberCounts() : options.members())
             {
                 final Path workDir = Files.createTempDirectory("mmx-consensus-" + system.name() + "-");
                 final long startNs = System.nanoTime();
                 String stage = "start";
                 try (ReplicatedLog log = system.create(members, new LogSettings(
-                    workDir, options.idle(), options.payloadBytes(), START_TIMEOUT_NS)))
+                    workDir, options.idle(), options.payloadBytes(),
+                    members >= LARGE_CLUSTER ? LARGE_START_TIMEOUT_NS : START_TIMEOUT_NS)))
                 {
                     System.err.printf("consensus: starting %s, n = %d%n", system.name(), members);
                     log.start();

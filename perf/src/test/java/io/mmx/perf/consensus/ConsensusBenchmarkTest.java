@@ -58,4 +58,28 @@ class ConsensusBenchmarkTest
         assertEquals(2, notes.stream().filter(n -> n.startsWith("broken n = ") && n.contains("FAILED at start") &&
             n.contains("no quorum")).count(), notes.toString());
     }
+
+    @Test
+    void membersReplaceTheSizesOfEverySystemButTheBaseline() throws Exception
+    {
+        final ConsensusBenchmark.Options options = ConsensusBenchmark.Options.parse(
+            new String[]{"--duration", "0.1", "--warmup", "0", "--in-flight", "2", "--members", "7,9"});
+        final List<LoadResult> results = new ArrayList<>();
+        final boolean allRan = ConsensusBenchmark.run(List.of(new ExecutorSystem(ConsensusSystems.BASELINE, false),
+            new ExecutorSystem("other", false)), options, results, new ArrayList<>());
+        assertTrue(allRan);
+        assertEquals(List.of(ConsensusSystems.BASELINE + " 5", ConsensusSystems.BASELINE + " 32", "other 7", "other 9"),
+            results.stream().map(r -> r.system() + " " + r.members()).toList());
+    }
+
+    @Test
+    void badMembersAreRefusedNamingTheRange()
+    {
+        for (final String bad : new String[]{"2", "5,4097", "x"})
+        {
+            final IllegalArgumentException ex = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> ConsensusBenchmark.Options.parse(new String[]{"--members", bad}));
+            assertTrue(ex.getMessage().contains("--members"), ex.getMessage());
+        }
+    }
 }

@@ -19,8 +19,8 @@ import java.util.concurrent.CompletableFuture;
  * n mmx processes on loopback: child JVMs running {@code mmx node} (shm regions, Aeron UDP), and this
  * JVM hosting the last group of processes and submitting through them. A command counts as committed
  * when it is applied at the submitting node's replica, as an Aeron Cluster client counts the egress
- * acknowledgement of a committed command. Layout: one process per JVM at n = 5, four at n = 32 (8 JVMs
- * on the machine's cores, with the client's).
+ * acknowledgement of a committed command. Layout: one process per JVM up to n = 8, then 8 JVMs (four
+ * processes each at n = 32, 32 at n = 256), the client's among them; degree 2 at n = 5, 4 below 256, 8 from 256.
  */
 public final class MmxLog implements ReplicatedLog
 {
@@ -54,11 +54,11 @@ public final class MmxLog implements ReplicatedLog
     @Override
     public void start() throws Exception
     {
-        final int degree = n <= 5 ? 2 : 4;
+        final int degree = n <= 5 ? 2 : n < 256 ? 4 : 8;
         final Plan plan = LocalCluster.plan(n, degree, 1);
-        final int procsPerJvm = n <= 8 ? 1 : (n + 7) / 8;
+        final int procsPerJvm = procsPerJvm(n);
         cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm,
-            List.of("-Xmx192m", "-XX:+UseSerialGC"), LocalCluster.Existing.REPLACE);
+            List.of("-Xmx" + heapMiB(procsPerJvm) + "m", "-XX:+UseSerialGC"), LocalCluster.Existing.REPLACE);
         if (settings.idleStrategy() != null)
         {
             cluster.nodeOptions(List.of("--idle", settings.idleStrategy()));
@@ -97,6 +97,18 @@ public final class MmxLog implements ReplicatedLog
                 }
             }
         }
+    }
+
+    /** One process per JVM up to 8 processes, then 8 JVMs: the machine's cores are few, JVMs cost memory. */
+    static int procsPerJvm(final int n)
+    {
+        return n <= 8 ? 1 : (n + 7) / 8;
+    }
+
+    /** Heap per JVM: 192 MiB and 6 MiB per hosted process beyond the first (a JVM of 32 uses about 180 MiB). */
+    static int heapMiB(final int procsPerJvm)
+    {
+        return 192 + 6 * (procsPerJvm - 1);
     }
 
     @Override

@@ -4,7 +4,7 @@ import io.mmx.perf.consensus.ConsensusSystem;
 import io.mmx.perf.consensus.LogSettings;
 import io.mmx.perf.consensus.ReplicatedLog;
 
-/** The mmx node at n = 5 and n = 32, on loopback with shm regions and Aeron UDP. */
+/** The mmx node at n = 5 and n = 32 (or the sizes given with {@code --members}), on loopback with shm regions and Aeron UDP. */
 public final class MmxSystem implements ConsensusSystem
 {
     @Override
