@@ -27,22 +27,29 @@ final class ConsensusReport
         out.append("## Consensus: commit latency and throughput against Aeron Cluster\n\n");
         out.append(header).append("\n\n");
         out.append("| system | n | in-flight | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs | commits/s " +
-            "| p50 × | p99 × | commits/s × |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            "| CPU µs/commit | p50 × | p99 × | commits/s × | CPU/commit × |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (final LoadResult r : results)
         {
             final Histogram h = r.latencyNs();
             final LoadResult base = baselineFor(results, r.inFlight());
-            out.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %s | %s | %s | %.0f | %s | %s | %s |%n",
+            out.append(String.format(Locale.ROOT,
+                "| %s | %d | %d | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s |%n",
                 r.system(), r.members(), r.inFlight(),
                 us(h, 50), us(h, 90), us(h, 99), us(h, 99.9), us(h, 100), r.commitsPerSecond(),
+                Double.isNaN(r.cpuMicrosPerCommit()) ? "n/a" : String.format(Locale.ROOT, "%.1f", r.cpuMicrosPerCommit()),
                 base == null ? "n/a" : ratio(percentile(h, 50), percentile(base.latencyNs(), 50)),
                 base == null ? "n/a" : ratio(percentile(h, 99), percentile(base.latencyNs(), 99)),
-                base == null ? "n/a" : ratio(r.commitsPerSecond(), base.commitsPerSecond())));
+                base == null ? "n/a" : ratio(r.commitsPerSecond(), base.commitsPerSecond()),
+                base == null || Double.isNaN(r.cpuMicrosPerCommit()) || Double.isNaN(base.cpuMicrosPerCommit()) ? "n/a" :
+                ratio(r.cpuMicrosPerCommit(), base.cpuMicrosPerCommit())));
         }
         out.append('\n');
         out.append("Ratios are to ").append(ConsensusSystems.BASELINE)
-            .append(" at the same in-flight bound: × above 1 is slower latency or a higher commit rate.\n");
+            .append(" at the same in-flight bound: × above 1 is slower latency, a higher commit rate or more CPU ")
+            .append("per commit. CPU is utime + stime from /proc of every process of the system over the measured ")
+            .append("window, the client and load driver included: on a shared machine it is steadier than the rates, ")
+            .append("which depend on how much of the cores the system got.\n");
         for (final String note : notes)
         {
             out.append("\n- ").append(note);

@@ -90,17 +90,41 @@ public final class LoadDriver
         run.windowEndNs = run.windowStartNs + durationNs;
         run.lastProgressNs = startNs;
         long nowNs = startNs;
+        long cpuTicksAtStart = Long.MIN_VALUE;
         while (nowNs < run.windowEndNs)
         {
             int work = submitUpToBound(log, run);
             work += log.poll(run);
             nowNs = System.nanoTime();
+            if (cpuTicksAtStart == Long.MIN_VALUE && nowNs >= run.windowStartNs)
+            {
+                cpuTicksAtStart = cpuTicks(log);
+            }
             run.checkProgress(nowNs);
             idleStrategy.idle(work);
         }
+        final long cpuTicksAtEnd = cpuTicks(log);
         drain(log, run);
         return new LoadResult(log.name(), log.members(), inFlight, run.histogram, run.windowCommits,
-            durationNs / 1e9, run.maxOutstanding, run.sentNsById.size(), run.unexpected);
+            durationNs / 1e9, run.maxOutstanding, run.sentNsById.size(), run.unexpected,
+            cpuTicksAtStart < 0 || cpuTicksAtEnd < 0 ? -1 :
+            (cpuTicksAtEnd - cpuTicksAtStart) / (double)io.mmx.perf.idle.ProcFs.TICKS_PER_SECOND);
+    }
+
+    /** CPU ticks of this JVM and the log's other processes; negative if one of them could not be read. */
+    private static long cpuTicks(final ReplicatedLog log)
+    {
+        long ticks = io.mmx.perf.idle.ProcFs.cpuTicks(ProcessHandle.current().pid());
+        for (final long pid : log.otherPids())
+        {
+            final long t = io.mmx.perf.idle.ProcFs.cpuTicks(pid);
+            if (t < 0 || ticks < 0)
+            {
+                return -1;
+            }
+            ticks += t;
+        }
+        return ticks;
     }
 
     private int submitUpToBound(final ReplicatedLog log, final Run run)

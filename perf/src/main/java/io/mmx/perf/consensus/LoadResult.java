@@ -14,6 +14,8 @@ import org.HdrHistogram.Histogram;
  * @param maxOutstanding the most commands ever outstanding at once (never above {@code inFlight}).
  * @param lost           commands still not committed when the drain after the window gave up.
  * @param unexpected     commits reported for ids not outstanding (duplicates, or lost ones arriving late).
+ * @param cpuSeconds     CPU time (utime + stime from /proc) of this JVM and the system's other processes over the
+ *                       measured window, client and load driver included; negative if unknown.
  */
 public record LoadResult(
     String system,
@@ -24,8 +26,15 @@ public record LoadResult(
     double seconds,
     int maxOutstanding,
     long lost,
-    long unexpected)
+    long unexpected,
+    double cpuSeconds)
 {
+    /** @return CPU microseconds per commit over the measured window, or NaN if unknown. */
+    public double cpuMicrosPerCommit()
+    {
+        return cpuSeconds < 0 || commits == 0 ? Double.NaN : cpuSeconds * 1e6 / commits;
+    }
+
     /** @return commits per second over the measured window. */
     public double commitsPerSecond()
     {

@@ -52,6 +52,15 @@ public interface ReplicatedLog extends AutoCloseable
      */
     int poll(CommitListener listener);
 
+    /**
+     * @return the processes besides this JVM that run the system (its members' JVMs), whose CPU time the
+     * benchmark counts with this JVM's; empty when everything runs in this JVM.
+     */
+    default long[] otherPids()
+    {
+        return new long[0];
+    }
+
     /** @return one line for the report about the run's health (leader, errors), or empty. */
     default String diagnostics()
     {

@@ -14,10 +14,10 @@ import java.util.stream.Stream;
  * and each of its threads) and resident memory split by what is mapped (anonymous memory holds the
  * Java heap and the JVM's own; shared files are the cluster's regions or Aeron's buffers).
  */
-final class ProcFs
+public final class ProcFs
 {
     /** Clock ticks per second of utime and stime; Linux reports USER_HZ, 100 on every common build. */
-    static final long TICKS_PER_SECOND = ticksPerSecond();
+    public static final long TICKS_PER_SECOND = ticksPerSecond();
 
     /** The first line of a mapping in smaps: address range, permissions, offset, device, inode, path. */
     private static final Pattern MAPPING = Pattern.compile("[0-9a-f]+-[0-9a-f]+ ");
@@ -61,8 +61,12 @@ final class ProcFs
         }
     }
 
-    /** utime + stime of process {@code pid} (all its threads, living and ended), in clock ticks. */
-    static long cpuTicks(final long pid)
+    /**
+     * @param pid a process.
+     * @return utime + stime of process {@code pid} (all its threads, living and ended), in clock ticks; -1 if it
+     * is gone.
+     */
+    public static long cpuTicks(final long pid)
     {
         return cpuTicks(Path.of("/proc", Long.toString(pid), "stat"));
     }

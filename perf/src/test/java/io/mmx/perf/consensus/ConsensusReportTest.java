@@ -19,7 +19,8 @@ class ConsensusReportTest
     {
         final Histogram h = new Histogram(LoadDriver.HIGHEST_TRACKABLE_NS, 3);
         h.recordValueWithCount(latencyNs, 100);
-        return new LoadResult(system, members, inFlight, h, commits, 1.0, inFlight, 0, 0);
+        return new LoadResult(system, members, inFlight, h, commits, 1.0, inFlight, 0, 0,
+            commits * (latencyNs / 100.0) * 1e-6); // CPU µs per commit: a hundredth of the latency in ns
     }
 
     @Test
@@ -34,9 +35,9 @@ class ConsensusReportTest
         final String md = ConsensusReport.markdown("header", rows, List.of("a note"));
 
         assertTrue(md.startsWith("## Consensus"), md);
-        assertTrue(md.contains("| aeron-cluster | 3 | 1 | 0.5 | 0.5 | 0.5 | 0.5 | 0.5 | 10000 | 1.00 | 1.00 | 1.00 |"),
+        assertTrue(md.contains("| aeron-cluster | 3 | 1 | 0.5 | 0.5 | 0.5 | 0.5 | 0.5 | 10000 | 5.0 | 1.00 | 1.00 | 1.00 | 1.00 |"),
             md);
-        assertTrue(md.contains("| other | 5 | 16 | 2.0 | 2.0 | 2.0 | 2.0 | 2.0 | 80000 | 2.00 | 2.00 | 2.00 |"), md);
+        assertTrue(md.contains("| other | 5 | 16 | 2.0 | 2.0 | 2.0 | 2.0 | 2.0 | 80000 | 20.0 | 2.00 | 2.00 | 2.00 | 2.00 |"), md);
         assertTrue(md.contains("\n- a note"), md);
     }
 
@@ -45,7 +46,7 @@ class ConsensusReportTest
     {
         final String md = ConsensusReport.markdown("h", List.of(row("other", 5, 256, 1_000, 5)), List.of());
 
-        assertTrue(md.contains("| 5 | n/a | n/a | n/a |"), md);
+        assertTrue(md.contains("| 5 | 10.0 | n/a | n/a | n/a | n/a |"), md);
     }
 
     @Test

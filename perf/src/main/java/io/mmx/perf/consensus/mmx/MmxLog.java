@@ -137,6 +137,21 @@ public final class MmxLog implements ReplicatedLog
     }
 
     @Override
+    public long[] otherPids()
+    {
+        if (cluster == null)
+        {
+            return new long[0];
+        }
+        final long[] pids = new long[cluster.layout().jvms() - 1];
+        for (int j = 0; j < pids.length; j++)
+        {
+            pids[j] = cluster.pid(j);
+        }
+        return pids;
+    }
+
+    @Override
     public String diagnostics()
     {
         return n + " processes in " + (cluster == null ? 0 : cluster.layout().jvms()) + " JVMs (" +
