@@ -52,6 +52,7 @@ public final class LocalCluster implements AutoCloseable
     private final Process[] children;
     private final List<String> childJvmArgs;
     private List<String> nodeOptions = List.of();
+    private boolean appliedLogs = true;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
     private LocalCluster(final Path dir, final Plan plan, final ClusterLayout layout, final Path memoryDir,
@@ -216,6 +217,16 @@ public final class LocalCluster implements AutoCloseable
         this.nodeOptions = List.copyOf(options);
     }
 
+    /**
+     * Child JVMs started from now on keep no applied logs (each replica's record of every command it
+     * applied, which tests and the demo compare): a benchmark of the protocol pays one file write per
+     * command and replica for an audit it never reads.
+     */
+    public void withoutAppliedLogs()
+    {
+        this.appliedLogs = false;
+    }
+
     /** The {@code mmx node} arguments of JVM {@code j}. */
     public List<String> nodeArgs(final int j)
     {
@@ -225,9 +236,13 @@ public final class LocalCluster implements AutoCloseable
             Files.exists(hostKeyFile(j)) ? "--keys" : "--cluster-key-file",
             (Files.exists(hostKeyFile(j)) ? hostKeyFile(j) : keyFile()).toString(),
             "--shm-dir", regionDir().toString(), "--aeron-dir", aeronDir(j).toString(),
-            "--status-listen", layout.statusEndpoint(j), "--applied-log-dir", dir.resolve("applied").toString(),
+            "--status-listen", layout.statusEndpoint(j),
             "--state-dir", dir.resolve("state").toString(),
             "--exit-with-stdin"));
+        if (appliedLogs)
+        {
+            args.addAll(List.of("--applied-log-dir", dir.resolve("applied").toString()));
+        }
         args.addAll(nodeOptions);
         return args;
     }

@@ -63,6 +63,7 @@ public final class MmxLog implements ReplicatedLog
         {
             cluster.nodeOptions(List.of("--idle", settings.idleStrategy()));
         }
+        cluster.withoutAppliedLogs(); // a test's audit of every replica's commands, not part of the service
         final int client = cluster.layout().jvms() - 1;
         for (int j = 0; j < client; j++)
         {
