@@ -65,6 +65,10 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     private final Long2ObjectHashMap<Submission> pending = new Long2ObjectHashMap<>();
     private final List<Submission> expired = new ArrayList<>();
     private final long[] forwarded;
+    /** Commands drained in this cycle for a remote leader, sent together by {@link #flushForwards}. */
+    private final long[] forwardBatch;
+    private final int forwardCapacity;
+    private int batchedCount;
     /** Outside clients' frames, or null (a node without a UDP endpoint). */
     private final ClientEndpoint clientEndpoint;
     private final ClientCommands clientCommands;
@@ -93,6 +97,8 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
         this.submissions = new ManyToOneConcurrentArrayQueue<>(maxPending);
         this.pendingCount = pendingCount;
         this.forwarded = new long[64 * proposalWords];
+        this.forwardCapacity = replicas[0].forwardCapacity();
+        this.forwardBatch = new long[forwardCapacity * proposalWords];
         this.clientEndpoint = clientEndpoint;
         this.clientCommands = new ClientCommands(replicaById, origin, proposalWords, maxPending, submitTimeoutTicks,
             resubmitTicks, clientEndpoint);
@@ -190,9 +196,35 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             }
             s.deadlineTick = tick + submitTimeoutTicks;
             pending.put(s.counter, s);
-            route(s, tick);
+            final int leader = replicaById[origin].leader();
+            if (leader >= 0 && replicaById[leader] == null)
+            {
+                // A remote leader: the commands drained together travel in as few frames as fit.
+                s.routedTick = tick;
+                s.routedTo = leader;
+                if (batchedCount == forwardCapacity)
+                {
+                    flushForwards(leader);
+                }
+                System.arraycopy(s.words, 0, forwardBatch, batchedCount * proposalWords, proposalWords);
+                batchedCount++;
+            }
+            else
+            {
+                route(s, tick);
+            }
+        }
+        if (batchedCount > 0)
+        {
+            flushForwards(replicaById[origin].leader());
         }
         return drained;
+    }
+
+    private void flushForwards(final int leader)
+    {
+        replicaById[origin].forward(leader, forwardBatch, 0, batchedCount);
+        batchedCount = 0;
     }
 
     /** Proposes at a hosted leader, or forwards to the remote one; nothing while no leader is known. */
