@@ -66,6 +66,7 @@ public final class AeronTransport implements AutoCloseable
     private final Outbox[] outboxes;
     private final int[] dirtyOutboxes;
     private int dirtyCount;
+    private boolean lastOfferSent;
     private FrameHandler handler;
 
     /** Frames for one publication, back to back, sent as one message at the next flush. */
@@ -307,13 +308,21 @@ public final class AeronTransport implements AutoCloseable
             return 0;
         }
         final int count = dirtyCount;
+        int kept = 0;
         for (int i = 0; i < count; i++)
         {
-            final Outbox outbox = outboxes[dirtyOutboxes[i]];
-            send(outbox);
-            outbox.listed = false;
+            final int index = dirtyOutboxes[i];
+            final Outbox outbox = outboxes[index];
+            if (send(outbox, true))
+            {
+                outbox.listed = false;
+            }
+            else
+            {
+                dirtyOutboxes[kept++] = index; // back-pressured: the frames wait for the next flush
+            }
         }
-        dirtyCount = 0;
+        dirtyCount = kept;
         return count;
     }
 
@@ -464,7 +473,8 @@ public final class AeronTransport implements AutoCloseable
     {
         if (outboxes == null)
         {
-            return offer(publication, sendBuffer, length, 1);
+            offer(publication, sendBuffer, length, 1, false);
+            return lastOfferSent;
         }
         Outbox outbox = outboxes[outboxIndex];
         if (outbox == null)
@@ -474,7 +484,7 @@ public final class AeronTransport implements AutoCloseable
         }
         if (outbox.frames > 0 && (outbox.publication != publication || outbox.length + length > outbox.buffer.capacity()))
         {
-            send(outbox); // full, or the endpoint's publication was replaced: keep the order, send what waits
+            send(outbox, false); // full, or the endpoint's publication was replaced: keep the order, send what waits
         }
         if (!outbox.listed)
         {
@@ -488,43 +498,65 @@ public final class AeronTransport implements AutoCloseable
         return true;
     }
 
-    /** Offers an outbox's frames as one message and empties it (it stays listed until the flush ends). */
-    private void send(final Outbox outbox)
+    /**
+     * Offers an outbox's frames as one message and empties it (it stays listed until the flush ends).
+     * With {@code mayWait}, frames that stay back-pressured through the retries are kept for the next
+     * flush (a burst bigger than the publication's window then goes a cycle later instead of being lost);
+     * without, or when the outbox must make room, they are dropped and counted.
+     *
+     * @return false if the frames were kept.
+     */
+    private boolean send(final Outbox outbox, final boolean mayWait)
     {
-        if (outbox.frames > 0)
+        if (outbox.frames > 0 && !offer(outbox.publication, outbox.buffer, outbox.length, outbox.frames, mayWait))
         {
-            offer(outbox.publication, outbox.buffer, outbox.length, outbox.frames);
+            return false;
         }
         outbox.length = 0;
         outbox.frames = 0;
+        return true;
     }
 
-    private boolean offer(final Publication publication, final DirectBuffer buffer, final int length, final int frames)
+    /**
+     * Offers a message with a few retries; {@link #lastOfferSent} says whether it went.
+     *
+     * @return false only if the message stayed back-pressured and {@code mayWait} keeps it; true when it
+     * was sent or dropped (counted).
+     */
+    private boolean offer(final Publication publication, final DirectBuffer buffer, final int length, final int frames,
+        final boolean mayWait)
     {
+        lastOfferSent = false;
         for (int attempt = 0; ; attempt++)
         {
             final long result = publication.offer(buffer, 0, length);
             if (result > 0)
             {
                 counters.onSentMessage(frames);
+                lastOfferSent = true;
                 return true;
             }
             if (result == Publication.NOT_CONNECTED)
             {
                 dropped(DropReason.SEND_NOT_CONNECTED, frames);
-                return false;
+                return true;
             }
             if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
             {
                 dropped(DropReason.SEND_CLOSED, frames);
                 forget(publication);
-                return false;
+                return true;
             }
-            // BACK_PRESSURED or ADMIN_ACTION: a few retries, then drop rather than starve the node.
+            // BACK_PRESSURED or ADMIN_ACTION: a few retries, then drop (or wait) rather than starve the node.
             if (attempt >= ctx.maxOfferRetries())
             {
+                if (mayWait)
+                {
+                    counters.onSendRetry();
+                    return false;
+                }
                 dropped(DropReason.SEND_BACK_PRESSURED, frames);
-                return false;
+                return true;
             }
             counters.onSendRetry();
             Thread.onSpinWait();

@@ -310,6 +310,42 @@ class AeronTransportTest
     }
 
     @Test
+    void coalescedFramesThatMeetBackPressureWaitForTheNextFlushInsteadOfBeingLost()
+    {
+        final ProcessDirectory directory = ProcessDirectory.parse("0-1@127.0.0.1:1");
+        final AeronTransport transport = launch(new TransportContext().frameKey(KEY).directory(directory)
+            .medium(TransportContext.Medium.IPC).coalesceFrames(true), "wait");
+        final Inbox inbox = new Inbox();
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[2048]);
+        Deadline.await("ipc connected", 5_000, () -> transport.poll(inbox), () -> transport.isConnected(1));
+        // 64 KiB IPC terms: a publication runs at most half a term ahead of its subscriber. Flushes of four
+        // 2 KiB frames without a poll meet back pressure within 40 KiB; the burst stops at the first.
+        int sent = 0;
+        for (int cycle = 0; cycle < 12 && transport.counters().sendRetries() == 0; cycle++)
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                payload.putInt(0, sent++);
+                assertTrue(transport.send(0, 1, 1, payload, 0, 1900));
+            }
+            transport.flush();
+        }
+        assertTrue(transport.counters().sendRetries() > 0, "back pressure expected: " + transport.counters());
+        assertEquals(0, transport.counters().sendDropped(), "the back-pressured frames are kept");
+        final int expected = sent;
+        Deadline.await(expected + " frames after the subscriber catches up", 10_000, () ->
+        {
+            transport.poll(inbox);
+            transport.flush();
+        }, () -> inbox.frames.size() == expected);
+        for (int i = 0; i < expected; i++)
+        {
+            assertEquals(i, inbox.frames.get(i)[2], "in order");
+        }
+        assertEquals(0, transport.counters().sendDropped(), transport.counters().toString());
+    }
+
+    @Test
     void aFrameThatFailsVerificationEndsItsMessage()
     {
         final int[] ports = LoopbackPorts.freeUdpPorts(1);
