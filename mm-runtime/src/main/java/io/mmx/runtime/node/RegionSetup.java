@@ -1,10 +1,10 @@
 package io.mmx.runtime.node;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.memd.MemdRegionLink;
 import io.mmx.rdma.region.ProcessKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.runtime.core.RegionLayout;
 
 import java.net.InetSocketAddress;

@@ -1,5 +1,6 @@
 package io.mmx.rdma.region;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.OpStatus;
 import org.agrona.concurrent.AtomicBuffer;
 
