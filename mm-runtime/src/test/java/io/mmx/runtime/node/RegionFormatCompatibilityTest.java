@@ -30,10 +30,10 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * A region file keeps its bytes across releases: what a node writes when it formats a region is
- * compared with the bytes an earlier release wrote ({@link #GOLDEN_HEADER}: the store's 128-byte
- * header, then the protocol's header words), and a file with those bytes opens and passes the checks
- * a recovering process makes.
+ * A region file keeps its bytes across changes of the code: what a node writes when it formats a
+ * region is compared with the bytes recorded when this test was written ({@link #GOLDEN_HEADER}:
+ * the store's 128-byte header, then the protocol's header words), and a file with those bytes opens
+ * and passes the checks a recovering process makes.
  */
 class RegionFormatCompatibilityTest
 {
@@ -44,7 +44,7 @@ class RegionFormatCompatibilityTest
     private static final long PLAN_ID = 0x58d17096f5c3e240L;
     private static final ClusterKey KEY = ClusterKey.ofPassphrase("region-format-golden-key-0123456789");
 
-    /** The first 128 + 8 x 9 bytes of the file that release wrote for these inputs (the rest is zero). */
+    /** The first 128 + 8 x 9 bytes of the file written for these inputs (the rest is zero). */
     private static final String GOLDEN_HEADER =
         // store header: magic "MMXREGN1", version 1, header bytes 128, owner 1, 0, data bytes 512
         "4d4d585245474e31010000008000000001000000000000000002000000000000" +
@@ -109,7 +109,7 @@ class RegionFormatCompatibilityTest
             () -> recover(words, PLAN_ID + 1));
         assertTrue(otherPlan.getMessage().contains("plan"), otherPlan.getMessage());
         final long[] otherOwner = words.clone();
-        otherOwner[RegionLayout.OWNER_WORD] = OWNER + 1;
+        otherOwner[RegionHeader.OWNER_WORD] = OWNER + 1;
         assertThrows(IllegalStateException.class, () -> recover(otherOwner, PLAN_ID));
     }
 
