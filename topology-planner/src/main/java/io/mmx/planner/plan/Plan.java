@@ -62,6 +62,17 @@ public record Plan(
         return PlanDigest.parse(contentHash);
     }
 
+    /**
+     * The analysis read back into the planner's typed results; what every reader of a plan's
+     * tolerance, spectrum or failure domains uses instead of JSON paths. Parsed on each call.
+     *
+     * @throws IllegalArgumentException naming the first field missing or of the wrong type.
+     */
+    public PlanAnalysis analysisResults()
+    {
+        return PlanAnalysisJson.read(this);
+    }
+
     /** Processes in the plan. */
     public int n()
     {
