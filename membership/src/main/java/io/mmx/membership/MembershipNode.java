@@ -11,6 +11,7 @@ import io.mmx.membership.swim.MemberStatus;
 import io.mmx.membership.wire.MessageType;
 import io.mmx.membership.wire.PlanRefusal;
 import io.mmx.membership.wire.SwimMessage;
+import io.mmx.planner.plan.PlanDigest;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -59,7 +60,7 @@ public final class MembershipNode
      * @param config          concluded for {@code processes}.
      * @param processes       n.
      * @param self            this process, 0..n-1.
-     * @param planHash        32-byte plan hash.
+     * @param planDigest      the plan's content hash.
      * @param neighbours      plan neighbours (may be empty).
      * @param seed            of this node's random generator.
      * @param outbox          where messages go.
@@ -72,7 +73,7 @@ public final class MembershipNode
         final MembershipConfig config,
         final int processes,
         final int self,
-        final byte[] planHash,
+        final PlanDigest planDigest,
         final int[] neighbours,
         final long seed,
         final Outbox outbox,
@@ -97,14 +98,14 @@ public final class MembershipNode
         this.heartbeatReader = heartbeatReader;
         this.heartbeatWriter = heartbeatWriter;
         this.nowTick = startTick;
-        this.planHash = planHash.clone();
+        this.planHash = planDigest.toByteArray();
         // Method references bound once here: binding them per tick would allocate on every tick.
         this.neighbourListener = listener::onNeighbourSuspicion;
         sendBuffer = new UnsafeBuffer(new byte[Math.max(
             SwimMessage.maxLength(config.maxPiggybackUpdates()), PlanRefusal.LENGTH)]);
         election = new LeaderElection(config, self, listener::onLeaderChanged);
         detector = new FailureDetector(config, processes, self, new SplittableRandom(seed), this::send, this::onStatus);
-        plan = new PlanActivation(planHash, neighbours);
+        plan = new PlanActivation(planDigest, neighbours);
         isDead = detector::isDead;
         monitor = heartbeatReader != null && heartbeatWriter != null ?
             new NeighbourMonitor(neighbours, config.heartbeatIntervalTicks(), config.neighbourStaleTicks(), startTick) :
@@ -294,7 +295,7 @@ public final class MembershipNode
             return;
         }
         final long received = PlanRefusal.decode(buffer, offset, scratchHash);
-        if (received != plan.fingerprint() || PlanActivation.fingerprintOf(scratchHash) == plan.fingerprint())
+        if (received != plan.fingerprint() || PlanDigest.membershipFingerprint(scratchHash) == plan.fingerprint())
         {
             // Not about our plan, or not actually a different plan: a stale or forged refusal.
             malformedMessages++;

@@ -1,5 +1,6 @@
 package io.mmx.membership;
 
+import io.mmx.planner.plan.PlanDigest;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ class MembershipNodeAllocationTest
         for (int p = 0; p < n; p++)
         {
             final int id = p;
-            nodes[p] = new MembershipNode(config, n, p, new byte[32], new int[]{(p + 1) % n}, p, this::deliver,
+            nodes[p] = new MembershipNode(config, n, p, PlanDigest.of(new byte[32]), new int[]{(p + 1) % n}, p, this::deliver,
                 MembershipListener.NO_OP, q -> heartbeats[q], v -> heartbeats[id] = v, 0);
         }
         final com.sun.management.ThreadMXBean threads =

@@ -2,6 +2,7 @@ package io.mmx.membership;
 
 import io.mmx.membership.wire.MessageType;
 import io.mmx.membership.wire.SwimMessage;
+import io.mmx.planner.plan.PlanDigest;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +17,7 @@ class MembershipNodeHostileTest
 {
     private final List<Integer> sentTypes = new ArrayList<>();
     private final byte[] planHash = new byte[32];
-    private final MembershipNode node = new MembershipNode(new MembershipConfig().conclude(16), 16, 3, planHash,
+    private final MembershipNode node = new MembershipNode(new MembershipConfig().conclude(16), 16, 3, PlanDigest.of(planHash),
         new int[]{2, 4}, 9, (src, dst, type, buffer, offset, length) -> sentTypes.add(type), MembershipListener.NO_OP,
         null, null, 0);
 

@@ -8,6 +8,7 @@ import io.mmx.membership.MembershipListener;
 import io.mmx.membership.MembershipNode;
 import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.membership.wire.MessageType;
+import io.mmx.planner.plan.PlanDigest;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
@@ -46,14 +47,14 @@ public final class MembershipAgent implements Agent, FrameHandler
 
     /**
      * An agent without neighbour monitoring through memory; the parameters are those of
-     * {@link #MembershipAgent(AeronTransport, MembershipConfig, int[], byte[], int[][], long, NanoClock, long,
+     * {@link #MembershipAgent(AeronTransport, MembershipConfig, int[], PlanDigest, int[][], long, NanoClock, long,
      * MembershipListener, ApplicationHandler, FabricHeartbeats[])}.
      */
     public MembershipAgent(
         final AeronTransport transport,
         final MembershipConfig config,
         final int[] hosted,
-        final byte[] planHash,
+        final PlanDigest planDigest,
         final int[][] neighboursOf,
         final long seed,
         final NanoClock clock,
@@ -61,7 +62,7 @@ public final class MembershipAgent implements Agent, FrameHandler
         final MembershipListener listener,
         final ApplicationHandler applicationHandler)
     {
-        this(transport, config, hosted, planHash, neighboursOf, seed, clock, tickNs, listener, applicationHandler, null);
+        this(transport, config, hosted, planDigest, neighboursOf, seed, clock, tickNs, listener, applicationHandler, null);
     }
 
     /**
@@ -71,7 +72,7 @@ public final class MembershipAgent implements Agent, FrameHandler
      * @param transport          launched transport.
      * @param config             membership configuration.
      * @param hosted             ids of the processes this JVM hosts.
-     * @param planHash           32-byte plan hash.
+     * @param planDigest         the plan's content hash.
      * @param neighboursOf       plan neighbours of each hosted process, same order as {@code hosted}.
      * @param seed               base seed; each node gets seed ^ its id.
      * @param clock              time source.
@@ -85,7 +86,7 @@ public final class MembershipAgent implements Agent, FrameHandler
         final AeronTransport transport,
         final MembershipConfig config,
         final int[] hosted,
-        final byte[] planHash,
+        final PlanDigest planDigest,
         final int[][] neighboursOf,
         final long seed,
         final NanoClock clock,
@@ -130,7 +131,7 @@ public final class MembershipAgent implements Agent, FrameHandler
                     " but hosted[" + i + "] is process " + id + ": pass each process's own fabric");
             }
             heartbeats[i] = hb;
-            nodeByProcess[id] = new MembershipNode(config, processes, id, planHash, neighboursOf[i], seed ^ id,
+            nodeByProcess[id] = new MembershipNode(config, processes, id, planDigest, neighboursOf[i], seed ^ id,
                 transport::send, listener, hb, hb, 0);
         }
     }

@@ -1,6 +1,6 @@
 package io.mmx.membership.plan;
 
-import io.mmx.membership.wire.PlanRefusal;
+import io.mmx.planner.plan.PlanDigest;
 
 /**
  * Plan activation at one process: PENDING until every plan neighbour has confirmed the same plan
@@ -31,34 +31,15 @@ public final class PlanActivation
     private String refusal;
 
     /**
-     * @param planHash   32-byte plan content hash.
+     * @param planDigest the plan's content hash.
      * @param neighbours plan neighbours of this process.
      */
-    public PlanActivation(final byte[] planHash, final int[] neighbours)
+    public PlanActivation(final PlanDigest planDigest, final int[] neighbours)
     {
-        if (planHash == null || planHash.length != PlanRefusal.HASH_LENGTH)
-        {
-            throw new IllegalArgumentException("plan hash must be 32 bytes (SHA-256 of the plan file), got " +
-                (planHash == null ? "none" : planHash.length + " bytes"));
-        }
-        this.planHash = planHash.clone();
+        this.planHash = planDigest.toByteArray();
         this.neighbours = neighbours.clone();
         this.confirmed = new boolean[neighbours.length];
-        fingerprint = fingerprintOf(planHash);
-    }
-
-    /**
-     * @param planHash 32 bytes.
-     * @return its first 8 bytes, little-endian: what every message carries.
-     */
-    public static long fingerprintOf(final byte[] planHash)
-    {
-        long value = 0;
-        for (int i = 7; i >= 0; i--)
-        {
-            value = (value << 8) | (planHash[i] & 0xFFL);
-        }
-        return value;
+        fingerprint = planDigest.membershipFingerprint();
     }
 
     /**

@@ -4,6 +4,7 @@ import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.MembershipNode;
 import io.mmx.membership.swim.MemberStatus;
+import io.mmx.planner.plan.PlanDigest;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.IntArrayList;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -156,16 +157,18 @@ public final class MembershipSimulation
         slotLength = 512;
         allocatePool(Math.min(options.maxInFlight, Math.max(1024, processes * 4)));
 
-        final byte[] planHash = new byte[32];
+        final byte[] planHash = new byte[PlanDigest.LENGTH];
         new SplittableRandom(options.seed ^ 0x5EED).nextBytes(planHash);
         final byte[] foreignHash = planHash.clone();
         foreignHash[0] ^= 0x55;
+        final PlanDigest plan = PlanDigest.of(planHash);
+        final PlanDigest foreignPlan = PlanDigest.of(foreignHash);
         nodes = new MembershipNode[processes];
         for (int p = 0; p < processes; p++)
         {
             final int id = p;
             nodes[p] = new MembershipNode(
-                options.config, processes, p, p == options.foreignPlanProcess ? foreignHash : planHash,
+                options.config, processes, p, p == options.foreignPlanProcess ? foreignPlan : plan,
                 neighbours[p], random.nextLong(), this::enqueue,
                 new MembershipListener()
                 {

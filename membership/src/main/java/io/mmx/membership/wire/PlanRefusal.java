@@ -1,5 +1,6 @@
 package io.mmx.membership.wire;
 
+import io.mmx.planner.plan.PlanDigest;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -17,7 +18,7 @@ public final class PlanRefusal
     /** Message length. */
     public static final int LENGTH = 40;
     /** Plan hash length (SHA-256). */
-    public static final int HASH_LENGTH = 32;
+    public static final int HASH_LENGTH = PlanDigest.LENGTH;
 
     private PlanRefusal()
     {

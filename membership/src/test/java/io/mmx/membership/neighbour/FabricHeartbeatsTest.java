@@ -1,13 +1,13 @@
 package io.mmx.membership.neighbour;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +31,7 @@ abstract class FabricHeartbeatsTest
 {
     static final int N = 6;
     static final Graph PLAN = Graph.fromEdges(N, new int[]{0, 1, 2, 3, 4, 5}, new int[]{1, 2, 3, 4, 5, 0});
-    static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     static final ClusterKey KEY = ClusterKey.ofPassphrase("heartbeat-test-cluster-key-0123456789");
     static final long DATA_BYTES = 4096;
     private static final long HEARTBEAT_OFFSET = 64;

@@ -7,12 +7,12 @@ import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.node.MembershipAgent;
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,7 +51,7 @@ class MembershipAgentHeartbeatsTest
             hosted[p] = p;
         }
         final Graph plan = Graph.fromEdges(N, us, vs);
-        final PlanDigest digest = PlanDigest.of(plan);
+        final PlanDigest digest = PlanDigest.ofGraph(plan);
         final ClusterKey regionKey = ClusterKey.ofPassphrase("agent-heartbeat-key-0123456789abcdef");
         final LocalRegionStore store = new LocalRegionStore();
         final int[][] neighbours = new int[N][];
@@ -74,7 +74,7 @@ class MembershipAgentHeartbeatsTest
             .directory(ProcessDirectory.parse("0-7@127.0.0.1:1")).medium(TransportContext.Medium.IPC)
             .aeronDirectoryName(tempDir.resolve("aeron").toString())))
         {
-            final MembershipAgent agent = new MembershipAgent(transport, config, hosted, new byte[32], neighbours, 11,
+            final MembershipAgent agent = new MembershipAgent(transport, config, hosted, PlanDigest.of(new byte[32]), neighbours, 11,
                 clock, TICK_NS, MembershipListener.NO_OP, null, heartbeats);
             final int turns = 3 * config.neighbourStaleTicks();
             for (int turn = 0; turn < turns; turn++)

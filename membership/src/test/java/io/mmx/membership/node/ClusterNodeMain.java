@@ -9,6 +9,7 @@ import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.MembershipNode;
 import io.mmx.membership.swim.MemberStatus;
+import io.mmx.planner.plan.PlanDigest;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -102,7 +103,7 @@ public final class ClusterNodeMain
             .frameKey(FrameKey.ofHex(77, "0f0e0d0c0b0a09080706050403020100"))
             .directory(directory).localEndpoint(endpoint).aeronDirectoryName(aeronDir)))
         {
-            final MembershipAgent agent = new MembershipAgent(transport, config(n), hosted, planHash, neighbours, 1234,
+            final MembershipAgent agent = new MembershipAgent(transport, config(n), hosted, PlanDigest.of(planHash), neighbours, 1234,
                 new SystemNanoClock(), TICK_NS, listener,
                 (header, buffer, offset, length, tick) ->
                     heardMask[header.dstProcessId()] |= 1L << header.srcProcessId());

@@ -7,6 +7,7 @@ import io.mmx.aeron.transport.TransportContext;
 import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.plan.PlanActivation;
+import io.mmx.planner.plan.PlanDigest;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -39,7 +40,7 @@ class MembershipAgentTest
         final long[] applicationFrames = new long[1];
         try (AeronTransport transport = ipcTransport("0-7@127.0.0.1:1", "aeron"))
         {
-            final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, new byte[32],
+            final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, PlanDigest.of(new byte[32]),
                 neighbours, 11, clock, tickNs, MembershipListener.NO_OP,
                 (header, buffer, offset, length, tick) -> applicationFrames[0]++);
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
@@ -86,7 +87,7 @@ class MembershipAgentTest
         final long[] applicationFrames = new long[1];
         try (AeronTransport transport = ipcTransport("0-3@127.0.0.1:1", "aeron-work"))
         {
-            final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, new byte[32],
+            final MembershipAgent agent = new MembershipAgent(transport, new MembershipConfig(), hosted, PlanDigest.of(new byte[32]),
                 neighbours, 11, clock, tickNs, MembershipListener.NO_OP,
                 (header, buffer, offset, length, tick) -> applicationFrames[0]++);
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);

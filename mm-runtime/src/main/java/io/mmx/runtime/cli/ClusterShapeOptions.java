@@ -1,6 +1,7 @@
 package io.mmx.runtime.cli;
 
 import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanAnalysis;
 import io.mmx.runtime.local.LocalCluster;
 import picocli.CommandLine.Option;
 
@@ -28,11 +29,11 @@ final class ClusterShapeOptions
     Plan plan(final PrintStream out)
     {
         final Plan plan = LocalCluster.plan(n, degree, seed);
-        final com.fasterxml.jackson.databind.JsonNode t = plan.analysis().path("tolerance");
+        final PlanAnalysis t = plan.analysisResults();
         out.printf("plan      n = %d, degree %d, %s%n", n, degree, plan.contentHash().substring(0, 19) + "...");
         out.printf("tolerance certified f >= %s, %sattack f <= %s; message passing alone: %d%n",
-            t.path("certified_f").asText("?"), t.path("exact_f").isNull() || t.path("exact_f").isMissingNode() ? "" :
-            "exact f = " + t.path("exact_f").asText() + ", ", t.path("attack_f").asText("?"), (n + 1) / 2 - 1);
+            t.certifiedF(), t.graph().exactF().isEmpty() ? "" : "exact f = " + t.graph().exactF().getAsInt() + ", ",
+            t.attackF(), (n + 1) / 2 - 1);
         out.printf("          (f = crashed processes that consensus survives whichever crash; more survive when " +
             "the crashes fall well, as below)%n");
         return plan;

@@ -144,7 +144,7 @@ final class KeysCommand implements Callable<Integer>
         public Integer call() throws IOException
         {
             final byte[] bytes = clusterKeyFor(clusterKeyFile, out);
-            final long clusterId = new NodeContext().plan(io.mmx.planner.plan.PlanFile.read(plan)).planHash64();
+            final long clusterId = io.mmx.planner.plan.PlanFile.read(plan).digest().id64();
             try
             {
                 io.mmx.runtime.client.ClientKey.fromClusterKey(clusterId, bytes).write(out, force);

@@ -6,7 +6,6 @@ import io.mmx.runtime.client.MmxClient;
 import io.mmx.runtime.client.MmxClientException;
 import io.mmx.runtime.example.kv.KeyValueCommand;
 import io.mmx.runtime.local.ClusterLayout;
-import io.mmx.runtime.node.NodeContext;
 import org.agrona.concurrent.UnsafeBuffer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -211,7 +210,7 @@ final class KvCommand implements Callable<Integer>
             members.add("127.0.0.1:" + port);
         }
         final ClientKey key = keyFile != null ? ClientKey.read(keyFile) : ClientKey.fromClusterKey(
-            new NodeContext().plan(PlanFile.read(dir.resolve("plan.json"))).planHash64(),
+            PlanFile.read(dir.resolve("plan.json")).digest().id64(),
             Files.readAllBytes(dir.resolve("cluster.key")));
         return new MmxClient.Context().endpoints(members).key(key);
     }

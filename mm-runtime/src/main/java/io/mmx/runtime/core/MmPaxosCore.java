@@ -1,6 +1,7 @@
 package io.mmx.runtime.core;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.region.RegionHeader;
 
 /**
  * One process of m&amp;m Paxos as a single-threaded, I/O-free state machine: events in
@@ -102,17 +103,10 @@ public final class MmPaxosCore implements AcceptorReplies
             start(nowTicks);
             return;
         }
-        if (header[RegionLayout.MAGIC_WORD] != RegionLayout.MAGIC ||
-            header[RegionLayout.VERSION_WORD] != RegionLayout.VERSION || header[RegionLayout.OWNER_WORD] != self)
+        final String identityProblem = RegionHeader.identityProblem(header, self, config.planHash());
+        if (identityProblem != null)
         {
-            throw new IllegalStateException("region of process " + self + " is not an mmx v" + RegionLayout.VERSION +
-                " region owned by " + self + " (magic/version/owner mismatch): re-create it from the plan");
-        }
-        if (header[RegionLayout.PLAN_HASH_WORD] != config.planHash())
-        {
-            throw new IllegalStateException("region of process " + self + " was laid out for plan hash " +
-                header[RegionLayout.PLAN_HASH_WORD] + ", this process runs plan " + config.planHash() +
-                ": activate the same plan everywhere");
+            throw new IllegalStateException(identityProblem);
         }
         learner.recover(header[RegionLayout.DECIDED_THROUGH_WORD]);
         learner.reloadLog();

@@ -1,14 +1,13 @@
 package io.mmx.runtime.core;
 
+import io.mmx.rdma.region.RegionHeader;
+
 /**
  * The memory layout of a region R_q, in 8-byte words. Every offset the protocol touches is
  * computed here, so the layout documented in {@code docs/protocol.md} has one source.
  *
  * <pre>
- * word 0   MAGIC              "MMXREGN1"
- * word 1   VERSION            layout version (2)
- * word 2   OWNER              q
- * word 3   PLAN_HASH          hash of the plan the region was laid out for
+ * word 0-3 identity           magic, version, owner q, plan hash: see {@link RegionHeader}
  * word 4   HEAD               the acceptor head word: seq(43) | lane(16) | index(4); 0 = initial state
  * word 5   HEARTBEAT          incremented by q only (fetch-add); membership reads it
  * word 6   DECIDED_THROUGH    highest slot whose decided entry q has written to its decided log
@@ -25,20 +24,7 @@ package io.mmx.runtime.core;
  */
 public final class RegionLayout
 {
-    /** Word 0 of every region: "MMXREGN1". */
-    public static final long MAGIC = 0x4D4D5852_45474E31L;
-    /** Word 1: the layout version. */
-    public static final long VERSION = 2L;
-
-    /** Header word indexes, as in the table above. */
-    public static final int MAGIC_WORD = 0;
-    /** See the table above. */
-    public static final int VERSION_WORD = 1;
-    /** See the table above. */
-    public static final int OWNER_WORD = 2;
-    /** See the table above. */
-    public static final int PLAN_HASH_WORD = 3;
-    /** See the table above. */
+    /** Header word indexes, as in the table above (words 0-3 are {@link RegionHeader}'s identity words). */
     public static final int HEAD_WORD = 4;
     /** See the table above. */
     public static final int HEARTBEAT_WORD = 5;
@@ -211,10 +197,7 @@ public final class RegionLayout
     public static void initHeader(final long[] header, final int owner, final long planHash, final long incarnation)
     {
         header[INCARNATION_WORD] = incarnation;
-        header[MAGIC_WORD] = MAGIC;
-        header[VERSION_WORD] = VERSION;
-        header[OWNER_WORD] = owner;
-        header[PLAN_HASH_WORD] = planHash;
+        RegionHeader.putIdentityWords(header, owner, planHash);
         header[HEAD_WORD] = 0L;
         header[HEARTBEAT_WORD] = 0L;
         header[DECIDED_THROUGH_WORD] = -1L;

@@ -6,12 +6,12 @@ import io.mmx.membership.MembershipListener;
 import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.membership.node.MembershipAgent;
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.memd.MemdLinkFactory;
 import io.mmx.rdma.region.HostKeys;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.RegionLayout;
@@ -80,7 +80,7 @@ public final class MmxNode implements AutoCloseable
         final RegionLayout layout = config.layout();
         final int[] hosted = ctx.hosted();
         final HostKeys memoryKey = ctx.hostKeys();
-        final PlanDigest digest = PlanDigest.of(graph);
+        final PlanDigest digest = PlanDigest.ofGraph(graph);
         final SystemNanoClock clock = new SystemNanoClock();
         resources = new ArrayList<>();
         AeronTransport launched = null;
@@ -144,7 +144,7 @@ public final class MmxNode implements AutoCloseable
                     RegionSetup.formattedLine(formatted, ctx.regionsLost()));
             }
             final MembershipAgent membership = new MembershipAgent(launched, ctx.membership(), hosted,
-                ctx.planHashBytes(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), MembershipListener.NO_OP,
+                ctx.planDigest(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), MembershipListener.NO_OP,
                 (header, buffer, offset, length, tick) -> agentRef[0].onApplicationFrame(header, buffer, offset,
                 length, tick), heartbeats);
             final ClientEndpoint clients = clientEndpoint(ctx, launched, config.proposalWords());
@@ -239,7 +239,7 @@ public final class MmxNode implements AutoCloseable
         {
             return null;
         }
-        final io.mmx.runtime.client.ClientKey key = io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planHash64(),
+        final io.mmx.runtime.client.ClientKey key = io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planDigest().id64(),
             ctx.hostKeys().transportKey());
         return new ClientEndpoint(transport.aeron(), ctx.transport().localEndpoint(), transport.directory(), key,
             ClientCommands.maxCommandBytes(proposalWords));
@@ -513,7 +513,7 @@ public final class MmxNode implements AutoCloseable
     /** The client key of this node's cluster (what {@code mmx keys client} writes). */
     public io.mmx.runtime.client.ClientKey clientKey()
     {
-        return io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planHash64(), ctx.hostKeys().transportKey());
+        return io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planDigest().id64(), ctx.hostKeys().transportKey());
     }
 
     /** The node's counters and histograms (tests read them). */

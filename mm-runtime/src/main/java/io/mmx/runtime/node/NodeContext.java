@@ -4,13 +4,13 @@ import io.mmx.aeron.transport.ProcessDirectory;
 import io.mmx.aeron.transport.TransportContext;
 import io.mmx.membership.MembershipConfig;
 import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.node.wire.CoreMessageCodec;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -366,7 +366,7 @@ public final class NodeContext
         {
             try
             {
-                core.graph(plan.graph()).planHash(planHash64()).proposalWords(Commands.proposalWords(maxCommandBytes));
+                core.graph(plan.graph()).planHash(planDigest().id64()).proposalWords(Commands.proposalWords(maxCommandBytes));
                 core.conclude();
                 membership.conclude(plan.n());
                 transport = buildTransport();
@@ -449,7 +449,7 @@ public final class NodeContext
         }
         final int term = Math.max(64 * 1024, Integer.highestOneBit(frame * 8 - 1) << 1);
         final TransportContext ctx = new TransportContext()
-            .frameKey(io.mmx.aeron.frame.FrameKey.of(planHash64(), transportKey()))
+            .frameKey(io.mmx.aeron.frame.FrameKey.of(planDigest().id64(), transportKey()))
             .directory(directory).localEndpoint(localEndpoint)
             .termLengthBytes(term).ipcTermLengthBytes(term).maxFrameLengthBytes(frame)
             .coalesceFrames(true) // the node agent flushes at the end of each duty cycle
@@ -509,29 +509,10 @@ public final class NodeContext
         }
     }
 
-    /** The plan's content hash as 32 bytes. */
-    public byte[] planHashBytes()
+    /** The plan's identity, its content hash ({@link PlanDigest#id64()} is what region headers and frames carry). */
+    public PlanDigest planDigest()
     {
-        final String hash = plan.contentHash();
-        final String hex = hash.startsWith("sha256:") ? hash.substring(7) : hash;
-        if (hex.length() != 64)
-        {
-            throw new IllegalStateException("plan content hash '" + hash + "' is not sha256:<64 hex digits>: " +
-                "re-write the plan with 'topo plan' or 'topo verify'");
-        }
-        return HexFormat.of().parseHex(hex);
-    }
-
-    /** The first 8 bytes of the plan's content hash: what region headers and frames carry. */
-    public long planHash64()
-    {
-        final byte[] h = planHashBytes();
-        long v = 0;
-        for (int i = 0; i < 8; i++)
-        {
-            v = (v << 8) | (h[i] & 0xFF);
-        }
-        return v;
+        return plan.digest();
     }
 
     private void checkMutable()

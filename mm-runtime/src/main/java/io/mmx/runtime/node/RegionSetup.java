@@ -1,10 +1,11 @@
 package io.mmx.runtime.node;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.memd.MemdRegionLink;
 import io.mmx.rdma.region.ProcessKey;
-import io.mmx.rdma.region.PlanDigest;
+import io.mmx.rdma.region.RegionHeader;
 import io.mmx.runtime.core.RegionLayout;
 
 import java.net.InetSocketAddress;
@@ -41,7 +42,7 @@ final class RegionSetup
     /** True if the region of {@code owner} carries a protocol header (it was formatted before). */
     static boolean exists(final MemoryFabric fabric, final int owner)
     {
-        return await(fabric, fabric.read(owner, 8L * RegionLayout.MAGIC_WORD, STARTUP_TIMEOUT_NS),
+        return await(fabric, fabric.read(owner, 8L * RegionHeader.MAGIC_WORD, STARTUP_TIMEOUT_NS),
             "read the header of region " + owner) != 0;
     }
 
@@ -56,7 +57,7 @@ final class RegionSetup
      */
     static boolean formatIfNew(final MemoryFabric fabric, final int owner, final long planHash, final boolean lost)
     {
-        final long magic = await(fabric, fabric.read(owner, 8L * RegionLayout.MAGIC_WORD, STARTUP_TIMEOUT_NS),
+        final long magic = await(fabric, fabric.read(owner, 8L * RegionHeader.MAGIC_WORD, STARTUP_TIMEOUT_NS),
             "read the header of region " + owner);
         if (magic != 0)
         {
@@ -66,13 +67,13 @@ final class RegionSetup
         RegionLayout.initHeader(header, owner, planHash, lost ? 1 : 0);
         for (int w = 0; w < header.length; w++)
         {
-            if (w == RegionLayout.MAGIC_WORD || w == RegionLayout.HEAD_WORD || w == RegionLayout.HEARTBEAT_WORD)
+            if (w == RegionHeader.MAGIC_WORD || w == RegionLayout.HEAD_WORD || w == RegionLayout.HEARTBEAT_WORD)
             {
                 continue;
             }
             await(fabric, fabric.write(owner, 8L * w, header[w], STARTUP_TIMEOUT_NS), "format region " + owner);
         }
-        await(fabric, fabric.compareAndSwap(owner, 8L * RegionLayout.MAGIC_WORD, 0, RegionLayout.MAGIC,
+        await(fabric, fabric.compareAndSwap(owner, 8L * RegionHeader.MAGIC_WORD, 0, RegionHeader.PROTOCOL_MAGIC,
             STARTUP_TIMEOUT_NS), "format region " + owner);
         return true;
     }

@@ -43,7 +43,7 @@ class RegionSetupTest
     void aRegionNewWithTheClusterIsIncarnationZeroAndALostOneIsNot()
     {
         final long[] fresh = format(false);
-        assertEquals(RegionLayout.MAGIC, fresh[RegionLayout.MAGIC_WORD]);
+        assertEquals(RegionHeader.PROTOCOL_MAGIC, fresh[RegionHeader.MAGIC_WORD]);
         assertEquals(0, fresh[RegionLayout.INCARNATION_WORD]);
         assertFalse(RegionLayout.amnesiac(fresh[RegionLayout.INCARNATION_WORD], fresh[RegionLayout.HEAD_WORD]));
 

@@ -1,6 +1,7 @@
 package io.mmx.perf.fabric;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
@@ -9,7 +10,6 @@ import io.mmx.rdma.memd.MemdLinkFactory;
 import io.mmx.rdma.memd.MemdRegionLink;
 import io.mmx.rdma.memd.MemoryDaemon;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.shm.ShmRegionStore;
 import org.HdrHistogram.Histogram;
 import org.agrona.IoUtil;
@@ -44,7 +44,7 @@ public final class FabricBenchmark
 {
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
     private static final Graph PLAN = Graph.fromEdges(2, new int[]{0}, new int[]{1});
-    private static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    private static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     private static final ClusterKey KEY = ClusterKey.ofPassphrase("mmx-fabric-benchmark-key-0123456789");
     private static final int OWNER = 0;
     private static final int SELF = 1;

@@ -2,6 +2,7 @@ package io.mmx.perf.planner;
 
 import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanAnalysis;
 import io.mmx.planner.plan.PlanFile;
 import io.mmx.planner.plan.PlanRequest;
 import io.mmx.planner.plan.Planner;
@@ -46,10 +47,10 @@ public final class MillionPlanRun
                     peak += pool.getPeakUsage().getUsed();
                 }
             }
+            final PlanAnalysis results = plan.analysisResults();
             System.out.printf(Locale.ROOT, "elapsed_ms=%d peak_heap_bytes=%d max_heap_bytes=%d certified_f=%d attack_f=%d " +
                 "plan_bytes=%d%n", elapsedMillis, peak, Runtime.getRuntime().maxMemory(),
-                plan.analysis().path("tolerance").path("certified_f").asInt(),
-                plan.analysis().path("tolerance").path("attack_f").asInt(), Files.size(out));
+                results.certifiedF(), results.attackF(), Files.size(out));
         }
         finally
         {

@@ -6,11 +6,11 @@ import io.mmx.perf.niccache.ProtocolRates;
 import io.mmx.perf.niccache.SweepRow;
 import io.mmx.planner.generate.Generators;
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.verbs.DisniRegionHost;
 import io.mmx.rdma.verbs.VerbsHostAddress;
 import io.mmx.rdma.verbs.VerbsLinkFactory;
@@ -173,7 +173,7 @@ public final class VerbsSweep
         int n = procsPerHost + degree + 1;
         n += (n * degree) % 2; // a regular graph needs n × degree even
         final Graph plan = Generators.byName("random").generate(n, degree, 1);
-        final PlanDigest digest = PlanDigest.of(plan);
+        final PlanDigest digest = PlanDigest.ofGraph(plan);
         final LocalRegionStore store = new LocalRegionStore();
         for (int q = 0; q < n; q++)
         {

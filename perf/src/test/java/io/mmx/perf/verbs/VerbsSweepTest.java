@@ -3,10 +3,10 @@ package io.mmx.perf.verbs;
 import io.mmx.perf.niccache.SweepRow;
 import io.mmx.planner.generate.Generators;
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.verbs.VerbsPreflight;
 import org.agrona.concurrent.SystemNanoClock;
@@ -69,7 +69,7 @@ class VerbsSweepTest
         final int procs = 3;
         final int degree = 4;
         final Graph plan = Generators.byName("random").generate(8, degree, 1);
-        final PlanDigest digest = PlanDigest.of(plan);
+        final PlanDigest digest = PlanDigest.ofGraph(plan);
         final ClusterKey key = ClusterKey.ofPassphrase("verbs sweep test key");
         final LocalRegionStore store = new LocalRegionStore();
         for (int q = 0; q < plan.n(); q++)

@@ -1,11 +1,11 @@
 package io.mmx.rdma.local;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.RegionLink;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.region.RegionKeyCheck;
 import io.mmx.rdma.region.DirectRegionLink;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionHeader;
 import io.mmx.rdma.region.RegionMemory;
 import io.mmx.rdma.region.RegionResolver;

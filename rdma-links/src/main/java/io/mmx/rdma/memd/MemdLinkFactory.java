@@ -1,9 +1,9 @@
 package io.mmx.rdma.memd;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.RegionLink;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.ProcessKey;
 
 import java.net.InetSocketAddress;

@@ -1,11 +1,11 @@
 package io.mmx.rdma.memd;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.CompletionSink;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.fabric.RegionLink;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.ProcessKey;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;

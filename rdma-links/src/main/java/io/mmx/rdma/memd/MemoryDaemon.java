@@ -1,12 +1,12 @@
 package io.mmx.rdma.memd;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.FabricCounters;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.net.AcceptLoop;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionHeader;
 import io.mmx.rdma.region.RegionMemory;
 import org.agrona.BufferUtil;
@@ -733,7 +733,7 @@ public final class MemoryDaemon implements AutoCloseable
             return this;
         }
 
-        /** The plan's digest as recorded in region headers; defaults to {@link PlanDigest#of(Graph)}. */
+        /** The plan's digest as recorded in region headers; defaults to {@link PlanDigest#ofGraph(Graph)}. */
         public Context planDigest(final PlanDigest planDigest)
         {
             this.planDigest = planDigest;
@@ -899,7 +899,7 @@ public final class MemoryDaemon implements AutoCloseable
             maxConnections = connections;
             if (planDigest == null)
             {
-                planDigest = PlanDigest.of(plan);
+                planDigest = PlanDigest.ofGraph(plan);
             }
             if (maxRegions < 0)
             {

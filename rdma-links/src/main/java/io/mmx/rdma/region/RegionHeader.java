@@ -1,10 +1,16 @@
 package io.mmx.rdma.region;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.OpStatus;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * The 128-byte header at the start of every region, little-endian:
+ * The header of every region, as it is written: the store's 128 bytes, then the protocol's
+ * identity words at the start of the data area. Both parts carry "MMXREGN1", an owner and the
+ * plan; each is checked by whoever opens that part.
+ *
+ * <p>The store's 128 bytes, written by the region store (shm, local, memd, verbs host) when it
+ * creates the region and checked by {@link #validate} whenever a region is opened, little-endian:
  *
  * <pre>
  *   0  u64  magic        "MMXREGN1" (0x314E474552584D4D read little-endian)
@@ -18,7 +24,21 @@ import org.agrona.concurrent.AtomicBuffer;
  *  80  ...    reserved   0
  * </pre>
  *
- * The header is written once, before the region becomes visible, and never changes.
+ * They are written once, before the region becomes visible, and never change.
+ *
+ * <p>The protocol's identity words, the first {@link #IDENTITY_WORDS} 8-byte words of the data
+ * area (data offsets, little-endian like every fabric word), written by the node that formats the
+ * region ({@link #putIdentityWords}) and checked by a process recovering from it
+ * ({@link #identityProblem}):
+ *
+ * <pre>
+ *  word 0  PROTOCOL_MAGIC    "MMXREGN1" read big-endian (0x4D4D585245474E31; its bytes read "1NGERXMM")
+ *  word 1  PROTOCOL_VERSION  2
+ *  word 2  owner             the process id that owns the region
+ *  word 3  plan hash         the plan's {@code PlanDigest.id64()}
+ * </pre>
+ *
+ * The protocol's state follows from word 4 on (the core's {@code RegionLayout}).
  */
 public final class RegionHeader
 {
@@ -43,6 +63,21 @@ public final class RegionHeader
     public static final int PLAN_DIGEST_OFFSET = 32;
     /** Field offsets. */
     public static final int KEY_CHECK_OFFSET = 64;
+
+    /** Data word 0 once the protocol formatted the region: "MMXREGN1" as a big-endian long. */
+    public static final long PROTOCOL_MAGIC = 0x4D4D5852_45474E31L;
+    /** Data word 1: the protocol's layout version. */
+    public static final long PROTOCOL_VERSION = 2L;
+    /** Identity word indexes in the data area, as in the table above. */
+    public static final int MAGIC_WORD = 0;
+    /** See the table above. */
+    public static final int VERSION_WORD = 1;
+    /** See the table above. */
+    public static final int OWNER_WORD = 2;
+    /** See the table above. */
+    public static final int PLAN_HASH_WORD = 3;
+    /** Identity words at the start of the data area; the protocol's state follows. */
+    public static final int IDENTITY_WORDS = 4;
 
     /** Largest data area: Agrona buffers index with int. */
     public static final long MAX_DATA_BYTES = Integer.MAX_VALUE - HEADER_BYTES - 7;
@@ -140,6 +175,38 @@ public final class RegionHeader
                 "give every process of the cluster the same key file");
         }
         return new Verdict(OpStatus.OK, where + " is valid");
+    }
+
+    /** Fills the identity words of {@code words}, the first data words of a region being formatted. */
+    public static void putIdentityWords(final long[] words, final int owner, final long planHash)
+    {
+        words[MAGIC_WORD] = PROTOCOL_MAGIC;
+        words[VERSION_WORD] = PROTOCOL_VERSION;
+        words[OWNER_WORD] = owner;
+        words[PLAN_HASH_WORD] = planHash;
+    }
+
+    /**
+     * Checks the identity words a recovering process read from its own region.
+     *
+     * @param words    the region's first data words, at least {@link #IDENTITY_WORDS}.
+     * @param owner    the process recovering.
+     * @param planHash the plan it runs ({@code PlanDigest.id64()}).
+     * @return null if the region is {@code owner}'s under that plan, else one sentence naming the problem and the fix.
+     */
+    public static String identityProblem(final long[] words, final int owner, final long planHash)
+    {
+        if (words[MAGIC_WORD] != PROTOCOL_MAGIC || words[VERSION_WORD] != PROTOCOL_VERSION || words[OWNER_WORD] != owner)
+        {
+            return "region of process " + owner + " is not an mmx v" + PROTOCOL_VERSION + " region owned by " + owner +
+                " (magic/version/owner mismatch): re-create it from the plan";
+        }
+        if (words[PLAN_HASH_WORD] != planHash)
+        {
+            return "region of process " + owner + " was laid out for plan hash " + words[PLAN_HASH_WORD] +
+                ", this process runs plan " + planHash + ": activate the same plan everywhere";
+        }
+        return null;
     }
 
     /** Data bytes recorded in a (validated) header. */

@@ -11,9 +11,9 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.FabricCounters;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionResolver;
 
 import java.io.IOException;

@@ -12,10 +12,10 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.RdmaVerbs;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.ProcessKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 

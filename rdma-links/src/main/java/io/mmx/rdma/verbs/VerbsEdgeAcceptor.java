@@ -1,10 +1,10 @@
 package io.mmx.rdma.verbs;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.FabricCounters;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 
 import java.net.InetAddress;
 import java.util.Iterator;

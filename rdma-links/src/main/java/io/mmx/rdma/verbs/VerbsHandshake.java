@@ -1,8 +1,8 @@
 package io.mmx.rdma.verbs;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.ProcessKey;
 
 import javax.crypto.Mac;

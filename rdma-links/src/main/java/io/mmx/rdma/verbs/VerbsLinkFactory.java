@@ -1,9 +1,9 @@
 package io.mmx.rdma.verbs;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.RegionLink;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 
 import java.util.function.IntFunction;
 

@@ -1,10 +1,10 @@
 package io.mmx.rdma.fabric;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.memd.MemdLinkFactory;
 import io.mmx.rdma.memd.MemdRegionLink;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionHeader;
 import io.mmx.rdma.region.RegionMemory;
 import io.mmx.rdma.shm.ShmRegionStore;
@@ -46,7 +46,7 @@ public final class CasHammerChild
     /** The star plan: 0 linked to 1, 2 and 3. */
     public static final Graph PLAN = Graph.fromEdges(CHILDREN + 1, new int[]{0, 0, 0}, new int[]{1, 2, 3});
     /** Its digest. */
-    public static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    public static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     /** The test cluster key. */
     public static final ClusterKey KEY = ClusterKey.ofPassphrase("sigkill-test-cluster-key-0123456789");
 

@@ -1,8 +1,8 @@
 package io.mmx.rdma.fabric;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +33,7 @@ public abstract class MemoryFabricConformanceTest
     protected static final int N = 6;
     protected static final long DATA_BYTES = 4096;
     protected static final Graph PLAN = Graph.fromEdges(N, new int[]{0, 0, 0, 0, 4}, new int[]{1, 2, 3, 4, 5});
-    protected static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    protected static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     protected static final ClusterKey KEY = ClusterKey.ofPassphrase("conformance-cluster-key-0123456789");
     protected static final ClusterKey WRONG_KEY = ClusterKey.ofPassphrase("some-other-cluster-key-0123456789");
 
@@ -205,7 +205,7 @@ public abstract class MemoryFabricConformanceTest
     void missingRegionIsLostUntilCreated()
     {
         final Graph plan = Graph.fromEdges(N + 1, new int[]{0}, new int[]{N});
-        final PlanDigest digest = PlanDigest.of(plan);
+        final PlanDigest digest = PlanDigest.ofGraph(plan);
         final MemoryFabric early = fabric(0, plan, digest, KEY, 16);
         assertEquals(OpStatus.REGION_LOST, status(early, early.read(N, 0, OP_TIMEOUT_NS)));
         createRegionForPlan(N, DATA_BYTES, digest);

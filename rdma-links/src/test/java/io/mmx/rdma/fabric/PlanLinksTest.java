@@ -1,9 +1,9 @@
 package io.mmx.rdma.fabric;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.shm.ShmRegionStore;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.SystemNanoClock;
@@ -60,7 +60,7 @@ class PlanLinksTest
         System.out.println("PlanLinksTest seed=" + seed);
         final Graph plan = randomRegular(N, DEGREE, seed);
         assertEquals(DEGREE, plan.regularDegree(), "seed " + seed);
-        final PlanDigest digest = PlanDigest.of(plan);
+        final PlanDigest digest = PlanDigest.ofGraph(plan);
         final ClusterKey key = ClusterKey.ofPassphrase("plan-links-test-key-0123456789");
         final Path shmDir = Files.createTempDirectory(
             Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir")),

@@ -1,13 +1,13 @@
 package io.mmx.rdma.memd;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.FabricTestSupport;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MemdFailureTest
 {
     private static final Graph PLAN = Graph.fromEdges(2, new int[]{0}, new int[]{1});
-    private static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    private static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     private static final ClusterKey KEY = ClusterKey.ofPassphrase("failure-test-cluster-key-0123456789");
 
     @Test

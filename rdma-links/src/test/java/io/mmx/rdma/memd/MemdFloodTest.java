@@ -1,6 +1,7 @@
 package io.mmx.rdma.memd;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.FabricCounters;
 import io.mmx.rdma.fabric.MemoryFabric;
@@ -8,7 +9,6 @@ import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.testing.Await;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.SystemNanoClock;
@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MemdFloodTest
 {
     private static final Graph PLAN = Graph.fromEdges(3, new int[]{0}, new int[]{1});
-    private static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    private static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     private static final ClusterKey KEY = ClusterKey.ofPassphrase("flood-test-cluster-key-0123456789");
     private static final ClusterKey WRONG = ClusterKey.ofPassphrase("not-the-cluster-key-at-all-0123456789");
     private static final int FLOOD = 2000;

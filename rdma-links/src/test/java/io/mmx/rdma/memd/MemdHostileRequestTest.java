@@ -1,5 +1,6 @@
 package io.mmx.rdma.memd;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.testing.Await;
 
 import io.mmx.planner.graph.Graph;
@@ -10,7 +11,6 @@ import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionHeader;
 import io.mmx.rdma.region.RegionMemory;
 import org.agrona.concurrent.SystemNanoClock;
@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MemdHostileRequestTest
 {
     private static final Graph PLAN = Graph.fromEdges(3, new int[]{0}, new int[]{1});
-    private static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    private static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     private static final ClusterKey KEY = ClusterKey.ofPassphrase("hostile-test-cluster-key-0123456789");
     private static final ClusterKey WRONG = ClusterKey.ofPassphrase("not-the-cluster-key-at-all-0123456789");
     private static final long DATA_BYTES = 1024;

@@ -1,10 +1,10 @@
 package io.mmx.rdma.memd;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.ProcessKey;
 import io.mmx.rdma.region.RegionHeader;
 import org.agrona.IoUtil;
@@ -32,7 +32,7 @@ class MemdIdentityTest
 {
     // 0 - 1 is the only edge: 2 may touch only its own region.
     private static final Graph PLAN = Graph.fromEdges(3, new int[]{0}, new int[]{1});
-    private static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    private static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     private static final byte[] KEY_BYTES = "identity-test-cluster-key-0123456789".getBytes(StandardCharsets.UTF_8);
     private static final ClusterKey KEY = ClusterKey.of(KEY_BYTES);
     private static final int WRITE = OpType.WRITE.ordinal();

@@ -1,13 +1,13 @@
 package io.mmx.rdma.memd;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.FabricTestSupport;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.CloseHelper;
 import io.mmx.rdma.testing.Await;
 import org.agrona.concurrent.SystemNanoClock;
@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class MemdLostRequestTest
 {
     private static final Graph PLAN = Graph.fromEdges(2, new int[]{0}, new int[]{1});
-    private static final PlanDigest DIGEST = PlanDigest.of(PLAN);
+    private static final PlanDigest DIGEST = PlanDigest.ofGraph(PLAN);
     private static final ClusterKey KEY = ClusterKey.ofPassphrase("lost-request-test-cluster-key-0123456789");
     private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(20);
 

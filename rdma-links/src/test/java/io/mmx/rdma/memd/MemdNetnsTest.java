@@ -1,5 +1,6 @@
 package io.mmx.rdma.memd;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.testing.Await;
 
 import io.mmx.planner.graph.Graph;
@@ -9,7 +10,6 @@ import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.AfterEach;
@@ -115,7 +115,7 @@ class MemdNetnsTest
         }, TimeUnit.SECONDS.toNanos(30), () -> "memd in namespace did not start: " + log());
         final InetSocketAddress address = new InetSocketAddress(subnet + "1",
             Integer.parseInt(Files.readString(ready).strip()));
-        final PlanDigest digest = PlanDigest.of(PLAN);
+        final PlanDigest digest = PlanDigest.ofGraph(PLAN);
 
         for (int q = 0; q < 3; q++)
         {

@@ -1,10 +1,10 @@
 package io.mmx.rdma.memd;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +36,7 @@ class MemdPipelineTest
         daemon = MemoryDaemon.start(new MemoryDaemon.Context()
             .listen(new InetSocketAddress("127.0.0.1", 0)).clusterKey(KEY).plan(PLAN));
         assertEquals(OpStatus.OK, MemdRegionLink.createRegion(daemon.boundAddress(), KEY, 0, 4L * BULK,
-            PlanDigest.of(PLAN), TimeUnit.SECONDS.toNanos(5)));
+            PlanDigest.ofGraph(PLAN), TimeUnit.SECONDS.toNanos(5)));
     }
 
     @AfterEach

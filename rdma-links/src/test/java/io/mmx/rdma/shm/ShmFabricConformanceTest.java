@@ -1,12 +1,12 @@
 package io.mmx.rdma.shm;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.MemoryFabricConformanceTest;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.SystemNanoClock;
 

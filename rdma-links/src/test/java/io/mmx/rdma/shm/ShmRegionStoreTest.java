@@ -1,7 +1,7 @@
 package io.mmx.rdma.shm;
 
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionMemory;
 import io.mmx.rdma.region.RegionResolver;
 import org.agrona.IoUtil;

@@ -1,10 +1,10 @@
 package io.mmx.rdma.verbs;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionResolver;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +34,7 @@ class VerbsBackendSelectionTest
         assumeFalse(preflight.ok(), "this machine has libdisni, libibverbs and an RDMA device: nothing to refuse");
         final Graph plan = Graph.fromEdges(2, new int[]{0}, new int[]{1});
         final VerbsUnavailableException ex = assertThrows(VerbsUnavailableException.class, () -> VerbsLinkFactory.open(
-            (owner) -> new VerbsHostAddress(NOWHERE, NOWHERE), KEY, PlanDigest.of(plan), 1000));
+            (owner) -> new VerbsHostAddress(NOWHERE, NOWHERE), KEY, PlanDigest.ofGraph(plan), 1000));
         System.out.println("verbs backend on this machine: " + ex.getMessage());
         assertEquals(preflight.message(), ex.getMessage());
         assertEquals(preflight.missing(), ex.missing());
@@ -43,7 +43,7 @@ class VerbsBackendSelectionTest
         assertEquals(1, ex.getMessage().split("\\. ").length, "one sentence");
 
         final VerbsUnavailableException host = assertThrows(VerbsUnavailableException.class, () ->
-            DisniRegionHost.start(NOWHERE, NOWHERE, plan, PlanDigest.of(plan), KEY,
+            DisniRegionHost.start(NOWHERE, NOWHERE, plan, PlanDigest.ofGraph(plan), KEY,
                 (owner) -> RegionResolver.Resolution.failed(OpStatus.REGION_LOST, "none")));
         assertEquals(preflight.message(), host.getMessage(), "the host side refuses the same way");
     }

@@ -1,13 +1,13 @@
 package io.mmx.rdma.verbs;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.MemoryFabricConformanceTest;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.net.InetSocketAddress;

@@ -1,6 +1,7 @@
 package io.mmx.rdma.verbs;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.FabricTestSupport;
 import io.mmx.rdma.fabric.MemoryFabric;
@@ -9,7 +10,6 @@ import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.region.RegionResolver;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.SystemNanoClock;

@@ -1,13 +1,13 @@
 package io.mmx.rdma.verbs;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.MemoryFabricConformanceTest;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.memd.MemoryDaemon;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.rdma.testing.Await;
 import org.agrona.IoUtil;
@@ -92,7 +92,7 @@ class VerbsMemdConformanceTest extends MemoryFabricConformanceTest
             }
             return Files.exists(ready);
         }, TimeUnit.SECONDS.toNanos(60), () -> "memd in verbs mode did not start");
-        cmOf.put(PlanDigest.of(plan), cm);
+        cmOf.put(PlanDigest.ofGraph(plan), cm);
         return cm;
     }
 

@@ -1,6 +1,7 @@
 package io.mmx.rdma.verbs;
 
 import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.FabricTestSupport;
 import io.mmx.rdma.fabric.MemoryFabric;
@@ -8,7 +9,6 @@ import io.mmx.rdma.fabric.MemoryFabricConformanceTest;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.region.ClusterKey;
-import io.mmx.rdma.region.PlanDigest;
 import io.mmx.rdma.shm.ShmRegionStore;
 import org.agrona.BufferUtil;
 import org.agrona.IoUtil;

@@ -1,11 +1,13 @@
 package io.mmx.planner.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.mmx.planner.io.AtomicFiles;
 import io.mmx.planner.io.EdgeListFormat;
 import io.mmx.planner.placement.Placement;
 import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanAnalysis;
 import io.mmx.planner.plan.PlanFile;
+import io.mmx.planner.tolerance.DomainFailureLevel;
+import io.mmx.planner.tolerance.FailureDomainReport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -105,20 +107,23 @@ final class ExportCommand implements Callable<Integer>
             out.println("hosts_per_rack " + placement.hostsPerRack());
             out.println("procs_per_host " + placement.procsPerHost());
         }
-        final JsonNode analysis = plan.analysis();
-        out.println("certified_f " + analysis.path("tolerance").path("certified_f").asInt(-1));
-        final JsonNode domains = analysis.path("failure_domains");
-        printDomainRows(out, "host_failures", domains.path("hosts").path("rows"));
-        printDomainRows(out, "rack_failures", domains.path("racks").path("rows"));
+        final PlanAnalysis analysis = plan.analysisResults();
+        out.println("certified_f " + analysis.certifiedF());
+        printDomainRows(out, "host_failures", analysis.hosts());
+        printDomainRows(out, "rack_failures", analysis.racks());
         out.flush();
     }
 
     /** One line per recorded level: "KEY failed further_crashes_certified" (-1: the loss alone blocks). */
-    private static void printDomainRows(final PrintWriter out, final String key, final JsonNode rows)
+    private static void printDomainRows(final PrintWriter out, final String key, final FailureDomainReport report)
     {
-        for (final JsonNode row : rows)
+        if (report == null)
         {
-            out.println(key + " " + row.path("failed").asInt() + " " + row.path("further_crashes_certified").asInt(-1));
+            return;
+        }
+        for (final DomainFailureLevel level : report.levels())
+        {
+            out.println(key + " " + level.failedDomains() + " " + level.certifiedFurtherCrashes());
         }
     }
 

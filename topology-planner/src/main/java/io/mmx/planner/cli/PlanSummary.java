@@ -1,7 +1,14 @@
 package io.mmx.planner.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.mmx.planner.analysis.GraphAnalysis;
+import io.mmx.planner.analysis.GraphAnalyzer;
+import io.mmx.planner.placement.QpAccounting;
 import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanAnalysis;
+import io.mmx.planner.spectral.SpectrumEstimate;
+import io.mmx.planner.tolerance.DomainFailureLevel;
+import io.mmx.planner.tolerance.FailureDomainReport;
+import io.mmx.planner.tolerance.ProbableTolerance;
 
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -15,95 +22,86 @@ final class PlanSummary
 
     static void print(final Plan plan, final PrintWriter out)
     {
-        final JsonNode a = plan.analysis();
-        final JsonNode g = a.path("graph");
-        final JsonNode s = a.path("spectrum");
-        final JsonNode t = a.path("tolerance");
+        final PlanAnalysis results = plan.analysisResults();
+        final GraphAnalysis g = results.graph();
+        final SpectrumEstimate s = g.spectrum();
         final int n = plan.n();
         out.printf(Locale.ROOT, "graph      n = %d, degree %s, %d edges, %s, diameter %s%s%n", n,
-            plan.degree() >= 0 ? Integer.toString(plan.degree()) : g.path("min_degree").asInt() + ".." + g.path("max_degree").asInt(),
+            plan.degree() >= 0 ? Integer.toString(plan.degree()) : g.minDegree() + ".." + g.maxDegree(),
             plan.graph().edgeCount(),
-            g.path("connected").asBoolean() ? "connected" : g.path("components").asInt() + " components (NOT connected)",
-            g.path("diameter").asInt() < 0 ? "infinite" : (g.path("diameter_exact").asBoolean() ? "" : ">= ") + g.path("diameter").asInt(),
+            g.connected() ? "connected" : g.componentCount() + " components (NOT connected)",
+            g.diameter() < 0 ? "infinite" : (g.diameterExact() ? "" : ">= ") + g.diameter(),
             "random".equals(plan.generator()) || "imported".equals(plan.generator()) ? "" : ", " + plan.generator());
-        if (!s.isMissingNode() && !s.isNull())
+        out.printf(Locale.ROOT, "spectrum   lambda2 = %.4f, lambda_min = %.4f, max|lambda| <= %.4f used by the certificate%n",
+            s.lambda2(), s.lambdaMin(), s.lambdaBound());
+        if (plan.degree() > 1)
         {
-            out.printf(Locale.ROOT, "spectrum   lambda2 = %.4f, lambda_min = %.4f, max|lambda| <= %.4f used by the certificate%n",
-                s.path("lambda2").asDouble(), s.path("lambda_min").asDouble(), s.path("lambda_bound").asDouble());
-            if (plan.degree() > 1)
-            {
-                out.printf(Locale.ROOT, "           (Ramanujan 2*sqrt(d-1) = %.4f; Lanczos residual %.1e)%n",
-                    2 * Math.sqrt(plan.degree() - 1.0),
-                    Math.max(s.path("lambda2_residual").asDouble(), s.path("lambda_min_residual").asDouble()));
-            }
+            out.printf(Locale.ROOT, "           (Ramanujan 2*sqrt(d-1) = %.4f; Lanczos residual %.1e)%n",
+                2 * Math.sqrt(plan.degree() - 1.0), Math.max(s.lambda2Residual(), s.lambdaMinResidual()));
         }
         out.printf(Locale.ROOT, "tolerance  f_max = the most crashed processes (of %d) that consensus survives, whichever crash:%n", n);
-        out.printf(Locale.ROOT, "           certified  >= %-8d %s  %s%n", t.path("certified_f").asInt(),
-            percent(t.path("certified_f").asInt(), n), "proof: " + t.path("certified_method").asText());
-        if (t.hasNonNull("exact_f"))
+        out.printf(Locale.ROOT, "           certified  >= %-8d %s  %s%n", results.certifiedF(),
+            percent(results.certifiedF(), n), "proof: " + g.certificate().method());
+        if (g.exactF().isPresent())
         {
-            out.printf(Locale.ROOT, "           exact       = %-8d %s  %s%n", t.path("exact_f").asInt(),
-                percent(t.path("exact_f").asInt(), n), "harper".equals(t.path("exact_method").asText()) ?
+            out.printf(Locale.ROOT, "           exact       = %-8d %s  %s%n", g.exactF().getAsInt(),
+                percent(g.exactF().getAsInt(), n), GraphAnalyzer.HARPER.equals(results.exactMethod()) ?
                 "Harper's theorem (hypercube)" : "branch and bound");
         }
-        if (t.hasNonNull("probable_f"))
+        final ProbableTolerance probable = g.probable();
+        if (probable.applicable())
         {
             out.printf(Locale.ROOT, "           probable   >= %-8d %s  over the generator's random seed; wrong with " +
-                "probability <= %.1e%n", t.path("probable_f").asInt(), percent(t.path("probable_f").asInt(), n),
-                t.path("probable_failure_probability").asDouble());
+                "probability <= %.1e%n", probable.probableF(), percent(probable.probableF(), n),
+                probable.failureProbability());
         }
-        else if (t.has("probable_justification"))
+        else
         {
             out.printf(Locale.ROOT, "           probable   not applicable: %s%n",
-                t.path("probable_justification").asText().replaceFirst("^Not applicable: ", ""));
+                probable.justification().replaceFirst("^Not applicable: ", ""));
         }
         out.printf(Locale.ROOT, "           attack     <= %-8d %s  witness: %d live processes with |N[S]| = %d <= n/2%n",
-            t.path("attack_f").asInt(), percent(t.path("attack_f").asInt(), n), t.path("witness_size").asInt(),
-            t.path("witness_closed_neighbourhood").asInt());
-        out.printf(Locale.ROOT, "           message passing alone: %d %s%n", t.path("message_passing_f").asInt(),
-            percent(t.path("message_passing_f").asInt(), n));
-        final JsonNode qp = a.path("qp");
-        if (!qp.isMissingNode())
+            results.attackF(), percent(results.attackF(), n), g.attack().witness().length,
+            g.attack().closedNeighbourhoodSize());
+        out.printf(Locale.ROOT, "           message passing alone: %d %s%n", results.messagePassingF(),
+            percent(results.messagePassingF(), n));
+        out.printf(Locale.ROOT, "QPs        %d per process (max), full mesh %d", plan.graph().maxDegree(), n - 1);
+        if (plan.placement() != null)
         {
-            out.printf(Locale.ROOT, "QPs        %d per process (max), full mesh %d", qp.path("per_process_max").asInt(),
-                qp.path("full_mesh_per_process").asInt());
-            if (qp.hasNonNull("per_nic_max"))
-            {
-                out.printf(Locale.ROOT, "; %d per NIC (max), full mesh %d", qp.path("per_nic_max").asInt(),
-                    qp.path("full_mesh_per_nic").asInt());
-            }
-            out.println();
+            final QpAccounting qps = QpAccounting.of(plan.graph(), plan.placement());
+            out.printf(Locale.ROOT, "; %d per NIC (max), full mesh %d", qps.maxQpsPerNic(), qps.fullMeshQpsPerNic());
         }
-        final JsonNode domains = a.path("failure_domains");
-        for (final String kind : new String[] {"racks", "hosts"})
-        {
-            final JsonNode rows = domains.path(kind).path("rows");
-            if (!rows.isArray() || rows.isEmpty())
-            {
-                continue;
-            }
-            final StringBuilder line = new StringBuilder();
-            for (final JsonNode row : rows)
-            {
-                if (line.length() > 0)
-                {
-                    line.append("; ");
-                }
-                line.append(row.path("failed").asInt()).append(" lost: ");
-                if (row.path("further_crashes_certified").asInt() < 0)
-                {
-                    line.append("blocked");
-                }
-                else
-                {
-                    line.append(row.path("further_crashes_certified").asInt()).append("..")
-                        .append(row.path("further_crashes_attack").asInt());
-                }
-            }
-            out.printf(Locale.ROOT, "%-10s further process crashes tolerated (certified..attack) when %s fail: %s%n",
-                kind.equals("racks") ? "racks" : "hosts", kind, line);
-        }
+        out.println();
+        printDomains(out, "racks", results.racks());
+        printDomains(out, "hosts", results.hosts());
         out.flush();
+    }
+
+    private static void printDomains(final PrintWriter out, final String kind, final FailureDomainReport report)
+    {
+        if (report == null || report.levels().isEmpty())
+        {
+            return;
+        }
+        final StringBuilder line = new StringBuilder();
+        for (final DomainFailureLevel level : report.levels())
+        {
+            if (line.length() > 0)
+            {
+                line.append("; ");
+            }
+            line.append(level.failedDomains()).append(" lost: ");
+            if (level.certifiedFurtherCrashes() < 0)
+            {
+                line.append("blocked");
+            }
+            else
+            {
+                line.append(level.certifiedFurtherCrashes()).append("..").append(level.attackFurtherCrashes());
+            }
+        }
+        out.printf(Locale.ROOT, "%-10s further process crashes tolerated (certified..attack) when %s fail: %s%n",
+            kind, kind, line);
     }
 
     private static String percent(final int value, final int n)

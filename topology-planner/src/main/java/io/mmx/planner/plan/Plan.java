@@ -17,7 +17,7 @@ import java.util.Objects;
  * @param seed        the seed that reproduces the graph with that generator
  * @param placement   rack and host of every process, or null when none was given
  * @param analysis    the analysis as a JSON object (see {@code PlanAnalysisJson})
- * @param contentHash {@code sha256:...} over everything else, see {@link ContentHash}
+ * @param contentHash {@code sha256:...} over everything else, see {@link PlanDigest}
  */
 public record Plan(
     int version,
@@ -31,7 +31,7 @@ public record Plan(
 {
     /** The plan format this code writes. */
     public static final int FORMAT_VERSION = 2;
-    /** The oldest plan format this code reads (version 1 hashed timings; see {@link ContentHash}). */
+    /** The oldest plan format this code reads (version 1 hashed timings; see {@link PlanDigest}). */
     public static final int OLDEST_READABLE_VERSION = 1;
 
     /** Checks that the parts are present. */
@@ -48,7 +48,29 @@ public record Plan(
     {
         final Plan unsealed = new Plan(FORMAT_VERSION, graph, degree, generator, seed, placement, analysis, "");
         return new Plan(FORMAT_VERSION, graph, degree, generator, seed, placement, analysis,
-            ContentHash.of(unsealed));
+            PlanDigest.of(unsealed).text());
+    }
+
+    /**
+     * The plan's identity as read from its {@code contentHash} field (check it against
+     * {@link PlanDigest#of(Plan)} first: {@link PlanFile#readSealed} does).
+     *
+     * @throws IllegalArgumentException when the field is not {@code sha256:} and 64 hex digits.
+     */
+    public PlanDigest digest()
+    {
+        return PlanDigest.parse(contentHash);
+    }
+
+    /**
+     * The analysis read back into the planner's typed results; what every reader of a plan's
+     * tolerance, spectrum or failure domains uses instead of JSON paths. Parsed on each call.
+     *
+     * @throws IllegalArgumentException naming the first field missing or of the wrong type.
+     */
+    public PlanAnalysis analysisResults()
+    {
+        return PlanAnalysisJson.read(this);
     }
 
     /** Processes in the plan. */

@@ -7,16 +7,26 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.analysis.GraphAnalysis;
 import io.mmx.planner.analysis.GraphAnalyzer;
+import io.mmx.planner.analysis.StageTimings;
 import io.mmx.planner.graph.Graph;
 import io.mmx.planner.placement.QpAccounting;
 import io.mmx.planner.spectral.SpectrumEstimate;
+import io.mmx.planner.tolerance.AttackResult;
+import io.mmx.planner.tolerance.Certificate;
 import io.mmx.planner.tolerance.DomainFailureLevel;
 import io.mmx.planner.tolerance.FailureDomainReport;
 import io.mmx.planner.tolerance.ProbableTolerance;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.function.Predicate;
+
 /**
  * The {@code analysis} object of a plan file, field by field as docs/plan-format.md lists it.
- * Built from the analysis records; read back as a JSON tree by the summary and the verifier.
+ * Built from the analysis records ({@link #of}); read back into them ({@link #read}, what every
+ * reader of a plan's results uses) and, as a JSON tree, only by the verifier, which compares the
+ * file with what it recomputes.
  */
 public final class PlanAnalysisJson
 {
@@ -134,8 +144,7 @@ public final class PlanAnalysisJson
         if (analysis.exactF().isPresent())
         {
             t.put("exact_f", analysis.exactF().getAsInt());
-            t.put("exact_method", GraphAnalyzer.HARPER.equals(analysis.certificate().method()) ?
-                GraphAnalyzer.HARPER : "branch-and-bound");
+            t.put("exact_method", exactMethod(analysis.certificate()));
         }
         else
         {
@@ -159,6 +168,149 @@ public final class PlanAnalysisJson
         }
         t.put("probable_justification", probable.justification());
         return t;
+    }
+
+    /** How an exact f_max was found, given the certificate that states it. */
+    static String exactMethod(final Certificate certificate)
+    {
+        return GraphAnalyzer.HARPER.equals(certificate.method()) ? GraphAnalyzer.HARPER : "branch-and-bound";
+    }
+
+    /**
+     * Reads {@code plan}'s analysis object back into typed results, the inverse of {@link #of}:
+     * a number written as null (not finite, or not applicable) reads back as NaN, -1 or empty, as
+     * the records state. Stage timings, which no hash covers, read as 0 when missing.
+     *
+     * @throws IllegalArgumentException naming the first field that is missing or of the wrong type.
+     */
+    static PlanAnalysis read(final Plan plan)
+    {
+        final JsonNode a = plan.analysis();
+        final Graph graph = plan.graph();
+        final JsonNode g = object(a, "graph", "");
+        final JsonNode s = object(a, "spectrum", "");
+        final JsonNode t = object(a, "tolerance", "");
+        final JsonNode timing = a.path("timing_ms");
+        final SpectrumEstimate spectrum = new SpectrumEstimate(graph.n(), graph.regularDegree(),
+            real(s, "lambda1", "spectrum"), real(s, "lambda2", "spectrum"), real(s, "lambda_min", "spectrum"),
+            real(s, "lambda2_residual", "spectrum"), real(s, "lambda_min_residual", "spectrum"),
+            integer(s, "iterations", "spectrum"), real(s, "lambda2_upper", "spectrum"),
+            real(s, "lambda_min_lower", "spectrum"), real(s, "lambda_bound", "spectrum"),
+            real(s, "failure_probability", "spectrum"), text(s, "reorthogonalisation", "spectrum"),
+            text(s, "bound_justification", "spectrum"));
+        final Certificate certificate = new Certificate(integer(t, "certified_f", "tolerance"),
+            text(t, "certified_method", "tolerance"), text(t, "certified_justification", "tolerance"),
+            integer(t, "live_set_upper", "tolerance"), integer(t, "degree_limit_f", "tolerance"));
+        final AttackResult attack = new AttackResult(integer(t, "attack_f", "tolerance"),
+            ints(t, "witness", "tolerance"), integer(t, "witness_closed_neighbourhood", "tolerance"),
+            timing.path("attack").asLong(0), text(t, "attack_method", "tolerance"));
+        final ProbableTolerance probable = t.path("probable_f").isNull() ?
+            new ProbableTolerance(false, -1, Double.NaN, -1, text(t, "probable_justification", "tolerance")) :
+            new ProbableTolerance(true, integer(t, "probable_f", "tolerance"),
+                real(t, "probable_failure_probability", "tolerance"), integer(t, "probable_live_set_limit", "tolerance"),
+                text(t, "probable_justification", "tolerance"));
+        final StageTimings timings = new StageTimings(timing.path("structure").asLong(0),
+            timing.path("diameter").asLong(0), timing.path("spectrum").asLong(0), timing.path("exact").asLong(0),
+            timing.path("certificate").asLong(0), timing.path("attack").asLong(0), timing.path("probable").asLong(0),
+            timing.path("total").asLong(0));
+        final GraphAnalysis results = new GraphAnalysis(integer(g, "n", "graph"), longInteger(g, "edges", "graph"),
+            integer(g, "min_degree", "graph"), integer(g, "max_degree", "graph"), bool(g, "connected", "graph"),
+            integer(g, "components", "graph"), integer(g, "diameter", "graph"), bool(g, "diameter_exact", "graph"),
+            spectrum, certificate, attack, optionalInteger(t, "exact_f", "tolerance"), probable, timings);
+        final JsonNode domains = a.path("failure_domains");
+        final boolean placed = domains.isObject();
+        return new PlanAnalysis(options(object(a, "settings", "")), results,
+            placed ? domains(domains, "racks") : null, placed ? domains(domains, "hosts") : null);
+    }
+
+    private static FailureDomainReport domains(final JsonNode domains, final String kind)
+    {
+        final JsonNode d = domains.path(kind);
+        if (d.isNull())
+        {
+            return null;
+        }
+        final String where = "failure_domains." + kind;
+        object(domains, kind, "failure_domains");
+        final List<DomainFailureLevel> levels = new ArrayList<>();
+        for (final JsonNode row : d.path("rows"))
+        {
+            final String at = where + ".rows[" + levels.size() + "]";
+            levels.add(new DomainFailureLevel(integer(row, "failed", at), integer(row, "processes_lost", at),
+                integer(row, "further_crashes_certified", at), integer(row, "further_crashes_attack", at),
+                optionalInteger(row, "further_crashes_exact", at), ints(row, "attack_domains", at),
+                ints(row, "attack_witness", at), integer(row, "combinations_tried", at),
+                "exhaustive".equals(text(row, "worst_case", at)), text(row, "method", at)));
+        }
+        return new FailureDomainReport(integer(d, "domains", where), integer(d, "largest_domain", where),
+            List.copyOf(levels), text(d, "justification", where));
+    }
+
+    private static JsonNode object(final JsonNode parent, final String field, final String where)
+    {
+        return field(parent, field, where, JsonNode::isObject, "an object");
+    }
+
+    /** {@code parent.field} if {@code ok} holds for it, else one sentence naming it {@code analysis.where.field}. */
+    private static JsonNode field(final JsonNode parent, final String field, final String where,
+        final Predicate<JsonNode> ok, final String expected)
+    {
+        final JsonNode node = parent.path(field);
+        if (!ok.test(node))
+        {
+            throw new IllegalArgumentException("analysis." + (where.isEmpty() ? "" : where + ".") + field +
+                " is missing or not " + expected +
+                ": write the plan again with 'topo plan'");
+        }
+        return node;
+    }
+
+    private static int integer(final JsonNode parent, final String field, final String where)
+    {
+        return field(parent, field, where, JsonNode::isNumber, "a number").asInt();
+    }
+
+    private static long longInteger(final JsonNode parent, final String field, final String where)
+    {
+        return field(parent, field, where, JsonNode::isNumber, "a number").asLong();
+    }
+
+    private static OptionalInt optionalInteger(final JsonNode parent, final String field, final String where)
+    {
+        return parent.path(field).isNull() ? OptionalInt.empty() : OptionalInt.of(integer(parent, field, where));
+    }
+
+    /** A double written by {@link #putFinite}: null stands for a value that was not finite. */
+    private static double real(final JsonNode parent, final String field, final String where)
+    {
+        return parent.path(field).isNull() ? Double.NaN :
+            field(parent, field, where, JsonNode::isNumber, "a number").asDouble();
+    }
+
+    private static boolean bool(final JsonNode parent, final String field, final String where)
+    {
+        return field(parent, field, where, JsonNode::isBoolean, "true/false").asBoolean();
+    }
+
+    private static String text(final JsonNode parent, final String field, final String where)
+    {
+        return field(parent, field, where, JsonNode::isTextual, "a string").asText();
+    }
+
+    private static int[] ints(final JsonNode parent, final String field, final String where)
+    {
+        final JsonNode node = field(parent, field, where, JsonNode::isArray, "an array of integers");
+        final int[] values = new int[node.size()];
+        for (int i = 0; i < values.length; i++)
+        {
+            if (!node.get(i).isInt())
+            {
+                throw new IllegalArgumentException("analysis." + where + "." + field + "[" + i + "] is not an integer: " +
+                    "write the plan again with 'topo plan'");
+            }
+            values[i] = node.get(i).asInt();
+        }
+        return values;
     }
 
     static ObjectNode qp(final Graph graph, final QpAccounting qps)

@@ -1,6 +1,5 @@
 package io.mmx.planner.plan;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.mmx.planner.analysis.AnalysisOptions;
 import io.mmx.planner.change.ChangeResult;
 import io.mmx.planner.change.EdgeList;
@@ -148,11 +147,10 @@ public final class PlanChanges
             printEdges(out, "-", diff.removed());
             printEdges(out, "+", diff.added());
         }
-        final JsonNode t0 = before.analysis().path("tolerance");
-        final JsonNode t1 = after.analysis().path("tolerance");
+        final PlanAnalysis t0 = before.analysisResults();
+        final PlanAnalysis t1 = after.analysisResults();
         out.printf(Locale.ROOT, "tolerance  certified f %d -> %d, attack f %d -> %d (of n = %d -> %d)%n",
-            t0.path("certified_f").asInt(), t1.path("certified_f").asInt(), t0.path("attack_f").asInt(),
-            t1.path("attack_f").asInt(), before.n(), after.n());
+            t0.certifiedF(), t1.certifiedF(), t0.attackF(), t1.attackF(), before.n(), after.n());
         out.printf(Locale.ROOT, "hash       %s -> %s%n", before.contentHash(), after.contentHash());
         out.flush();
     }

@@ -118,7 +118,7 @@ public final class PlanFile
     public static Plan readSealed(final Path path)
     {
         final Plan plan = read(path);
-        final String recomputed = ContentHash.of(plan);
+        final String recomputed = PlanDigest.of(plan).text();
         if (!recomputed.equals(plan.contentHash()))
         {
             throw new GraphFileException(path + ": content_hash is " + plan.contentHash() + " but the content hashes to " +

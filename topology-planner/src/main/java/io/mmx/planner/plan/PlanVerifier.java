@@ -47,7 +47,7 @@ public final class PlanVerifier
         final List<String> problems = new ArrayList<>();
         final Graph graph = plan.graph();
         progress.stage("checking the content hash");
-        final String hash = ContentHash.of(plan);
+        final String hash = PlanDigest.of(plan).text();
         if (!hash.equals(plan.contentHash()))
         {
             problems.add("content_hash: the file says " + plan.contentHash() + " but its content hashes to " + hash +

@@ -1,12 +1,19 @@
 package io.mmx.planner.report;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.mmx.planner.analysis.AnalysisOptions;
+import io.mmx.planner.analysis.GraphAnalysis;
+import io.mmx.planner.analysis.GraphAnalyzer;
 import io.mmx.planner.io.AtomicFiles;
 import io.mmx.planner.placement.QpAccounting;
 import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanAnalysis;
 import io.mmx.planner.plan.ProgressListener;
 import io.mmx.planner.spectral.Lanczos;
 import io.mmx.planner.spectral.LanczosResult;
+import io.mmx.planner.spectral.SpectrumEstimate;
+import io.mmx.planner.tolerance.DomainFailureLevel;
+import io.mmx.planner.tolerance.FailureDomainReport;
+import io.mmx.planner.tolerance.ProbableTolerance;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -31,12 +38,11 @@ public final class PlanReport
     public static Path write(final Plan plan, final Path dir, final Duration profileBudget,
         final ProgressListener progress) throws IOException
     {
-        final JsonNode a = plan.analysis();
-        final long seed = a.path("settings").path("seed").asLong(plan.seed());
+        final AnalysisOptions settings = plan.analysisResults().settings();
+        final long seed = settings.seed();
         progress.stage("spectrum for the profile's sweep vector");
-        final LanczosResult lanczos = new Lanczos(seed, a.path("settings").path("lanczos_iterations")
-            .asInt(Lanczos.DEFAULT_ITERATIONS), Lanczos.DEFAULT_FAILURE_PROBABILITY, Lanczos.DEFAULT_BASIS_BUDGET_BYTES)
-            .run(plan.graph());
+        final LanczosResult lanczos = new Lanczos(seed, settings.lanczosIterations(), Lanczos.DEFAULT_FAILURE_PROBABILITY,
+            Lanczos.DEFAULT_BASIS_BUDGET_BYTES).run(plan.graph());
         progress.stage("expansion profile: " + PROFILE_POINTS + " attacks in " + profileBudget.toMillis() + " ms");
         final ExpansionProfile profile = ExpansionProfile.compute(plan.graph(), lanczos, seed, profileBudget.toMillis(),
             PROFILE_POINTS);
@@ -48,9 +54,10 @@ public final class PlanReport
 
     static String page(final Plan plan, final ExpansionProfile profile)
     {
-        final JsonNode a = plan.analysis();
-        final JsonNode t = a.path("tolerance");
-        final JsonNode s = a.path("spectrum");
+        final PlanAnalysis t = plan.analysisResults();
+        final GraphAnalysis g = t.graph();
+        final SpectrumEstimate s = g.spectrum();
+        final ProbableTolerance probable = g.probable();
         final int n = plan.n();
         final StringBuilder html = new StringBuilder(1 << 16);
         html.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>mmx plan report</title><style>")
@@ -70,31 +77,31 @@ public final class PlanReport
             .append("have been given: a statement about how the graph was drawn, not a proof about this graph.</p>\n");
         html.append(bracket(n, t));
         html.append("<table><tr><th>bound</th><th>crashes</th><th>of n</th><th>why</th></tr>\n");
-        row(html, "message passing alone", t.path("message_passing_f").asInt(), n, "a majority must stay up");
-        row(html, "certified (proof)", t.path("certified_f").asInt(), n, t.path("certified_method").asText());
-        if (t.hasNonNull("exact_f"))
+        row(html, "message passing alone", t.messagePassingF(), n, "a majority must stay up");
+        row(html, "certified (proof)", t.certifiedF(), n, g.certificate().method());
+        if (g.exactF().isPresent())
         {
-            row(html, "exact", t.path("exact_f").asInt(), n, "harper".equals(t.path("exact_method").asText()) ?
+            row(html, "exact", g.exactF().getAsInt(), n, GraphAnalyzer.HARPER.equals(t.exactMethod()) ?
                 "Harper's theorem (hypercube)" : "branch and bound");
         }
-        if (t.hasNonNull("probable_f"))
+        if (probable.applicable())
         {
-            row(html, "probable (generator's randomness)", t.path("probable_f").asInt(), n, String.format(Locale.ROOT,
-                "wrong with probability <= %.1e over the seed", t.path("probable_failure_probability").asDouble()));
+            row(html, "probable (generator's randomness)", probable.probableF(), n, String.format(Locale.ROOT,
+                "wrong with probability <= %.1e over the seed", probable.failureProbability()));
         }
         else
         {
             html.append("<tr><td>probable</td><td class=\"num\">&ndash;</td><td></td><td>")
-                .append(SvgChart.escape(t.path("probable_justification").asText())).append("</td></tr>\n");
+                .append(SvgChart.escape(probable.justification())).append("</td></tr>\n");
         }
-        row(html, "attack (witness)", t.path("attack_f").asInt(), n, t.path("witness_size").asInt() +
-            " live processes with |N[S]| = " + t.path("witness_closed_neighbourhood").asInt());
-        row(html, "any degree-" + plan.degree() + " graph", t.path("degree_limit_f").asInt(), n, "|N[S]| <= (d+1)|S|");
-        html.append("</table>\n<p class=\"note\">").append(SvgChart.escape(t.path("certified_justification").asText()))
+        row(html, "attack (witness)", t.attackF(), n, g.attack().witness().length +
+            " live processes with |N[S]| = " + g.attack().closedNeighbourhoodSize());
+        row(html, "any degree-" + plan.degree() + " graph", g.certificate().degreeLimitF(), n, "|N[S]| <= (d+1)|S|");
+        html.append("</table>\n<p class=\"note\">").append(SvgChart.escape(g.certificate().justification()))
             .append("</p>\n");
-        if (t.hasNonNull("probable_f"))
+        if (probable.applicable())
         {
-            html.append("<p class=\"note\">").append(SvgChart.escape(t.path("probable_justification").asText()))
+            html.append("<p class=\"note\">").append(SvgChart.escape(probable.justification()))
                 .append("</p>\n");
         }
 
@@ -113,19 +120,17 @@ public final class PlanReport
         html.append("<h2>Spectrum</h2>\n<p>Extreme adjacency eigenvalues (Lanczos). A smaller max(|&lambda;2|, |&lambda;min|) ")
             .append("means a better expander; 2&radic;(d&minus;1) is the best possible for large random graphs.</p>\n");
         final double[] xs = {1, 2, 3, 4};
-        final double[] ys = {s.path("lambda_min").asDouble(), s.path("lambda2").asDouble(), s.path("lambda_bound").asDouble(),
-            s.path("lambda1").asDouble()};
+        final double[] ys = {s.lambdaMin(), s.lambda2(), s.lambdaBound(), s.lambda1()};
         html.append(new SvgChart("Extreme adjacency eigenvalues", "", "eigenvalue")
             .categories("lambda_min", "lambda2", "bound on max(|lambda2|, |lambda_min|)", "lambda1 (= d)")
             .bars("eigenvalues", "#9467bd", xs, ys)
             .reference("+2 sqrt(d-1) (Ramanujan)", "#ff7f0e", 2 * Math.sqrt(Math.max(0, plan.degree() - 1)))
             .reference("-2 sqrt(d-1)", "#ff7f0e", -2 * Math.sqrt(Math.max(0, plan.degree() - 1)))
             .render());
-        html.append("<p class=\"note\">").append(SvgChart.escape(s.path("bound_justification").asText())).append("</p>\n");
+        html.append("<p class=\"note\">").append(SvgChart.escape(s.justification())).append("</p>\n");
 
         html.append("<h2>Queue pairs</h2>\n");
-        html.append(String.format(Locale.ROOT, "<p>%d QPs per process (full mesh: %d).", a.path("qp").path("per_process_max").asInt(),
-            a.path("qp").path("full_mesh_per_process").asInt()));
+        html.append(String.format(Locale.ROOT, "<p>%d QPs per process (full mesh: %d).", plan.graph().maxDegree(), n - 1));
         if (plan.placement() != null)
         {
             final QpAccounting qps = QpAccounting.of(plan.graph(), plan.placement());
@@ -140,7 +145,7 @@ public final class PlanReport
                 qps.maxQpsPerNic(), qps.meanQpsPerNic(), qps.fullMeshQpsPerNic()));
             html.append(new SvgChart("QPs on each host's NIC", "host", "QPs").bars("this plan", "#1f77b4", hosts, perNic)
                 .render());
-            html.append(domains(a.path("failure_domains")));
+            html.append(domains(t));
         }
         else
         {
@@ -149,12 +154,13 @@ public final class PlanReport
         return html.append("</body></html>\n").toString();
     }
 
-    private static String bracket(final int n, final JsonNode t)
+    private static String bracket(final int n, final PlanAnalysis t)
     {
         final double width = 760;
-        final int mp = t.path("message_passing_f").asInt();
-        final int cert = t.path("certified_f").asInt();
-        final int attack = t.path("attack_f").asInt();
+        final int mp = t.messagePassingF();
+        final int cert = t.certifiedF();
+        final int attack = t.attackF();
+        final ProbableTolerance probableBound = t.graph().probable();
         final StringBuilder svg = new StringBuilder();
         svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"122\" font-family=\"sans-serif\" font-size=\"12\">");
         svg.append("<rect x=\"0\" y=\"30\" width=\"760\" height=\"24\" fill=\"#eee\"/>");
@@ -166,10 +172,10 @@ public final class PlanReport
         svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"22\">message passing %d</text>", Math.max(2, width * mp / n - 120), mp));
         svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"72\">certified %d</text>", Math.min(width - 110, width * cert / n), cert));
         svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"88\">attack %d</text>", Math.min(width - 80, width * attack / n), attack));
-        if (t.hasNonNull("probable_f"))
+        if (probableBound.applicable())
         {
             // The probable end sits between the proof and the witness: a tick and a label above the bar.
-            final int probable = t.path("probable_f").asInt();
+            final int probable = probableBound.probableF();
             final double x = width * probable / n;
             svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"30\" width=\"%.1f\" height=\"24\" fill=\"#98df8a\"/>",
                 width * cert / n, width * Math.max(0, probable - cert) / n));
@@ -178,7 +184,7 @@ public final class PlanReport
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"22\">probable %d</text>", Math.min(width - 100, x), probable));
         }
         svg.append("<text x=\"0\" y=\"88\">0</text>");
-        legend(svg, t.hasNonNull("probable_f"));
+        legend(svg, probableBound.applicable());
         return svg.append("</svg>\n").toString();
     }
 
@@ -204,25 +210,25 @@ public final class PlanReport
         }
     }
 
-    private static String domains(final JsonNode domains)
+    private static String domains(final PlanAnalysis analysis)
     {
         final StringBuilder html = new StringBuilder("<h2>Failure domains</h2>\n<p>A crashed process leaves its memory; ")
             .append("a failed host or rack takes it along. Further process crashes tolerated after losing whole domains:</p>\n");
         for (final String kind : new String[] {"racks", "hosts"})
         {
-            final JsonNode rows = domains.path(kind).path("rows");
-            if (!rows.isArray() || rows.isEmpty())
+            final FailureDomainReport report = kind.equals("racks") ? analysis.racks() : analysis.hosts();
+            if (report == null || report.levels().isEmpty())
             {
                 continue;
             }
             html.append("<table><tr><th>").append(kind).append(" lost</th><th>processes lost</th><th>further crashes: certified</th>")
                 .append("<th>attack</th><th>worst case</th></tr>\n");
-            for (final JsonNode r : rows)
+            for (final DomainFailureLevel r : report.levels())
             {
                 html.append(String.format(Locale.ROOT, "<tr><td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%s</td>" +
-                    "<td class=\"num\">%d</td><td>%s</td></tr>%n", r.path("failed").asInt(), r.path("processes_lost").asInt(),
-                    r.path("further_crashes_certified").asInt() < 0 ? "blocked" : r.path("further_crashes_certified").asText(),
-                    r.path("further_crashes_attack").asInt(), r.path("worst_case").asText()));
+                    "<td class=\"num\">%d</td><td>%s</td></tr>%n", r.failedDomains(), r.processesLost(),
+                    r.certifiedFurtherCrashes() < 0 ? "blocked" : Integer.toString(r.certifiedFurtherCrashes()),
+                    r.attackFurtherCrashes(), r.exhaustive() ? "exhaustive" : "heuristic"));
             }
             html.append("</table>\n");
         }

@@ -56,8 +56,8 @@ class PlanReproducibilityTest
         }
         assertEquals(first.graph(), second.graph(), "the graph must follow from the seed alone");
         assertEquals(first.seed(), second.seed());
-        assertEquals(ContentHash.withoutTimeBudgeted(first.analysis()).toPrettyString(),
-            ContentHash.withoutTimeBudgeted(second.analysis()).toPrettyString());
+        assertEquals(PlanDigest.withoutTimeBudgeted(first.analysis()).toPrettyString(),
+            PlanDigest.withoutTimeBudgeted(second.analysis()).toPrettyString());
         assertEquals(first.contentHash(), second.contentHash(),
             "the content hash must not depend on the attack budget or thread timing");
     }
