@@ -49,9 +49,18 @@ class SnapshotTransferLossTest
         final SplittableRandom random = new SplittableRandom(SEED);
         final AtomicLong dropped = new AtomicLong();
         final AtomicLong damaged = new AtomicLong();
-        // Called on the sending node's agent thread only: one sequence of draws per run.
+        // Called on the sending node's agent thread only: one sequence of draws per run. The first chunk
+        // sent to each receiver is damaged for certain: it is the one chunk sure to arrive in order at a
+        // fresh receiver, so its refusal is certain too (a random damaged chunk may land behind a lost one,
+        // or in a transfer already superseded under load, and be ignored rather than refused).
+        final java.util.Set<Integer> damagedFirst = new java.util.HashSet<>();
         final SnapshotTransfer.Faults faults = (from, to, sequence) ->
         {
+            if (sequence == 0 && damagedFirst.add(to))
+            {
+                damaged.incrementAndGet();
+                return SnapshotTransfer.Faults.CORRUPT;
+            }
             final double r = random.nextDouble();
             if (r < 0.10)
             {
