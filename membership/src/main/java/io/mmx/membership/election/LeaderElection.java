@@ -38,6 +38,11 @@ public final class LeaderElection
     private long claimEpoch;
     private int claimIncarnation;
     private long claimBornTick = Long.MIN_VALUE / 2;
+    /** The freshest claim of a higher id than the followed one: followed at once if the followed one dies. */
+    private int altId = -1;
+    private long altEpoch;
+    private int altIncarnation;
+    private long altBornTick = Long.MIN_VALUE / 2;
     private long candidateSinceTick;
     private long lastHeardTick;
     private int reportedLeader = -2;
@@ -171,6 +176,15 @@ public final class LeaderElection
             claimIncarnation = incarnation;
             claimBornTick = bornTick;
         }
+        else if (leaderId == altId || altBornTick + config.leaderLeaseTicks() <= nowTick || leaderId < altId)
+        {
+            // A new leader's claim can overtake the news that the followed one died (they come from
+            // different members): keep it, to follow it the moment that news arrives.
+            altEpoch = leaderId == altId ? Math.max(altEpoch, leaderEpoch) : leaderEpoch;
+            altIncarnation = leaderId == altId ? Math.max(altIncarnation, incarnation) : incarnation;
+            altBornTick = leaderId == altId ? Math.max(altBornTick, bornTick) : bornTick;
+            altId = leaderId;
+        }
         if (leaderId < self && state != ElectionState.FOLLOWER)
         {
             state = ElectionState.FOLLOWER;
@@ -179,17 +193,27 @@ public final class LeaderElection
     }
 
     /**
-     * The failure detector declared a member dead: drop its claim at once.
+     * The failure detector declared a member dead (or a LEADER_DOWN holds its host down): drop its claim
+     * at once, and follow the freshest claim of a higher id held, if there is one.
      *
      * @param member  id.
      * @param nowTick now.
      */
     public void onMemberDead(final int member, final long nowTick)
     {
+        if (member == altId)
+        {
+            altId = -1;
+            altBornTick = Long.MIN_VALUE / 2;
+        }
         if (member == claimId)
         {
-            claimId = -1;
-            claimBornTick = Long.MIN_VALUE / 2;
+            claimId = altId;
+            claimEpoch = altEpoch;
+            claimIncarnation = altIncarnation;
+            claimBornTick = altBornTick;
+            altId = -1;
+            altBornTick = Long.MIN_VALUE / 2;
         }
     }
 
