@@ -277,6 +277,7 @@ public final class MembershipNode
             {
                 // Its word stood still, but its host runs: slowness (a busy machine, a pause), not a crash.
                 leaderDeclarationsVetoed++;
+                leaderWatch.vetoed();
                 return;
             }
             leaderDeclarations++;

@@ -11,7 +11,9 @@ package io.mmx.membership.neighbour;
  * that did not run for 300 ms makes one read when it wakes, not 150. Only a word seen moving under
  * this watch can be declared stopped (a leader whose word was never readable from here, behind a
  * broken link, is left to the slower cluster-wide detector), and a declaration is made once; the word
- * must move again before the same leader can be declared stopped again.
+ * must move again before the same leader can be declared stopped again. A declaration the host
+ * vetoes ({@link #vetoed()}: its process runs) is asked again every {@code staleReads} reads while
+ * the word stands still.
  */
 public final class LeaderWatch
 {
@@ -93,6 +95,16 @@ public final class LeaderWatch
             return true;
         }
         return false;
+    }
+
+    /**
+     * The host said the leader runs after all: ask again after another {@code staleReads} still reads
+     * (the leader may die while its word still stands).
+     */
+    public void vetoed()
+    {
+        declared = false;
+        stillReads = 0;
     }
 
     /** @return reads since the watched word last moved. */

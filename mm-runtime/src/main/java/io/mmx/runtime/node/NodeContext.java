@@ -76,7 +76,7 @@ public final class NodeContext
     private final MembershipConfig membership = new MembershipConfig()
         .protocolPeriodTicks(50).probeTimeoutTicks(40).suspicionTimeoutTicks(2500).leaderLeaseTicks(1000)
         .candidateStaggerTicks(25).heartbeatIntervalTicks(10).neighbourStaleTicks(100)
-        .leaderStaleTicks(20).leaderStaleReads(8);
+        .leaderStaleTicks(15).leaderStaleReads(4);
     private TransportContext transport;
     private ProcessDirectory directory;
     private ProcessDirectory memdDirectory;

@@ -11,10 +11,6 @@ import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,7 +75,6 @@ public final class FailoverBenchmark
     private final Histogram steady = new ConcurrentHistogram(TimeUnit.SECONDS.toNanos(60), 3);
     private volatile boolean steadyRecording;
     private volatile long lastCommitNs;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private FailoverBenchmark()
     {
@@ -378,7 +373,7 @@ public final class FailoverBenchmark
         final ClusterLayout layout = cluster.layout();
         for (int j = 0; j < layout.jvms(); j++)
         {
-            final String text = j == layout.jvms() - 1 ? node.metricsText() : metrics(layout.statusEndpoint(j));
+            final String text = j == layout.jvms() - 1 ? node.metricsText() : cluster.metrics(j);
             if (text == null)
             {
                 continue;
@@ -390,25 +385,6 @@ public final class FailoverBenchmark
             }
         }
         return changes;
-    }
-
-    private String metrics(final String endpoint)
-    {
-        try
-        {
-            final HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + endpoint + "/metrics"))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? r.body() : null;
-        }
-        catch (final IOException ex)
-        {
-            return null;
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return null;
-        }
     }
 
     private List<Process> startBusy(final PrintStream log) throws IOException
