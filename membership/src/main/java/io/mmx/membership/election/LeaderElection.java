@@ -45,6 +45,7 @@ public final class LeaderElection
     private long altBornTick = Long.MIN_VALUE / 2;
     private long candidateSinceTick;
     private long lastHeardTick;
+    private long lastTick = Long.MIN_VALUE;
     private int reportedLeader = -2;
     private int lastLeaderId = -1;
     private long reportedEpoch = -1;
@@ -69,6 +70,7 @@ public final class LeaderElection
      */
     public void tick(final long nowTick, final int rank)
     {
+        discountOwnStall(nowTick);
         final boolean fresh = isClaimFresh(nowTick);
         switch (state)
         {
@@ -110,6 +112,29 @@ public final class LeaderElection
                 break;
         }
         report(nowTick);
+    }
+
+    /**
+     * Ticks this process did not run (its JVM waited for a core, or paused, longer than a stall bound)
+     * do not age the claim it holds nor its leader's contact: it could not hear anyone meanwhile, and
+     * would otherwise drop a live leader on waking, before polling the news that came while it slept.
+     * Gaps up to the bound (an idle host parks between ticks) count as time.
+     */
+    private void discountOwnStall(final long nowTick)
+    {
+        final long gap = lastTick == Long.MIN_VALUE ? 0 : nowTick - lastTick;
+        lastTick = nowTick;
+        if (gap > ownStallTicks())
+        {
+            claimBornTick += gap - 1;
+            altBornTick += gap - 1;
+            lastHeardTick += gap - 1;
+        }
+    }
+
+    private long ownStallTicks()
+    {
+        return Math.max(config.protocolPeriodTicks(), config.leaderLeaseTicks() / 8);
     }
 
     private void becomeLeader(final long nowTick)
