@@ -33,6 +33,10 @@ public final class MembershipConfig
     public static final int DEFAULT_HEARTBEAT_INTERVAL_TICKS = 1;
     /** Default ticks a neighbour's heartbeat may stand still before it is suspected. */
     public static final int DEFAULT_NEIGHBOUR_STALE_TICKS = 20;
+    /** Default ticks the leader's heartbeat may stand still before a neighbour declares it stopped. */
+    public static final int DEFAULT_LEADER_STALE_TICKS = 5;
+    /** Default reads (one per tick) that must see the leader's heartbeat stand still before it is declared stopped. */
+    public static final int DEFAULT_LEADER_STALE_READS = 4;
     /** Largest cluster a node accepts. */
     public static final int MAX_PROCESSES = 1 << 20;
 
@@ -48,6 +52,8 @@ public final class MembershipConfig
     private int maxCandidateRank = DEFAULT_MAX_CANDIDATE_RANK;
     private int heartbeatIntervalTicks = DEFAULT_HEARTBEAT_INTERVAL_TICKS;
     private int neighbourStaleTicks = DEFAULT_NEIGHBOUR_STALE_TICKS;
+    private int leaderStaleTicks = DEFAULT_LEADER_STALE_TICKS;
+    private int leaderStaleReads = DEFAULT_LEADER_STALE_READS;
     private int concludedFor;
 
     /**
@@ -108,6 +114,11 @@ public final class MembershipConfig
         {
             errors.add("heartbeatIntervalTicks must be >= 1 and neighbourStaleTicks more than twice it, got " +
                 heartbeatIntervalTicks + " and " + neighbourStaleTicks);
+        }
+        if (leaderStaleTicks < 2 || leaderStaleReads < 1 || leaderStaleReads > leaderStaleTicks)
+        {
+            errors.add("leaderStaleTicks must be >= 2 and leaderStaleReads 1..leaderStaleTicks (one read per tick), got " +
+                leaderStaleTicks + " and " + leaderStaleReads);
         }
         if (!errors.isEmpty())
         {
@@ -334,6 +345,39 @@ public final class MembershipConfig
     public MembershipConfig neighbourStaleTicks(final int value)
     {
         neighbourStaleTicks = value;
+        return this;
+    }
+
+    /** @return ticks the leader's heartbeat may stand still before a neighbour declares it stopped. */
+    public int leaderStaleTicks()
+    {
+        return leaderStaleTicks;
+    }
+
+    /**
+     * @param value ticks the leader's heartbeat may stand still before a neighbour declares it stopped.
+     * @return this.
+     */
+    public MembershipConfig leaderStaleTicks(final int value)
+    {
+        leaderStaleTicks = value;
+        return this;
+    }
+
+    /** @return reads that must see the leader's heartbeat stand still before it is declared stopped. */
+    public int leaderStaleReads()
+    {
+        return leaderStaleReads;
+    }
+
+    /**
+     * @param value reads (one per tick) that must see the leader's heartbeat stand still: the reader's own
+     *              scheduling delays count as one read, not as many ticks of silence.
+     * @return this.
+     */
+    public MembershipConfig leaderStaleReads(final int value)
+    {
+        leaderStaleReads = value;
         return this;
     }
 }

@@ -51,6 +51,19 @@ public interface MembershipListener
     }
 
     /**
+     * This process declared the leader it follows stopped (its memory heartbeat stood still) and told
+     * every member (LEADER_DOWN).
+     *
+     * @param leaderId   the leader.
+     * @param stillTicks ticks its word stood still.
+     * @param stillReads reads of this process that saw it still.
+     * @param nowTick    when.
+     */
+    default void onLeaderStopped(final int leaderId, final long stillTicks, final int stillReads, final long nowTick)
+    {
+    }
+
+    /**
      * Plan activation finished or was refused.
      *
      * @param active  true when this process may serve; false when it was refused.

@@ -4,6 +4,8 @@ import io.mmx.membership.election.ElectionState;
 import io.mmx.membership.election.LeaderElection;
 import io.mmx.membership.neighbour.HeartbeatReader;
 import io.mmx.membership.neighbour.HeartbeatWriter;
+import io.mmx.membership.neighbour.HostLiveness;
+import io.mmx.membership.neighbour.LeaderWatch;
 import io.mmx.membership.neighbour.NeighbourMonitor;
 import io.mmx.membership.plan.PlanActivation;
 import io.mmx.membership.swim.FailureDetector;
@@ -21,13 +23,23 @@ import java.util.SplittableRandom;
  * The membership of one process, sans-IO: {@link #tick(long)} and {@link #onMessage} in, messages
  * out through an {@link Outbox}, events out through a {@link MembershipListener}. Composes the SWIM
  * {@link FailureDetector}, the Ω {@link LeaderElection}, {@link PlanActivation} and, when the host
- * gives memory access, a {@link NeighbourMonitor}.
+ * gives memory access, a {@link NeighbourMonitor} and a {@link LeaderWatch}.
+ * <p>
+ * Fast failover: a leader bumps its heartbeat word every tick; each plan neighbour of the leader (on
+ * another host) reads it every tick, and when its {@link LeaderWatch} declares the leader stopped it
+ * sends LEADER_DOWN to every member. A member that learns it drops the leader's claim and holds the
+ * leader's whole host down (processes of one host share its thread, so they stop together) until a
+ * LEADER_CLAIM comes from that host or a lease passes; the lowest member not dead or down then has
+ * rank 0 and claims at once. Every new leader sends its claim to every member once (LEADER_CLAIM),
+ * and a leader that hears itself declared down does too, which refutes the declaration.
  * <p>
  * No threads, clocks or I/O; all randomness from the seed. Not thread-safe. Malformed messages are
  * counted and ignored, never thrown.
  */
 public final class MembershipNode
 {
+    private static final int MAX_DOWN_HOSTS = 8;
+
     private final MembershipConfig config;
     private final int processes;
     private final int self;
@@ -46,6 +58,23 @@ public final class MembershipNode
     private final byte[] planHash;
     private final java.util.function.IntPredicate isDead;
     private final NeighbourMonitor.Listener neighbourListener;
+    private final LeaderWatch leaderWatch;
+    /** Host of each process (processes of one host stop together), or null: each process is its own host. */
+    private final int[] hostOf;
+    /** Members of each host, or null with {@link #hostOf}. */
+    private final int[][] hostMembers;
+    /** Hosts a LEADER_DOWN named, until when; bounded, the oldest is forgotten when full. */
+    private final int[] downHosts = new int[MAX_DOWN_HOSTS];
+    private final long[] downUntilTick = new long[MAX_DOWN_HOSTS];
+    private int downCount;
+    private long lastLedTick = Long.MIN_VALUE / 2;
+    private long announcedEpoch = -1;
+    private int watchedNeighbourIndex = -1;
+    private final HostLiveness liveness;
+    private long leaderDownNotices;
+    private long leaderDeclarationsVetoed;
+    private long leaderDownSent;
+    private long leaderDeclarations;
     private long nowTick;
     private long nextHelloTick;
     private long nextNewsTick;
@@ -82,6 +111,34 @@ public final class MembershipNode
         final HeartbeatWriter heartbeatWriter,
         final long startTick)
     {
+        this(config, processes, self, planDigest, neighbours, seed, outbox, listener, heartbeatReader, heartbeatWriter,
+            startTick, null, HostLiveness.NONE);
+    }
+
+    /**
+     * As {@link #MembershipNode(MembershipConfig, int, int, PlanDigest, int[], long, Outbox, MembershipListener,
+     * HeartbeatReader, HeartbeatWriter, long)}, with the hosts of the processes.
+     *
+     * @param hostOf   host of each process, n entries: processes of one host run on one thread and stop
+     *                 together (a LEADER_DOWN holds the leader's whole host down); null: each its own host.
+     * @param liveness what the operating system says of a leader's host: a leader whose host surely runs is
+     *                 not declared stopped, however long its word stands still (the lease still applies).
+     */
+    public MembershipNode(
+        final MembershipConfig config,
+        final int processes,
+        final int self,
+        final PlanDigest planDigest,
+        final int[] neighbours,
+        final long seed,
+        final Outbox outbox,
+        final MembershipListener listener,
+        final HeartbeatReader heartbeatReader,
+        final HeartbeatWriter heartbeatWriter,
+        final long startTick,
+        final int[] hostOf,
+        final HostLiveness liveness)
+    {
         if (config.concludedFor() != processes)
         {
             throw new IllegalStateException("MembershipConfig must be concluded for n=" + processes + " first");
@@ -110,6 +167,44 @@ public final class MembershipNode
         monitor = heartbeatReader != null && heartbeatWriter != null ?
             new NeighbourMonitor(neighbours, config.heartbeatIntervalTicks(), config.neighbourStaleTicks(), startTick) :
             null;
+        leaderWatch = monitor != null ? new LeaderWatch(config.leaderStaleTicks(), config.leaderStaleReads()) : null;
+        if (hostOf != null && hostOf.length != processes)
+        {
+            throw new IllegalArgumentException("hostOf has " + hostOf.length + " entries for " + processes +
+                " processes: give one host per process");
+        }
+        this.hostOf = hostOf == null ? null : hostOf.clone();
+        this.liveness = liveness;
+        this.hostMembers = hostOf == null ? null : membersByHost(hostOf);
+    }
+
+    private static int[][] membersByHost(final int[] hostOf)
+    {
+        int hosts = 0;
+        for (final int h : hostOf)
+        {
+            if (h < 0)
+            {
+                throw new IllegalArgumentException("host index " + h + " is negative");
+            }
+            hosts = Math.max(hosts, h + 1);
+        }
+        final int[] count = new int[hosts];
+        for (final int h : hostOf)
+        {
+            count[h]++;
+        }
+        final int[][] members = new int[hosts][];
+        for (int h = 0; h < hosts; h++)
+        {
+            members[h] = new int[count[h]];
+            count[h] = 0;
+        }
+        for (int p = 0; p < hostOf.length; p++)
+        {
+            members[hostOf[p]][count[hostOf[p]]++] = p;
+        }
+        return members;
     }
 
     /**
@@ -121,7 +216,9 @@ public final class MembershipNode
     {
         this.nowTick = nowTick;
         detector.tick(nowTick);
-        election.tick(nowTick, detector.rank());
+        expireDownHosts(nowTick);
+        election.tick(nowTick, rank());
+        announceIfNewLeader();
         if (nowTick >= nextNewsTick && election.wantsLeaderNews(nowTick))
         {
             // At most one extra message per period, and only while the leader claim is ageing or
@@ -150,8 +247,227 @@ public final class MembershipNode
         }
         if (monitor != null)
         {
-            monitor.tick(nowTick, heartbeatWriter, heartbeatReader, neighbourListener);
+            if (election.state() == ElectionState.LEADER)
+            {
+                lastLedTick = nowTick;
+            }
+            // A leader beats every tick, and for a lease after it stepped down: members that have not
+            // heard yet still follow it and must not see it stop.
+            monitor.tick(nowTick, heartbeatWriter, heartbeatReader, neighbourListener,
+                nowTick - lastLedTick <= config.leaderLeaseTicks());
+            watchLeader(nowTick);
         }
+    }
+
+    /** Reads the followed leader's heartbeat once a tick, if it is a plan neighbour on another host. */
+    private void watchLeader(final long nowTick)
+    {
+        final int leader = election.state() == ElectionState.FOLLOWER ? election.leaderId(nowTick) : -1;
+        if (leader != leaderWatch.watched())
+        {
+            watchedNeighbourIndex = leader < 0 || hostOf(leader) == hostOf(self) ? -1 : neighbourIndex(leader);
+            leaderWatch.watch(watchedNeighbourIndex < 0 ? -1 : leader, nowTick);
+            if (watchedNeighbourIndex < 0)
+            {
+                return;
+            }
+        }
+        if (watchedNeighbourIndex >= 0 && leaderWatch.onRead(nowTick, heartbeatReader.readHeartbeat(leader)))
+        {
+            if (liveness.surelyRuns(leader))
+            {
+                // Its word stood still, but its host runs: slowness (a busy machine, a pause), not a crash.
+                leaderDeclarationsVetoed++;
+                leaderWatch.vetoed();
+                return;
+            }
+            leaderDeclarations++;
+            listener.onLeaderStopped(leader, leaderWatch.stillTicks(nowTick), leaderWatch.stillReads(), nowTick);
+            // A rare event: every member hears it directly, so that a new leader commits at once.
+            for (int p = 0; p < processes; p++)
+            {
+                if (p != self)
+                {
+                    leaderDownSent++;
+                    send(MessageType.LEADER_DOWN, p, 0, leader, detector.incarnation(leader), -1);
+                }
+            }
+            onLeaderDown(leader, nowTick);
+        }
+    }
+
+    /**
+     * The leader's heartbeat stopped (seen here or by a neighbour of it): drop its claim, hold its host
+     * down, and let the lowest member left claim at once.
+     */
+    private void onLeaderDown(final int leader, final long nowTick)
+    {
+        leaderDownNotices++;
+        if (hostOf(leader) == hostOf(self))
+        {
+            // This process shares the leader's thread and runs: the leader runs too. Refute, if it is this one.
+            if (leader == self && election.state() == ElectionState.LEADER)
+            {
+                announce();
+            }
+            return;
+        }
+        markHostDown(hostOf(leader), nowTick + config.leaderLeaseTicks());
+        forEachHostMember(hostOf(leader), nowTick);
+        // Two steps: a follower without a claim becomes candidate, a candidate of rank 0 claims.
+        election.tick(nowTick, rank());
+        election.tick(nowTick, rank());
+        announceIfNewLeader();
+    }
+
+    private void forEachHostMember(final int host, final long nowTick)
+    {
+        if (hostMembers == null)
+        {
+            election.onMemberDead(host, nowTick);
+            return;
+        }
+        for (final int m : hostMembers[host])
+        {
+            election.onMemberDead(m, nowTick);
+        }
+    }
+
+    /**
+     * A new leader tells every member at once (one claim per epoch; leaderships are rare): after a
+     * LEADER_DOWN the members wait on it, and a restarted leader's claim is heard through the hold.
+     */
+    private void announceIfNewLeader()
+    {
+        if (election.state() == ElectionState.LEADER && election.maxEpochSeen() != announcedEpoch)
+        {
+            announce();
+        }
+    }
+
+    private void announce()
+    {
+        announcedEpoch = election.maxEpochSeen();
+        for (int p = 0; p < processes; p++)
+        {
+            if (p != self)
+            {
+                send(MessageType.LEADER_CLAIM, p, 0, -1, 0, -1);
+            }
+        }
+    }
+
+    private int neighbourIndex(final int process)
+    {
+        final int[] neighbours = plan.neighbours();
+        for (int i = 0; i < neighbours.length; i++)
+        {
+            if (neighbours[i] == process)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private int hostOf(final int process)
+    {
+        return hostOf == null ? process : hostOf[process];
+    }
+
+    private void markHostDown(final int host, final long untilTick)
+    {
+        for (int i = 0; i < downCount; i++)
+        {
+            if (downHosts[i] == host)
+            {
+                downUntilTick[i] = untilTick;
+                return;
+            }
+        }
+        if (downCount == MAX_DOWN_HOSTS)
+        {
+            removeDown(0);
+        }
+        downHosts[downCount] = host;
+        downUntilTick[downCount] = untilTick;
+        downCount++;
+    }
+
+    private void removeDown(final int index)
+    {
+        System.arraycopy(downHosts, index + 1, downHosts, index, downCount - index - 1);
+        System.arraycopy(downUntilTick, index + 1, downUntilTick, index, downCount - index - 1);
+        downCount--;
+    }
+
+    private void expireDownHosts(final long nowTick)
+    {
+        for (int i = downCount - 1; i >= 0; i--)
+        {
+            if (nowTick >= downUntilTick[i])
+            {
+                removeDown(i);
+            }
+        }
+    }
+
+    /**
+     * A LEADER_CLAIM came from {@code src} itself: its host runs. Other messages do not clear the hold:
+     * frames a killed host sent just before it died may still be polled after the LEADER_DOWN.
+     */
+    private void clearDown(final int src)
+    {
+        if (downCount == 0)
+        {
+            return;
+        }
+        final int host = hostOf(src);
+        for (int i = 0; i < downCount; i++)
+        {
+            if (downHosts[i] == host)
+            {
+                removeDown(i);
+                return;
+            }
+        }
+    }
+
+    private boolean isDown(final int process)
+    {
+        if (downCount == 0)
+        {
+            return false;
+        }
+        final int host = hostOf(process);
+        for (int i = 0; i < downCount; i++)
+        {
+            if (downHosts[i] == host)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The failure detector's rank, less the lower members of hosts held down that it does not hold dead. */
+    private int rank()
+    {
+        int rank = detector.rank();
+        for (int i = 0; i < downCount; i++)
+        {
+            final int host = downHosts[i];
+            if (hostMembers == null)
+            {
+                rank -= host < self && !detector.isDead(host) ? 1 : 0;
+                continue;
+            }
+            for (final int m : hostMembers[host])
+            {
+                rank -= m < self && !detector.isDead(m) ? 1 : 0;
+            }
+        }
+        return rank;
     }
 
     /**
@@ -200,6 +516,10 @@ public final class MembershipNode
             refuse(src, message.planFingerprint());
             return;
         }
+        if (type == MessageType.LEADER_CLAIM)
+        {
+            clearDown(src);
+        }
         if (!applyPiggyback(message))
         {
             return;
@@ -224,6 +544,19 @@ public final class MembershipNode
                 break;
             case MessageType.PLAN_ACK:
                 plan.onConfirmed(src);
+                break;
+            case MessageType.LEADER_DOWN:
+                if (message.subject() < 0 || message.subject() >= processes || message.subject() == src)
+                {
+                    malformedMessages++;
+                }
+                else
+                {
+                    onLeaderDown(message.subject(), nowTick);
+                }
+                break;
+            case MessageType.LEADER_CLAIM:
+                // The claim record in the header did the work (applyPiggyback).
                 break;
             default:
                 malformedMessages++;
@@ -265,7 +598,7 @@ public final class MembershipNode
                 detector.apply(leaderId, leaderIncarnation, MemberStatus.ALIVE, nowTick);
             }
             election.onClaim(nowTick, leaderId, message.leaderEpoch(), message.leaderAgeTicks(), leaderIncarnation,
-                detector.isDead(leaderId));
+                detector.isDead(leaderId) || isDown(leaderId));
         }
         return true;
     }
@@ -408,6 +741,39 @@ public final class MembershipNode
     public boolean isNeighbourSuspected(final int neighbourId)
     {
         return monitor != null && monitor.isSuspected(neighbourId);
+    }
+
+    /** @return LEADER_DOWN notices this process acted on (its own declarations included). */
+    public long leaderDownNotices()
+    {
+        return leaderDownNotices;
+    }
+
+    /** @return times this process declared the leader it followed stopped (and sent LEADER_DOWN to every member). */
+    public long leaderDeclarations()
+    {
+        return leaderDeclarations;
+    }
+
+    /** @return times the leader's word stood still past the bound while its host surely ran: no declaration. */
+    public long leaderDeclarationsVetoed()
+    {
+        return leaderDeclarationsVetoed;
+    }
+
+    /** @return LEADER_DOWN messages this process sent: it declared a leader stopped (n - 1 per declaration). */
+    public long leaderDownSent()
+    {
+        return leaderDownSent;
+    }
+
+    /**
+     * @return the longest time in ticks the followed leader's heartbeat stood still before it moved again, as
+     * this process saw it (0 without memory monitoring): how close a false declaration came.
+     */
+    public long longestLeaderSilenceTicks()
+    {
+        return leaderWatch == null ? 0 : leaderWatch.longestSilenceTicks();
     }
 
     /** @return messages handed to the outbox. */

@@ -38,8 +38,14 @@ public final class LeaderElection
     private long claimEpoch;
     private int claimIncarnation;
     private long claimBornTick = Long.MIN_VALUE / 2;
+    /** The freshest claim of a higher id than the followed one: followed at once if the followed one dies. */
+    private int altId = -1;
+    private long altEpoch;
+    private int altIncarnation;
+    private long altBornTick = Long.MIN_VALUE / 2;
     private long candidateSinceTick;
     private long lastHeardTick;
+    private long lastTick = Long.MIN_VALUE;
     private int reportedLeader = -2;
     private int lastLeaderId = -1;
     private long reportedEpoch = -1;
@@ -64,6 +70,7 @@ public final class LeaderElection
      */
     public void tick(final long nowTick, final int rank)
     {
+        discountOwnStall(nowTick);
         final boolean fresh = isClaimFresh(nowTick);
         switch (state)
         {
@@ -105,6 +112,29 @@ public final class LeaderElection
                 break;
         }
         report(nowTick);
+    }
+
+    /**
+     * Ticks this process did not run (its JVM waited for a core, or paused, longer than a stall bound)
+     * do not age the claim it holds nor its leader's contact: it could not hear anyone meanwhile, and
+     * would otherwise drop a live leader on waking, before polling the news that came while it slept.
+     * Gaps up to the bound (an idle host parks between ticks) count as time.
+     */
+    private void discountOwnStall(final long nowTick)
+    {
+        final long gap = lastTick == Long.MIN_VALUE ? 0 : nowTick - lastTick;
+        lastTick = nowTick;
+        if (gap > ownStallTicks())
+        {
+            claimBornTick += gap - 1;
+            altBornTick += gap - 1;
+            lastHeardTick += gap - 1;
+        }
+    }
+
+    private long ownStallTicks()
+    {
+        return Math.max(config.protocolPeriodTicks(), config.leaderLeaseTicks() / 8);
     }
 
     private void becomeLeader(final long nowTick)
@@ -171,6 +201,15 @@ public final class LeaderElection
             claimIncarnation = incarnation;
             claimBornTick = bornTick;
         }
+        else if (leaderId == altId || altBornTick + config.leaderLeaseTicks() <= nowTick || leaderId < altId)
+        {
+            // A new leader's claim can overtake the news that the followed one died (they come from
+            // different members): keep it, to follow it the moment that news arrives.
+            altEpoch = leaderId == altId ? Math.max(altEpoch, leaderEpoch) : leaderEpoch;
+            altIncarnation = leaderId == altId ? Math.max(altIncarnation, incarnation) : incarnation;
+            altBornTick = leaderId == altId ? Math.max(altBornTick, bornTick) : bornTick;
+            altId = leaderId;
+        }
         if (leaderId < self && state != ElectionState.FOLLOWER)
         {
             state = ElectionState.FOLLOWER;
@@ -179,17 +218,27 @@ public final class LeaderElection
     }
 
     /**
-     * The failure detector declared a member dead: drop its claim at once.
+     * The failure detector declared a member dead (or a LEADER_DOWN holds its host down): drop its claim
+     * at once, and follow the freshest claim of a higher id held, if there is one.
      *
      * @param member  id.
      * @param nowTick now.
      */
     public void onMemberDead(final int member, final long nowTick)
     {
+        if (member == altId)
+        {
+            altId = -1;
+            altBornTick = Long.MIN_VALUE / 2;
+        }
         if (member == claimId)
         {
-            claimId = -1;
-            claimBornTick = Long.MIN_VALUE / 2;
+            claimId = altId;
+            claimEpoch = altEpoch;
+            claimIncarnation = altIncarnation;
+            claimBornTick = altBornTick;
+            altId = -1;
+            altBornTick = Long.MIN_VALUE / 2;
         }
     }
 

@@ -59,8 +59,25 @@ public final class NeighbourMonitor
     public int tick(
         final long nowTick, final HeartbeatWriter writer, final HeartbeatReader reader, final Listener listener)
     {
+        return tick(nowTick, writer, reader, listener, false);
+    }
+
+    /**
+     * As {@link #tick(long, HeartbeatWriter, HeartbeatReader, Listener)}; {@code beatEveryTick}: also bump
+     * the own heartbeat on ticks between intervals (a leader does, so that its watchers can tell a stop
+     * within a few ticks).
+     *
+     * @return number of suspicion changes.
+     */
+    public int tick(final long nowTick, final HeartbeatWriter writer, final HeartbeatReader reader,
+        final Listener listener, final boolean beatEveryTick)
+    {
         if (nowTick < nextBeatTick)
         {
+            if (beatEveryTick)
+            {
+                writer.writeHeartbeat(++beat);
+            }
             return 0;
         }
         nextBeatTick = nowTick + intervalTicks;

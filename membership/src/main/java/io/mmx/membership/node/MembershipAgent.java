@@ -7,6 +7,7 @@ import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.MembershipNode;
 import io.mmx.membership.neighbour.FabricHeartbeats;
+import io.mmx.membership.neighbour.HostLiveness;
 import io.mmx.membership.wire.MessageType;
 import io.mmx.planner.plan.PlanDigest;
 import org.agrona.DirectBuffer;
@@ -66,6 +67,27 @@ public final class MembershipAgent implements Agent, FrameHandler
     }
 
     /**
+     * As the constructor with {@code heartbeatsOf}, knowing nothing of hosts' liveness
+     * ({@link HostLiveness#NONE}).
+     */
+    public MembershipAgent(
+        final AeronTransport transport,
+        final MembershipConfig config,
+        final int[] hosted,
+        final PlanDigest planDigest,
+        final int[][] neighboursOf,
+        final long seed,
+        final NanoClock clock,
+        final long tickNs,
+        final MembershipListener listener,
+        final ApplicationHandler applicationHandler,
+        final FabricHeartbeats[] heartbeatsOf)
+    {
+        this(transport, config, hosted, planDigest, neighboursOf, seed, clock, tickNs, listener, applicationHandler,
+            heartbeatsOf, HostLiveness.NONE);
+    }
+
+    /**
      * An agent with neighbour monitoring through memory: each hosted process bumps its heartbeat word
      * and reads its plan neighbours' words through its own fabric, polled from {@link #doWork()}.
      *
@@ -81,6 +103,8 @@ public final class MembershipAgent implements Agent, FrameHandler
      * @param applicationHandler frames of other types, or null.
      * @param heartbeatsOf       heartbeats of each hosted process, same order as {@code hosted} (an entry may be
      *                           null: that process is not monitored through memory), or null for none.
+     * @param liveness           what the operating system says of other processes' hosts (a leader whose host
+     *                           surely runs is not declared stopped), or {@link HostLiveness#NONE}.
      */
     public MembershipAgent(
         final AeronTransport transport,
@@ -93,7 +117,8 @@ public final class MembershipAgent implements Agent, FrameHandler
         final long tickNs,
         final MembershipListener listener,
         final ApplicationHandler applicationHandler,
-        final FabricHeartbeats[] heartbeatsOf)
+        final FabricHeartbeats[] heartbeatsOf,
+        final HostLiveness liveness)
     {
         if (tickNs < 100_000)
         {
@@ -117,6 +142,12 @@ public final class MembershipAgent implements Agent, FrameHandler
         {
             config.conclude(processes);
         }
+        // Processes behind one endpoint are hosted by one transport and agent: they stop together.
+        final int[] hostOf = new int[processes];
+        for (int p = 0; p < processes; p++)
+        {
+            hostOf[p] = transport.directory().endpointIndexOf(p);
+        }
         for (int i = 0; i < hosted.length; i++)
         {
             final int id = hosted[i];
@@ -132,7 +163,7 @@ public final class MembershipAgent implements Agent, FrameHandler
             }
             heartbeats[i] = hb;
             nodeByProcess[id] = new MembershipNode(config, processes, id, planDigest, neighboursOf[i], seed ^ id,
-                transport::send, listener, hb, hb, 0);
+                transport::send, listener, hb, hb, 0, hostOf, liveness);
         }
     }
 

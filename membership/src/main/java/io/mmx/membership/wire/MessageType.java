@@ -17,6 +17,10 @@ public final class MessageType
     public static final int PLAN_ACK = 0x14;
     /** Plan activation: "I run another plan", with the refuser's full hash. */
     public static final int PLAN_REFUSED = 0x15;
+    /** "The leader named as subject stopped": a neighbour saw its memory heartbeat stand still; sent to every member. */
+    public static final int LEADER_DOWN = 0x16;
+    /** A new leader's claim, sent to every member once after a LEADER_DOWN (or to refute one). */
+    public static final int LEADER_CLAIM = 0x17;
 
     private MessageType()
     {
@@ -28,6 +32,6 @@ public final class MessageType
      */
     public static boolean isMembership(final int type)
     {
-        return type >= PING && type <= PLAN_REFUSED;
+        return type >= PING && type <= LEADER_CLAIM;
     }
 }

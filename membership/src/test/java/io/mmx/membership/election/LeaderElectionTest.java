@@ -57,9 +57,37 @@ class LeaderElectionTest
         five.onClaim(1000, 1, 1, 0, 0, false);
         five.tick(1000, 3);
         assertEquals(1, five.leaderId(1000));
+        // Ticked every tick (a process that runs): the claim, born a tick before it arrived, lasts a lease.
+        for (long t = 1001; t < 999 + config.leaderLeaseTicks(); t++)
+        {
+            five.tick(t, 3);
+        }
+        assertEquals(1, five.leaderId(998 + config.leaderLeaseTicks()));
         five.tick(1000 + config.leaderLeaseTicks(), 3);
         assertEquals(ElectionState.CANDIDATE, five.state());
         assertEquals(-1, five.leaderId(1000 + config.leaderLeaseTicks()));
+    }
+
+    @Test
+    void ticksThisProcessDidNotRunDoNotAgeItsClaim()
+    {
+        final LeaderElection five = election(5);
+        five.onClaim(1000, 1, 1, 0, 0, false);
+        five.tick(1000, 3);
+        // Its JVM did not run for two leases: on waking the leader is still followed, and the news that
+        // came meanwhile (polled before the tick) renews it.
+        final long wake = 1000 + 2L * config.leaderLeaseTicks();
+        five.tick(wake, 3);
+        assertEquals(1, five.leaderId(wake));
+        assertEquals(List.of("1@1"), changes, "no change on waking");
+        // Idle gaps up to the stall bound count as time: the lease runs out a lease of such ticks later.
+        long t = wake;
+        while (t < wake + config.leaderLeaseTicks())
+        {
+            t += config.leaderLeaseTicks() / 8;
+            five.tick(t, 3);
+        }
+        assertEquals(ElectionState.CANDIDATE, five.state());
     }
 
     @Test
@@ -68,7 +96,10 @@ class LeaderElectionTest
         final LeaderElection zero = election(0);
         zero.tick(0, 0);
         zero.onHeard(10);
-        zero.tick(10 + config.leaderLeaseTicks(), 0);
+        for (long t = 1; t <= 10 + config.leaderLeaseTicks(); t++)
+        {
+            zero.tick(t, 0);
+        }
         assertEquals(ElectionState.LEADER, zero.state());
         zero.tick(11 + config.leaderLeaseTicks(), 0);
         assertEquals(ElectionState.CANDIDATE, zero.state());

@@ -62,6 +62,11 @@ final class DemoCommand implements Callable<Integer>
         "cluster directory is refused")
     boolean force;
 
+    /** Commands submitted at or after this time count for the failover clock. */
+    private volatile long failoverArmedNs = Long.MAX_VALUE;
+    /** Completion time of the first command submitted after the leader's JVM was gone. */
+    private final AtomicLong failoverCommitNs = new AtomicLong(Long.MAX_VALUE);
+
     @Override
     public Integer call() throws Exception
     {
@@ -152,6 +157,8 @@ final class DemoCommand implements Callable<Integer>
         long commitsAfterLastKill = 0;
         int second = 0;
         String event = "cluster up, client writing";
+        long leaderKillNs = -1;
+        final List<Long> failoverMs = new java.util.ArrayList<>();
         while (second < 110)
         {
             second++;
@@ -159,6 +166,15 @@ final class DemoCommand implements Callable<Integer>
             while (System.nanoTime() < wake)
             {
                 Thread.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wake - System.nanoTime())));
+            }
+            if (leaderKillNs >= 0 && failoverCommitNs.get() != Long.MAX_VALUE)
+            {
+                final long ms = TimeUnit.NANOSECONDS.toMillis(failoverCommitNs.get() - leaderKillNs);
+                failoverMs.add(ms);
+                event = (event.isEmpty() ? "" : event + "; ") + "failover: first commit " + ms +
+                    " ms after the leader's SIGKILL";
+                leaderKillNs = -1;
+                failoverArmedNs = Long.MAX_VALUE;
             }
             final long total = commits.get();
             final int live = LiveNeighbourhood.live(layout, alive);
@@ -183,7 +199,16 @@ final class DemoCommand implements Callable<Integer>
                     event = victim < 0 ? "no JVM left whose death keeps N[S] a quorum: stop killing" : "";
                     continue;
                 }
+                final long killNs = System.nanoTime();
                 cluster.kill(victim);
+                if (victim == leader)
+                {
+                    // Timed to the first commit of a command submitted once the JVM is gone: only a new
+                    // leader can commit that one.
+                    failoverCommitNs.set(Long.MAX_VALUE);
+                    failoverArmedNs = System.nanoTime();
+                    leaderKillNs = killNs;
+                }
                 alive[victim] = false;
                 commitsAtLastKill = commits.get();
                 event = "SIGKILL JVM " + victim + " (processes " + layout.idsSpec(victim) + ")" +
@@ -202,6 +227,11 @@ final class DemoCommand implements Callable<Integer>
         out.printf("%nsurvived: %d of %d processes crashed (%.1f%%) by SIGKILL; %d commands committed after the " +
             "last kill, %d in all (%d client timeouts while leaders changed)%n", crashed, n, 100.0 * crashed / n,
             commitsAfterLastKill, commits.get(), timeouts.get());
+        if (!failoverMs.isEmpty())
+        {
+            out.printf("failover after each SIGKILL of the leader's JVM, to the first commit of a command submitted " +
+                "after it: %s ms%n", failoverMs);
+        }
         out.printf("message passing alone survives at most %d crashes of %d (%.1f%%): it would have stopped at the " +
             "%d%s crash%n", messagePassingF, n, 100.0 * messagePassingF / n, messagePassingF + 1,
             ordinal(messagePassingF + 1));
@@ -322,11 +352,16 @@ final class DemoCommand implements Callable<Integer>
                 while (!Thread.currentThread().isInterrupted())
                 {
                     window.acquire();
+                    final long submitNs = System.nanoTime();
                     kv.put("k" + (i % 64), i).whenComplete((r, ex) ->
                     {
                         if (ex == null)
                         {
                             commits.incrementAndGet();
+                            if (submitNs >= failoverArmedNs)
+                            {
+                                failoverCommitNs.accumulateAndGet(System.nanoTime(), Math::min);
+                            }
                         }
                         else
                         {

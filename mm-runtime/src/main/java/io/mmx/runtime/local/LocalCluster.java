@@ -303,10 +303,21 @@ public final class LocalCluster implements AutoCloseable
     /** The JSON status of JVM {@code j}, or null if it does not answer. */
     public String status(final int j)
     {
+        return get(j, "/status", Duration.ofMillis(1000));
+    }
+
+    /** The Prometheus metrics of JVM {@code j} ({@code GET /metrics}), or null if it does not answer. */
+    public String metrics(final int j)
+    {
+        return get(j, "/metrics", Duration.ofSeconds(5));
+    }
+
+    private String get(final int j, final String path, final Duration timeout)
+    {
         try
         {
             final HttpResponse<String> r = http.send(HttpRequest.newBuilder(
-                URI.create("http://" + layout.statusEndpoint(j) + "/status")).timeout(Duration.ofMillis(1000)).build(),
+                URI.create("http://" + layout.statusEndpoint(j) + path)).timeout(timeout).build(),
                 HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? r.body() : null;
         }

@@ -143,10 +143,19 @@ public final class MmxNode implements AutoCloseable
                 EventLog.log(ctx.regionsLost() ? EventLog.Level.WARN : EventLog.Level.INFO, "regions_formatted",
                     RegionSetup.formattedLine(formatted, ctx.regionsLost()));
             }
+            // On shm every region, so every process, is on this machine: the kernel tells a dead JVM from a slow one.
+            io.mmx.membership.neighbour.HostLiveness liveness = io.mmx.membership.neighbour.HostLiveness.NONE;
+            if (ctx.memoryKind() == NodeContext.Memory.SHM)
+            {
+                final ShmLiveness shm = new ShmLiveness(ctx.shmDirectoryPath() != null ? ctx.shmDirectoryPath() :
+                    io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY, hosted);
+                resources.add(shm);
+                liveness = shm;
+            }
             final MembershipAgent membership = new MembershipAgent(launched, ctx.membership(), hosted,
-                ctx.planDigest(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), MembershipListener.NO_OP,
+                ctx.planDigest(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), leaderDownLog(ctx.tickNs()),
                 (header, buffer, offset, length, tick) -> agentRef[0].onApplicationFrame(header, buffer, offset,
-                length, tick), heartbeats);
+                length, tick), heartbeats, liveness);
             final ClientEndpoint clients = clientEndpoint(ctx, launched, config.proposalWords());
             if (clients != null)
             {
@@ -155,6 +164,7 @@ public final class MmxNode implements AutoCloseable
             agent = new NodeAgent(membership, byId, replicas, config, random.nextInt(), ctx.tickNs(),
                 ctx.submitTimeoutNs(), maxPending, pendingCount, clients);
             agentRef[0] = agent;
+
             if (ctx.stateDirectory() != null)
             {
                 for (final ProcessReplica replica : replicas)
@@ -185,6 +195,21 @@ public final class MmxNode implements AutoCloseable
             CloseHelper.quietClose(launched);
             throw ex;
         }
+    }
+
+    /** Membership's events the node logs itself (the replicas read the rest every tick). */
+    private static MembershipListener leaderDownLog(final long tickNs)
+    {
+        return new MembershipListener()
+        {
+            @Override
+            public void onLeaderStopped(final int leaderId, final long stillTicks, final int stillReads, final long nowTick)
+            {
+                EventLog.log(EventLog.Level.WARN, "leader_down", "declared leader " + leaderId + " stopped: its memory " +
+                    "heartbeat stood still for " + stillTicks * tickNs / 1_000_000 + " ms over " + stillReads +
+                    " reads; told every member");
+            }
+        };
     }
 
     /**

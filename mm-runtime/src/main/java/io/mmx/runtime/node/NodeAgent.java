@@ -76,6 +76,7 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
     private final org.agrona.concurrent.UnsafeBuffer payload = new org.agrona.concurrent.UnsafeBuffer(new byte[0]);
     private long counter;
     private long lastTick = -1;
+
     private long droppedFrames;
     private volatile boolean closed;
     private volatile Throwable failure;
@@ -140,6 +141,18 @@ final class NodeAgent implements Agent, MembershipAgent.ApplicationHandler, Proc
             work += r.pollMemory();
         }
         final long tick = membership.nowTick();
+        // A leader named while polling reaches the cores now, and submissions follow it now, not at the
+        // next tick: after a failover the first commit waits on both.
+        boolean leaderMoved = false;
+        for (final ProcessReplica r : replicas)
+        {
+            leaderMoved |= r.syncLeader(tick);
+        }
+        if (leaderMoved)
+        {
+            work++;
+            retryAndExpire(tick);
+        }
         if (tick > lastTick)
         {
             lastTick = tick;

@@ -75,7 +75,8 @@ public final class NodeContext
         .retransmitTicks(25).prepareRetryTicks(25).heartbeatTicks(10).catchupTicks(25);
     private final MembershipConfig membership = new MembershipConfig()
         .protocolPeriodTicks(50).probeTimeoutTicks(40).suspicionTimeoutTicks(2500).leaderLeaseTicks(1000)
-        .candidateStaggerTicks(25).heartbeatIntervalTicks(10).neighbourStaleTicks(100);
+        .candidateStaggerTicks(25).heartbeatIntervalTicks(10).neighbourStaleTicks(100)
+        .leaderStaleTicks(15).leaderStaleReads(4);
     private TransportContext transport;
     private ProcessDirectory directory;
     private ProcessDirectory memdDirectory;

@@ -184,6 +184,15 @@ public final class NodeMetrics
             "Prepares and accepts sent again because no quorum answered in time.", ProcessCounters.Kind.RETRANSMISSIONS);
         processCounter(out, processes, counters, "mmx_acceptor_takeovers_total",
             "Times this process took over a suspected neighbour's acceptor.", ProcessCounters.Kind.TAKEOVERS);
+        processCounter(out, processes, counters, "mmx_leader_changes_total",
+            "Times membership named another leader for this process, or none (1 after a quiet start).",
+            ProcessCounters.Kind.LEADER_CHANGES);
+        processCounter(out, processes, counters, "mmx_leader_stops_vetoed_total",
+            "Times the leader's heartbeat stood still past the bound while its JVM surely ran, so it was not declared stopped.",
+            ProcessCounters.Kind.LEADER_STOPS_VETOED);
+        processCounter(out, processes, counters, "mmx_leader_stops_declared_total",
+            "Times this process declared the leader it followed stopped and told every member.",
+            ProcessCounters.Kind.LEADER_STOPS_DECLARED);
         help(out, "mmx_blocked_seconds_total", "counter", "Time this process spent BLOCKED since the node started.");
         for (int i = 0; i < counters.size(); i++)
         {

@@ -28,7 +28,13 @@ final class ProcessCounters implements AutoCloseable
         /** Times the process took over a suspected neighbour's acceptor. */
         TAKEOVERS(5104, "acceptor-takeovers"),
         /** Milliseconds spent BLOCKED since the node started. */
-        BLOCKED_MS(5105, "blocked-ms");
+        BLOCKED_MS(5105, "blocked-ms"),
+        /** Times membership named another leader for the process (none included); 1 at start-up when all is well. */
+        LEADER_CHANGES(5106, "leader-changes"),
+        /** Times the followed leader's heartbeat stood still past the bound while its JVM surely ran (not declared stopped). */
+        LEADER_STOPS_VETOED(5107, "leader-stops-vetoed"),
+        /** Times this process declared the leader it followed stopped (LEADER_DOWN to every member). */
+        LEADER_STOPS_DECLARED(5108, "leader-stops-declared");
 
         /** The Aeron counter type id. */
         final int typeId;
@@ -74,13 +80,17 @@ final class ProcessCounters implements AutoCloseable
 
     /** Agent thread: the values now. */
     void update(final long commitIndex, final long proposals, final long retransmissions, final long takeovers,
-        final long blockedNs)
+        final long blockedNs, final long leaderChanges, final long leaderStopsVetoed,
+        final long leaderStopsDeclared)
     {
         set(Kind.COMMIT_INDEX, commitIndex);
         set(Kind.PROPOSALS, proposals);
         set(Kind.RETRANSMISSIONS, retransmissions);
         set(Kind.TAKEOVERS, takeovers);
         set(Kind.BLOCKED_MS, blockedNs / 1_000_000);
+        set(Kind.LEADER_CHANGES, leaderChanges);
+        set(Kind.LEADER_STOPS_VETOED, leaderStopsVetoed);
+        set(Kind.LEADER_STOPS_DECLARED, leaderStopsDeclared);
     }
 
     private void set(final Kind kind, final long value)

@@ -338,15 +338,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
                 nextPublishTick = tick;
             }
         }
-        boolean changed = false;
-        final int l = membership.leaderId();
-        if (l != leader)
-        {
-            events.onLeaderChange(leader, l, tick);
-            leader = l;
-            core.onLeaderChange(l, tick);
-            changed = true;
-        }
+        final boolean changed = syncLeader(tick);
         core.onTick(tick);
         events.onMembership(membership, tick);
         if (transfer != null)
@@ -359,6 +351,30 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             nextPublishTick = tick + PUBLISH_INTERVAL_TICKS;
             publish(core.status());
         }
+    }
+
+    /**
+     * Hands membership's leader to the core if it changed. The agent calls this after every poll, not
+     * only each tick: after a failover the new leader's phase 1, and so the next commit, waits on it.
+     *
+     * @return true if the leader changed.
+     */
+    boolean syncLeader(final long tick)
+    {
+        if (membership == null)
+        {
+            return false;
+        }
+        final int l = membership.leaderId();
+        if (l == leader)
+        {
+            return false;
+        }
+        events.onLeaderChange(leader, l, tick);
+        leader = l;
+        core.onLeaderChange(l, tick);
+        nextPublishTick = tick;
+        return true;
     }
 
     void onMessage(final Message m, final long tick)

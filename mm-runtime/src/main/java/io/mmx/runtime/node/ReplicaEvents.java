@@ -44,6 +44,9 @@ final class ReplicaEvents
     private final ConditionEvents blocked;
     private final ConditionEvents catchUp;
     private volatile long takeovers;
+    private long leaderChanges;
+    private long leaderStopsVetoed;
+    private long leaderStopsDeclared;
     private long blockedTicks;
     private long blockedSinceTick = -1;
     /** Blocked ticks through the last tick, the current spell included: one word, so a scrape never sees it fall. */
@@ -103,6 +106,7 @@ final class ReplicaEvents
     /** Membership names another leader ({@code -1}: none known). */
     void onLeaderChange(final int was, final int now, final long tick)
     {
+        leaderChanges++;
         leaderLimiter.log(tick, EventLog.Level.INFO, "leader_changed", id, now < 0 ?
             "no leader known (was " + was + ")" : "follows leader " + now + (now == id ? ", itself" : "") +
             " (was " + (was < 0 ? "none" : String.valueOf(was)) + ")");
@@ -154,7 +158,8 @@ final class ReplicaEvents
         final long tick)
     {
         statusEvents(role, s, tick);
-        counters.update(s.appliedThrough, proposals, retransmissions, takeovers, blockedNs());
+        counters.update(s.appliedThrough, proposals, retransmissions, takeovers, blockedNs(), leaderChanges,
+            leaderStopsVetoed, leaderStopsDeclared);
     }
 
     private void statusEvents(final String role, final Status s, final long tick)
@@ -199,6 +204,8 @@ final class ReplicaEvents
     /** Membership's refusals: this process's plan refused by a peer, or messages of another plan dropped. */
     void onMembership(final MembershipNode membership, final long tick)
     {
+        leaderStopsVetoed = membership.leaderDeclarationsVetoed();
+        leaderStopsDeclared = membership.leaderDeclarations();
         if (!planRefusedLogged && membership.planState() == PlanActivation.State.REFUSED)
         {
             planRefusedLogged = true;

@@ -122,7 +122,7 @@ class NodeCountersTest
         final Map<String, Long> values = new HashMap<>();
         file.forEach((id, typeId, key, label) ->
         {
-            if (typeId >= 5101 && typeId <= 5105 && label.startsWith("mmx-"))
+            if (typeId >= 5101 && typeId <= 5100 + ProcessCounters.Kind.values().length && label.startsWith("mmx-"))
             {
                 values.put(label, file.getCounterValue(id));
             }

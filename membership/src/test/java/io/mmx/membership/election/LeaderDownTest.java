@@ -1,0 +1,216 @@
+package io.mmx.membership.election;
+
+import io.mmx.planner.plan.PlanDigest;
+
+import io.mmx.membership.MembershipConfig;
+import io.mmx.membership.MembershipListener;
+import io.mmx.membership.MembershipNode;
+import io.mmx.membership.neighbour.HostLiveness;
+import io.mmx.membership.wire.MessageType;
+import io.mmx.membership.wire.SwimMessage;
+import io.mmx.planner.plan.PlanDigest;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Fast failover at one node, tick by tick: n = 8 on three hosts (0-3, 4-5, 6-7); memory heartbeats
+ * are a scripted array; the node's messages are recorded. Default configuration: the leader is
+ * declared stopped after 5 ticks and 4 reads of a still word.
+ */
+class LeaderDownTest
+{
+    private static final int N = 8;
+    private static final int[] HOST_OF = {0, 0, 0, 0, 1, 1, 2, 2};
+    private static final PlanDigest PLAN = PlanDigest.of(new byte[32]);
+
+    private final long[] words = new long[N];
+    private final List<int[]> sent = new ArrayList<>();
+    private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
+    /** Hosts the operating system says run (none by default: the word alone decides). */
+    private final boolean[] hostRuns = new boolean[N];
+    private final HostLiveness liveness = p -> hostRuns[p];
+
+    private MembershipNode node(final int self, final int... neighbours)
+    {
+        return new MembershipNode(new MembershipConfig().conclude(N), N, self, PLAN, neighbours, 7,
+            (src, dst, type, b, offset, length) -> sent.add(new int[]{type, dst}), MembershipListener.NO_OP,
+            q -> words[q], value -> words[self] = value, 0, HOST_OF, liveness);
+    }
+
+    /** A message of {@code type} from {@code src} carrying the claim (leader, epoch, age 0). */
+    private void deliver(final MembershipNode node, final long tick, final int src, final int type, final int subject,
+        final int leader, final long epoch)
+    {
+        final int length = new SwimMessage().wrapForEncode(buffer, 0).header(PLAN.membershipFingerprint(), 0, 0,
+            subject, 0, -1, leader, epoch, leader < 0 ? 0 : 3, 0).updateCount(0);
+        node.onMessage(tick, src, type, buffer, 0, length);
+    }
+
+    private List<Integer> sentTo(final int type)
+    {
+        final List<Integer> to = new ArrayList<>();
+        for (final int[] s : sent)
+        {
+            if (s[0] == type)
+            {
+                to.add(s[1]);
+            }
+        }
+        return to;
+    }
+
+    @Test
+    void aNeighbourOfTheLeaderDeclaresItStoppedTellsEveryoneAndTheNextHostClaimsAtOnce()
+    {
+        final MembershipNode four = node(4, 0, 6);
+        deliver(four, 1, 0, MessageType.PING, -1, 0, 1);
+        long t = 1;
+        for (; t <= 30; t++)
+        {
+            words[0] = t; // the leader beats every tick
+            four.tick(t);
+        }
+        assertEquals(0, four.leaderId());
+        assertEquals(List.of(), sentTo(MessageType.LEADER_DOWN));
+        // The leader's JVM dies: its word stands at 30.
+        for (; sentTo(MessageType.LEADER_DOWN).isEmpty() && t < 100; t++)
+        {
+            four.tick(t);
+        }
+        assertEquals(36, t, "declared at tick 35: 5 ticks and 5 still reads after the last beat seen at 30");
+        assertEquals(List.of(0, 1, 2, 3, 5, 6, 7), sentTo(MessageType.LEADER_DOWN));
+        // 0-3 share a host, so all are held down: 4 has rank 0, leads, and tells everyone.
+        assertEquals(ElectionState.LEADER, four.electionState());
+        assertEquals(4, four.leaderId());
+        assertEquals(2, four.leaderEpoch());
+        assertEquals(List.of(0, 1, 2, 3, 5, 6, 7), sentTo(MessageType.LEADER_CLAIM));
+        for (; t < 200; t++)
+        {
+            four.tick(t);
+        }
+        assertEquals(7, sentTo(MessageType.LEADER_CLAIM).size(), "one announcement per leadership");
+        assertEquals(7, sentTo(MessageType.LEADER_DOWN).size(), "one declaration per stop");
+    }
+
+    @Test
+    void aLeaderWhoseHostSurelyRunsIsNotDeclaredHoweverLongItsWordStandsStill()
+    {
+        final MembershipNode four = node(4, 0, 6);
+        deliver(four, 1, 0, MessageType.PING, -1, 0, 1);
+        hostRuns[0] = true; // a busy machine: 0's JVM waits for a core, or pauses for its garbage collector
+        long t = 1;
+        for (; t <= 30; t++)
+        {
+            words[0] = t;
+            four.tick(t);
+        }
+        for (; t <= 70; t++)
+        {
+            four.tick(t);
+        }
+        assertEquals(List.of(), sentTo(MessageType.LEADER_DOWN));
+        assertEquals(0, four.leaderId());
+        // Asked at tick 35 (5 ticks, 5 reads), then every 4 reads while the word stands: 39, 43, ..., 67.
+        assertEquals(9, four.leaderDeclarationsVetoed());
+        // Its JVM dies while the word still stands: the next asking (4 reads on) declares it.
+        hostRuns[0] = false;
+        for (int i = 0; i < 4; i++)
+        {
+            four.tick(t++);
+        }
+        assertEquals(List.of(0, 1, 2, 3, 5, 6, 7), sentTo(MessageType.LEADER_DOWN));
+        assertEquals(9, four.leaderDeclarationsVetoed());
+    }
+
+    @Test
+    void aMemberToldTheLeaderIsDownFollowsTheNewClaimAtOnceAndIgnoresTheOldLeaderUntilItClaimsAgain()
+    {
+        final MembershipNode six = node(6, 3, 5);
+        deliver(six, 1, 0, MessageType.PING, -1, 0, 1);
+        six.tick(1);
+        assertEquals(0, six.leaderId());
+        deliver(six, 2, 4, MessageType.LEADER_DOWN, 0, 0, 1);
+        assertEquals(-1, six.leaderId(), "the claim of 0 is dropped; 4 and 5 rank below 6, so it waits");
+        assertEquals(ElectionState.CANDIDATE, six.electionState());
+        deliver(six, 2, 4, MessageType.LEADER_CLAIM, -1, 4, 2);
+        assertEquals(4, six.leaderId(), "followed on receipt, not a tick later");
+        // Gossip still carrying 0's old claim (another member's message) is ignored: 0's host is held down.
+        deliver(six, 3, 5, MessageType.PING, -1, 0, 1);
+        six.tick(3);
+        assertEquals(4, six.leaderId());
+        // Nor is a message 0 itself sent: it may have been sent just before 0 died and polled late.
+        deliver(six, 4, 0, MessageType.PING, -1, 0, 1);
+        six.tick(4);
+        assertEquals(4, six.leaderId());
+        // A claim 0 sends to everyone (a restart, or a refutation) shows its host runs; the lowest id wins again.
+        deliver(six, 5, 0, MessageType.LEADER_CLAIM, -1, 0, 3);
+        six.tick(5);
+        assertEquals(0, six.leaderId());
+    }
+
+    @Test
+    void theDownHoldLapsesAfterALease()
+    {
+        final MembershipNode six = node(6, 3, 5);
+        deliver(six, 1, 0, MessageType.PING, -1, 0, 1);
+        deliver(six, 2, 4, MessageType.LEADER_DOWN, 0, 0, 1);
+        final long lease = new MembershipConfig().leaderLeaseTicks();
+        deliver(six, 1 + lease, 5, MessageType.PING, -1, 1, 5);
+        assertEquals(-1, six.leaderId(), "1 is on the host held down");
+        six.tick(2 + lease);
+        deliver(six, 3 + lease, 5, MessageType.PING, -1, 1, 5);
+        six.tick(3 + lease);
+        assertEquals(1, six.leaderId(), "a lease later the hold has lapsed");
+    }
+
+    @Test
+    void aLeaderDeclaredDownByMistakeRefutesToEveryone()
+    {
+        final MembershipNode zero = node(0, 4, 6);
+        zero.tick(1);
+        assertEquals(ElectionState.LEADER, zero.electionState());
+        sent.clear();
+        deliver(zero, 2, 4, MessageType.LEADER_DOWN, 0, 0, 1);
+        assertEquals(ElectionState.LEADER, zero.electionState());
+        assertEquals(List.of(1, 2, 3, 4, 5, 6, 7), sentTo(MessageType.LEADER_CLAIM));
+    }
+
+    @Test
+    void aLeaderOnTheSameHostIsNotWatchedThroughMemory()
+    {
+        final MembershipNode one = node(1, 0, 6);
+        deliver(one, 1, 0, MessageType.PING, -1, 0, 1);
+        for (long t = 1; t <= 60; t++)
+        {
+            words[0] = Math.min(t, 10);
+            one.tick(t);
+        }
+        assertEquals(0, one.leaderId());
+        assertEquals(List.of(), sentTo(MessageType.LEADER_DOWN), "1 runs on 0's thread: if 1 runs, 0 runs");
+    }
+
+    @Test
+    void theLeaderBeatsEveryTickOthersEveryInterval()
+    {
+        final MembershipNode zero = new MembershipNode(new MembershipConfig().heartbeatIntervalTicks(10)
+            .neighbourStaleTicks(100).conclude(N), N, 0, PLAN, new int[]{4}, 7, (src, dst, type, b, offset, length) -> { },
+            MembershipListener.NO_OP, q -> words[q], value -> words[0] = value, 0, HOST_OF, HostLiveness.NONE);
+        final MembershipNode four = new MembershipNode(new MembershipConfig().heartbeatIntervalTicks(10)
+            .neighbourStaleTicks(100).conclude(N), N, 4, PLAN, new int[]{0}, 7, (src, dst, type, b, offset, length) -> { },
+            MembershipListener.NO_OP, q -> words[q], value -> words[4] = value, 0, HOST_OF, HostLiveness.NONE);
+        for (long t = 1; t <= 40; t++)
+        {
+            zero.tick(t);
+            four.tick(t);
+        }
+        assertEquals(ElectionState.LEADER, zero.electionState());
+        assertTrue(words[0] >= 39, "leader beat " + words[0] + " times in 40 ticks");
+        assertTrue(words[4] <= 5, "follower beat " + words[4] + " times in 40 ticks");
+    }
+}

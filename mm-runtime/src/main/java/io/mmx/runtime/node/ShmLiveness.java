@@ -1,0 +1,131 @@
+package io.mmx.runtime.node;
+
+import io.mmx.membership.neighbour.HostLiveness;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Liveness from the operating system for processes whose regions are shm files on this machine: the
+ * node holds an exclusive lock on {@code process-<id>.live} beside the region files for each process it
+ * hosts, and the kernel drops the lock the moment the JVM dies, SIGKILL included. Another node asks
+ * {@link #surelyRuns} only when a leader's heartbeat word has stood still past the bound: if it cannot
+ * take the lock, the leader's JVM runs and is only slow (a busy machine, a collector pause), so the
+ * leader is not declared stopped.
+ */
+final class ShmLiveness implements HostLiveness, AutoCloseable
+{
+    private final Path directory;
+    private final List<FileChannel> held = new ArrayList<>();
+
+    /**
+     * Takes the lock of every hosted process, waiting for a peer that is testing it at that instant.
+     *
+     * @throws IllegalStateException naming the file when a lock cannot be taken (another running node
+     *                               hosts that process).
+     */
+    ShmLiveness(final Path directory, final int[] hosted)
+    {
+        this.directory = directory;
+        try
+        {
+            Files.createDirectories(directory);
+            for (final int id : hosted)
+            {
+                final FileChannel channel = FileChannel.open(file(id), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                held.add(channel);
+                if (!lockSoon(channel))
+                {
+                    throw new IllegalStateException("another running node holds " + file(id) + ", so it hosts process " +
+                        id + " already: stop it, or give this node other processes");
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            close();
+            throw new IllegalStateException("cannot lock " + directory + " for the hosted processes' liveness (" +
+                ex.getMessage() + "); give a writable --shm-dir", ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            close();
+            throw ex;
+        }
+    }
+
+    /** A peer's test holds the lock for microseconds: retry for up to a second. */
+    private static boolean lockSoon(final FileChannel channel) throws IOException
+    {
+        final long deadline = System.nanoTime() + 1_000_000_000L;
+        while (true)
+        {
+            if (channel.tryLock() != null)
+            {
+                return true;
+            }
+            if (System.nanoTime() > deadline)
+            {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private Path file(final int id)
+    {
+        return directory.resolve("process-" + id + ".live");
+    }
+
+    @Override
+    public boolean surelyRuns(final int processId)
+    {
+        final Path file = file(processId);
+        if (!Files.exists(file))
+        {
+            return false;
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            final FileLock lock = channel.tryLock();
+            if (lock == null)
+            {
+                return true; // its owner holds it: that JVM runs
+            }
+            lock.release();
+            return false;
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            return true; // held in this JVM, which runs
+        }
+        catch (final IOException ex)
+        {
+            return false; // cannot tell: the word alone decides
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        for (final FileChannel c : held)
+        {
+            try
+            {
+                c.close(); // releases the lock
+            }
+            catch (final IOException ex)
+            {
+                // closing a lock file cannot lose data; the kernel drops the lock with the process anyway
+            }
+        }
+        held.clear();
+    }
+}
