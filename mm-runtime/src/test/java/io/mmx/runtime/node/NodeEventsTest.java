@@ -133,7 +133,7 @@ class NodeEventsTest
         mark = lines.size();
         stop(b);
         awaitLine("level=WARN event=blocked process=0 msg=\"blocked: reaches ", "0 to log that it is blocked");
-        assertTrue(lines.subList(mark, lines.size()).stream().filter(l -> l.contains("event=blocked process=0"))
+        assertTrue(since(mark).stream().filter(l -> l.contains("event=blocked process=0"))
             .allMatch(l -> l.matches(".*reaches [0-3] acceptors, a quorum needs 4\"")), String.join("\n", lines));
 
         // B and C come back: 0 is unblocked, neighbours are back and get their acceptors back.
@@ -183,7 +183,17 @@ class NodeEventsTest
 
     private long count(final String fragment)
     {
-        return lines.subList(mark, lines.size()).stream().filter(l -> l.contains(fragment)).count();
+        return since(mark).stream().filter(l -> l.contains(fragment)).count();
+    }
+
+    /**
+     * The lines written since {@code from}, from a copy: a sub-list of the live list fails with a
+     * ConcurrentModificationException when the node writes a line while it is read.
+     */
+    private List<String> since(final int from)
+    {
+        final List<String> all = List.copyOf(lines);
+        return all.subList(from, all.size());
     }
 
     private void awaitLine(final String fragment, final String what)
