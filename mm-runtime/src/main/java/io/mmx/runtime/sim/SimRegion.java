@@ -84,6 +84,46 @@ final class SimRegion
         }
     }
 
+    /**
+     * Copies {@code src[srcPos..srcPos+length)} to {@code offset..}, page by page. Like
+     * {@link #set}, a page that was never written stays unallocated while only zeros go to it.
+     */
+    void write(final int offset, final long[] src, final int srcPos, final int length)
+    {
+        int done = 0;
+        while (done < length)
+        {
+            final int at = offset + done;
+            final int inPage = at & (PAGE_WORDS - 1);
+            final int chunk = Math.min(length - done, PAGE_WORDS - inPage);
+            long[] page = pages[at >>> PAGE_SHIFT];
+            if (page == null)
+            {
+                if (allZero(src, srcPos + done, chunk))
+                {
+                    done += chunk;
+                    continue;
+                }
+                page = new long[PAGE_WORDS];
+                pages[at >>> PAGE_SHIFT] = page;
+            }
+            System.arraycopy(src, srcPos + done, page, inPage, chunk);
+            done += chunk;
+        }
+    }
+
+    private static boolean allZero(final long[] words, final int from, final int length)
+    {
+        for (int i = from; i < from + length; i++)
+        {
+            if (words[i] != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     void write(final int offset, final long[] src, final int length)
     {
         int done = 0;
