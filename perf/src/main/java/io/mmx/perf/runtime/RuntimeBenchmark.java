@@ -25,8 +25,9 @@ import java.util.List;
  *
  * <p>{@code --baseline CLASSPATH}: also runs {@link RuntimeRate} in child JVMs, alternately
  * against the baseline's classes (CLASSPATH first) and the current ones, R rounds (default 3),
- * and reports the speedup as the ratio of process CPU per slot, median over the rounds (CPU,
- * not wall time: the machine may be shared). {@code bin/perf runtime --baseline REF} builds REF.
+ * and reports the speedup as the ratio of slots per process CPU second, median over the rounds
+ * (CPU, not wall time: the machine may be shared), and the same for the simulation thread's
+ * own CPU (without the collector and the JIT, which run beside it on an idle machine). {@code bin/perf runtime --baseline REF} builds REF.
  */
 public final class RuntimeBenchmark
 {
@@ -148,12 +149,14 @@ public final class RuntimeBenchmark
     {
         final String current = System.getProperty("java.class.path");
         System.out.printf("%nspeedup against the baseline (%s), %d rounds each, fresh JVMs in turn:%n", baseline, rounds);
-        System.out.printf("%6s %14s %14s %12s %12s %9s%n", "n", "base slots/cpu", "new slots/cpu", "base wall s",
-            "new wall s", "speedup");
+        System.out.printf("%6s %14s %14s %12s %12s %9s %12s%n", "n", "base slots/cpu", "new slots/cpu", "base wall s",
+            "new wall s", "speedup", "sim thread");
         for (final int n : sizes)
         {
             final double[] base = new double[rounds];
             final double[] now = new double[rounds];
+            final double[] baseThread = new double[rounds];
+            final double[] nowThread = new double[rounds];
             double baseWall = 0;
             double nowWall = 0;
             for (int r = 0; r < rounds; r++)
@@ -162,12 +165,15 @@ public final class RuntimeBenchmark
                 final long[] c = child(current, n, slots, crashed);
                 base[r] = b[1] / (b[2] / 1e9);
                 now[r] = c[1] / (c[2] / 1e9);
+                baseThread[r] = b[1] / (b[6] / 1e9);
+                nowThread[r] = c[1] / (c[6] / 1e9);
                 baseWall += b[3] / 1e9 / rounds;
                 nowWall += c[3] / 1e9 / rounds;
             }
             final double mb = median(base);
             final double mc = median(now);
-            System.out.printf("%6d %14.0f %14.0f %12.2f %12.2f %8.2fx%n", n, mb, mc, baseWall, nowWall, mc / mb);
+            System.out.printf("%6d %14.0f %14.0f %12.2f %12.2f %8.2fx %11.2fx%n", n, mb, mc, baseWall, nowWall, mc / mb,
+                median(nowThread) / median(baseThread));
         }
     }
 

@@ -15,8 +15,9 @@ import java.lang.management.ManagementFactory;
  * against the baseline's {@code mm-runtime} classes and against the current ones.
  *
  * <p>Usage: {@code RuntimeRate N SLOTS CRASHED}; prints one line
- * {@code rate N SLOTS CPU_NS WALL_NS MESSAGES MEMORY_OPS}, where the CPU time is the whole
- * process's (garbage collection included) from the start of the run to its end.
+ * {@code rate N SLOTS CPU_NS WALL_NS MESSAGES MEMORY_OPS THREAD_CPU_NS}, where CPU_NS is the
+ * whole process's CPU (garbage collection and the JIT included) and THREAD_CPU_NS the
+ * simulation thread's own, from the start of the run to its end.
  */
 public final class RuntimeRate
 {
@@ -87,12 +88,14 @@ public final class RuntimeRate
         final double crashed = Double.parseDouble(args[2]);
         final Simulation sim = simulation(graph(n), live(n, crashed));
         final long cpu0 = processCpuNanos();
+        final long thread0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         final long t0 = System.nanoTime();
         sim.start(false);
         runToSlots(sim, slots);
         final long wall = System.nanoTime() - t0;
         final long cpu = processCpuNanos() - cpu0;
+        final long thread = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - thread0;
         System.out.println("rate " + n + " " + (sim.checker().chosenThrough() + 1) + " " + cpu + " " + wall + " " +
-            sim.stats().messagesSentTotal() + " " + sim.stats().memoryOpsTotal());
+            sim.stats().messagesSentTotal() + " " + sim.stats().memoryOpsTotal() + " " + thread);
     }
 }
