@@ -126,21 +126,7 @@ final class SimRegion
 
     void write(final int offset, final long[] src, final int length)
     {
-        int done = 0;
-        while (done < length)
-        {
-            final int at = offset + done;
-            final int inPage = at & (PAGE_WORDS - 1);
-            final int chunk = Math.min(length - done, PAGE_WORDS - inPage);
-            long[] page = pages[at >>> PAGE_SHIFT];
-            if (page == null)
-            {
-                page = new long[PAGE_WORDS];
-                pages[at >>> PAGE_SHIFT] = page;
-            }
-            System.arraycopy(src, done, page, inPage, chunk);
-            done += chunk;
-        }
+        write(offset, src, 0, length);
     }
 
     /** Pages allocated: memory this region really uses. */
