@@ -181,16 +181,6 @@ final class Learner
         return ringSlot[i] == slot ? ringValue[i] : null;
     }
 
-    /**
-     * The highest slot {@link #onDecided} keeps: the ring holds every slot from the durable prefix
-     * on, so a slot decided at or below this stays until it is applied and logged. The proposer
-     * decides no slot above it: this ring is the one place a process's decided values live.
-     */
-    long holdsThrough()
-    {
-        return durableThrough + ringSlot.length;
-    }
-
     boolean isDecided(final long slot)
     {
         return slot <= appliedThrough || decidedValue(slot) != null;
@@ -210,7 +200,7 @@ final class Learner
         hint(slot);
         // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
         // ring until it is in the region's decided log.
-        if (slot <= appliedThrough || slot > holdsThrough())
+        if (slot <= appliedThrough || slot > durableThrough + ringSlot.length)
         {
             return;
         }

@@ -259,7 +259,11 @@ public final class MmPaxosCore implements AcceptorReplies
     private void onCatchupRequest(final Message.CatchupRequest r)
     {
         final int count = Math.min(r.count, config.catchupBatch());
-        final long[][] run = learner.decidedRun(r.fromSlot, count);
+        long[][] run = learner.decidedRun(r.fromSlot, count);
+        if (run == null)
+        {
+            run = proposer.decidedRun(r.fromSlot, count);
+        }
         if (run != null)
         {
             effects.send(r.from(), new Message.Commit(self, r.fromSlot, run));
@@ -331,6 +335,15 @@ public final class MmPaxosCore implements AcceptorReplies
         }
         bundles.flushAll();
         proposer.onTick(nowTicks);
+        // Our own proposer's recent decisions first: a leader whose learner fell behind (its log
+        // writes were slow) may be the only live process that still knows them.
+        final long ownFrom = learner.appliedThrough() + 1;
+        final long[][] own = ownFrom <= learner.highestKnownDecided() ?
+            proposer.decidedRun(ownFrom, config.catchupBatch()) : null;
+        for (int k = 0; own != null && k < own.length; k++)
+        {
+            learner.onDecided(ownFrom + k, own[k], nowTicks);
+        }
         // Ask the leader and, every other time, a random process: the leader may lag too.
         catchupToggle = !catchupToggle;
         learner.onTick(nowTicks, leader >= 0 && leader != self && catchupToggle ? leader : nextRandom(n));

@@ -52,6 +52,9 @@ final class Proposer
      * applied prefix, so a leader whose learner lags (say, after a restart) still leads.
      */
     private long decidedBase = -1;
+    private final long[] decidedRing;
+    /** Values of the slots in {@link #decidedRing}: catch-up source even when our own learner lags. */
+    private final long[][] decidedValues;
     private int lastDecidedAcks;
 
     /** Thrifty phase 2: the executor that last ran each acceptor for us, or -1. */
@@ -105,6 +108,9 @@ final class Proposer
         this.queue = new long[config.proposalQueueCapacity() * config.proposalWords()];
         // A margin above the quorum absorbs a few slow or lost executors before a retransmission.
         this.thriftyTarget = Math.min(n, quorum + Math.max(1, n / 32));
+        this.decidedRing = new long[4 * config.recordMaxEntries()];
+        java.util.Arrays.fill(decidedRing, -1L);
+        this.decidedValues = new long[decidedRing.length][];
     }
 
     Status.Role role()
@@ -483,9 +489,9 @@ final class Proposer
         while (queueSize > 0)
         {
             // Within the pipeline, and never so far past our own learner that it could not hold what
-            // we decide: the learner is where our decisions live (catch-up source, applied prefix).
-            final long room = Math.min(decidedBase + config.pipelineSlots() + 1, Math.min(
-                learner.appliedThrough() + 1 + 2L * config.recordMaxEntries(), learner.holdsThrough() + 1)) - nextSlot;
+            // we decide (it would then have to catch up on our decisions from others' logs).
+            final long room = Math.min(decidedBase + config.pipelineSlots() + 1,
+                learner.appliedThrough() + 1 + decidedRing.length / 2) - nextSlot;
             if (room <= 0)
             {
                 return;
@@ -553,9 +559,9 @@ final class Proposer
         for (int k = 0; k < g.values.length; k++)
         {
             final long slot = g.firstSlot + k;
-            // New proposals stay within what the learner holds (fill); a phase-1 re-proposal far
-            // past a lagging learner is dropped there like any Commit it cannot hold yet, and
-            // comes back by catch-up, or by the phase-1 re-run of onTick.
+            assert slot - decidedBase <= decidedRing.length : "decided slot beyond the proposer's window";
+            decidedRing[(int)(slot % decidedRing.length)] = slot;
+            decidedValues[(int)(slot % decidedRing.length)] = g.values[k];
             learner.onDecided(slot, g.values[k], nowTicks);
         }
         advanceBase();
@@ -659,7 +665,8 @@ final class Proposer
             return;
         }
         if (role == Status.Role.LEADING && learner.appliedThrough() < decidedBase && learner.stalled(nowTicks) &&
-            learner.appliedThrough() + 1 >= learner.durableFloor() && nowTicks - rerunTick >= learner.stallTicks())
+            learner.appliedThrough() + 1 >= learner.durableFloor() && nowTicks - rerunTick >= learner.stallTicks() &&
+            decidedRun(learner.appliedThrough() + 1, 1) == null)
         {
             // We decided slots our own learner lost and nobody gave back; they are still in the
             // acceptors' records above the floor. A new phase 1 re-proposes them from our applied
@@ -722,12 +729,32 @@ final class Proposer
         fill(nowTicks);
     }
 
+    /** Decided values this proposer decided, contiguous from {@code fromSlot}, at most {@code count}; or null. */
+    long[][] decidedRun(final long fromSlot, final int count)
+    {
+        int k = 0;
+        while (k < count && fromSlot + k >= 0 && decidedRing[(int)((fromSlot + k) % decidedRing.length)] == fromSlot + k)
+        {
+            k++;
+        }
+        if (k == 0)
+        {
+            return null;
+        }
+        final long[][] values = new long[k][];
+        for (int i = 0; i < k; i++)
+        {
+            values[i] = decidedValues[(int)((fromSlot + i) % decidedRing.length)];
+        }
+        return values;
+    }
+
     private void advanceBase()
     {
         while (true)
         {
             final long s = decidedBase + 1;
-            if (!learner.isDecided(s))
+            if (decidedRing[(int)(s % decidedRing.length)] != s && !learner.isDecided(s))
             {
                 return;
             }
