@@ -72,9 +72,11 @@ public final class AcceptorRecord
         promised = Ballot.NONE;
         floor = 0;
         prevHead = 0;
+        // Only entries below count hold values (every mutator keeps the rest null): a clear of a
+        // short record does not sweep the whole window.
+        Arrays.fill(values, 0, count, null);
         count = 0;
         changed = false;
-        Arrays.fill(values, null);
     }
 
     /** Becomes a copy of {@code other} (values shared). */
@@ -85,6 +87,10 @@ public final class AcceptorRecord
         promised = other.promised;
         floor = other.floor;
         prevHead = other.prevHead;
+        if (count > other.count)
+        {
+            Arrays.fill(values, other.count, count, null);
+        }
         count = other.count;
         changed = false;
         System.arraycopy(other.slots, 0, slots, 0, count);
@@ -169,11 +175,32 @@ public final class AcceptorRecord
         return values[i];
     }
 
+    /**
+     * Replaces the value array of entry {@code i} with {@code same}, which holds the same words:
+     * readers that keep many decoded records share one array per value this way.
+     */
+    public void shareValue(final int i, final long[] same)
+    {
+        if (!Arrays.equals(values[i], same))
+        {
+            throw new IllegalArgumentException("entry " + i + " holds " + Arrays.toString(values[i]) + ", not " +
+                Arrays.toString(same));
+        }
+        values[i] = same;
+    }
+
     /** Index of the entry for {@code slot}, or -1. Entries are kept sorted by slot. */
     public int find(final long slot)
     {
         final int i = Arrays.binarySearch(slots, 0, count, slot);
         return i >= 0 ? i : -1;
+    }
+
+    /** Index of the first entry whose slot is at least {@code slot} ({@link #count()} if none). */
+    public int indexAtOrAbove(final long slot)
+    {
+        final int i = Arrays.binarySearch(slots, 0, count, slot);
+        return i >= 0 ? i : -i - 1;
     }
 
     /** Raises the floor and drops entries below it: reclamation of decided slots. */
@@ -274,6 +301,19 @@ public final class AcceptorRecord
      */
     public boolean decode(final long[] src, final int offset, final int availableWords, final long expectedSeq)
     {
+        return decode(src, offset, availableWords, expectedSeq, null);
+    }
+
+    /**
+     * As {@link #decode(long[], int, int, long)}, sharing the value array of {@code previous}'s
+     * entry of the same slot when the words are the same (values are never modified), so a reader
+     * that decodes one record after another allocates only for what changed. {@code previous} may
+     * be null; it must not be this object.
+     */
+    public boolean decode(final long[] src, final int offset, final int availableWords, final long expectedSeq,
+        final AcceptorRecord previous)
+    {
+        assert previous != this;
         clear();
         if (availableWords < ENTRIES + 1 || src[offset + SEQ] != expectedSeq)
         {
@@ -288,8 +328,10 @@ public final class AcceptorRecord
         }
         int w = offset + ENTRIES;
         final int end = offset + (int)length - 1;
+        int j = 0;
         for (int i = 0; i < n; i++)
         {
+            count = i; // a failure below clears what was filled so far
             if (w + ENTRY_FIXED_WORDS > end)
             {
                 clear();
@@ -310,9 +352,29 @@ public final class AcceptorRecord
             }
             slots[i] = slot;
             ballots[i] = ballot;
-            values[i] = len == 0 ? EMPTY : Arrays.copyOfRange(src, w, w + (int)len);
+            if (previous != null)
+            {
+                while (j < previous.count && previous.slots[j] < slot)
+                {
+                    j++;
+                }
+            }
+            if (len == 0)
+            {
+                values[i] = EMPTY;
+            }
+            else if (previous != null && j < previous.count && previous.slots[j] == slot &&
+                Arrays.equals(previous.values[j], 0, previous.values[j].length, src, w, w + (int)len))
+            {
+                values[i] = previous.values[j];
+            }
+            else
+            {
+                values[i] = Arrays.copyOfRange(src, w, w + (int)len);
+            }
             w += (int)len;
         }
+        count = (int)n;
         if (w != end)
         {
             // The entries do not fill the length: length and count come from different records.

@@ -23,8 +23,17 @@ final class AcceptorAudit
     /** Per acceptor: fingerprints of every state it published (what a Promise may report). */
     private final java.util.HashSet<Long>[] states;
     private long[] words;
-    /** Which acceptors ever accepted (slot, ballot): at a quorum the value is chosen, noticed or not. */
-    private final java.util.HashMap<SlotBallot, java.util.BitSet> acceptedBy = new java.util.HashMap<>();
+    /** Decoding space for the next published record; it becomes {@code last[q]} when it passes. */
+    private AcceptorRecord spare;
+    /** Per acceptor: the sum of the entry hashes of {@code last[q]} (see {@link #fingerprint}). */
+    private final long[] entrySum;
+    /** Per-slot counts of one quorum check. */
+    private int[] counts = new int[64];
+    /**
+     * Which acceptors ever accepted (slot, ballot), by slot, one chain link per ballot: at a quorum
+     * the value is chosen, noticed or not. Indexed by slot, so a publish allocates nothing to ask.
+     */
+    private Acceptors[] acceptedBy = new Acceptors[1024];
 
     AcceptorAudit(final CoreConfig config, final SafetyChecker checker)
     {
@@ -32,6 +41,7 @@ final class AcceptorAudit
         this.layout = config.layout();
         this.checker = checker;
         this.last = new AcceptorRecord[config.graph().n()];
+        this.entrySum = new long[config.graph().n()];
         @SuppressWarnings("unchecked")
         final java.util.HashSet<Long>[] sets = new java.util.HashSet[config.graph().n()];
         this.states = sets;
@@ -63,12 +73,12 @@ final class AcceptorAudit
         if (m instanceof Message.Promise)
         {
             final Message.Promise p = (Message.Promise)m;
-            long h = mix(mix(SEED, p.ballot), p.floor);
-            h = mix(h, p.slots.length);
+            long sum = 0;
             for (int i = 0; i < p.slots.length; i++)
             {
-                h = entry(h, p.slots[i], p.ballots[i], p.values[i]);
+                sum += entry(p.slots[i], p.ballots[i], p.values[i]);
             }
+            final long h = fingerprint(p.ballot, p.floor, p.slots.length, sum);
             if (states[p.acceptor] == null || !states[p.acceptor].contains(h))
             {
                 checker.acceptorViolation("reply: executor " + executor + " sent a Promise of acceptor " + p.acceptor +
@@ -84,10 +94,15 @@ final class AcceptorAudit
             for (final int q : a.acceptors)
             {
                 final AcceptorRecord r = last[q];
+                int i = r == null ? 0 : r.indexAtOrAbove(a.firstSlot);
                 for (long s = a.firstSlot; s < a.firstSlot + slots; s++)
                 {
-                    final int i = r == null ? -1 : r.find(s);
-                    if (r == null || r.floor() <= s && (i < 0 || r.ballot(i) < a.ballot))
+                    while (r != null && i < r.count() && r.slot(i) < s)
+                    {
+                        i++; // entries are sorted by slot: one walk over the group
+                    }
+                    final boolean holds = r != null && i < r.count() && r.slot(i) == s && r.ballot(i) >= a.ballot;
+                    if (r == null || r.floor() <= s && !holds)
                     {
                         checker.acceptorViolation("reply: executor " + executor + " sent Accepted of acceptor " + q +
                             " for slot " + s + " (group from " + a.firstSlot + ") at ballot " + a.ballot +
@@ -106,14 +121,42 @@ final class AcceptorAudit
      */
     private void chosenIfQuorum(final int q, final long slot, final long ballot)
     {
-        final java.util.BitSet who = acceptedBy.computeIfAbsent(new SlotBallot(slot, ballot), k -> new java.util.BitSet());
-        if (!who.get(q))
+        if (slot >= acceptedBy.length)
         {
-            who.set(q);
-            if (who.cardinality() == config.graph().n() / 2 + 1)
+            acceptedBy = Arrays.copyOf(acceptedBy, (int)Math.max(slot + 1, acceptedBy.length * 2L));
+        }
+        Acceptors who = acceptedBy[(int)slot];
+        while (who != null && who.ballot != ballot)
+        {
+            who = who.next;
+        }
+        if (who == null)
+        {
+            who = new Acceptors(ballot, acceptedBy[(int)slot]);
+            acceptedBy[(int)slot] = who;
+        }
+        if (!who.bits.get(q))
+        {
+            who.bits.set(q);
+            if (++who.count == config.graph().n() / 2 + 1)
             {
                 checker.decidedAt(slot, ballot);
             }
+        }
+    }
+
+    /** The acceptors that accepted one (slot, ballot), and how many they are; the slot's other ballots follow. */
+    private static final class Acceptors
+    {
+        final long ballot;
+        final Acceptors next;
+        final java.util.BitSet bits = new java.util.BitSet();
+        int count;
+
+        Acceptors(final long ballot, final Acceptors next)
+        {
+            this.ballot = ballot;
+            this.next = next;
         }
     }
 
@@ -126,9 +169,10 @@ final class AcceptorAudit
         return z ^ (z >>> 31);
     }
 
-    private static long entry(final long h, final long slot, final long ballot, final long[] value)
+    /** One entry's hash; a state's fingerprint sums them, so a publish updates it by what changed. */
+    private static long entry(final long slot, final long ballot, final long[] value)
     {
-        long e = mix(mix(mix(h, slot), ballot), value.length);
+        long e = mix(mix(mix(SEED, slot), ballot), value.length);
         for (final long v : value)
         {
             e = mix(e, v);
@@ -136,15 +180,9 @@ final class AcceptorAudit
         return e;
     }
 
-    private static long fingerprint(final AcceptorRecord r)
+    private static long fingerprint(final long promised, final long floor, final int count, final long entrySum)
     {
-        long h = mix(mix(SEED, r.promised()), r.floor());
-        h = mix(h, r.count());
-        for (int i = 0; i < r.count(); i++)
-        {
-            h = entry(h, r.slot(i), r.ballot(i), r.value(i));
-        }
-        return h;
+        return mix(mix(mix(SEED, promised), floor), count) + entrySum;
     }
 
     /**
@@ -161,40 +199,65 @@ final class AcceptorAudit
             return;
         }
         final int quorum = config.graph().n() / 2 + 1;
-        for (int k = 0; k < Math.max(1, slots); k++)
+        final int k = Math.max(1, slots);
+        if (counts.length < k)
         {
-            int count = 0;
-            for (final AcceptorRecord r : last)
+            counts = new int[k];
+        }
+        Arrays.fill(counts, 0, k, 0);
+        for (final AcceptorRecord r : last)
+        {
+            if (r == null)
             {
-                if (r == null)
+                continue;
+            }
+            if (slots == 0)
+            {
+                counts[0] += r.promised() >= ballot ? 1 : 0;
+                continue;
+            }
+            // Entries are sorted by slot: one walk over the group's slots.
+            int i = r.indexAtOrAbove(firstSlot);
+            for (int j = 0; j < slots; j++)
+            {
+                final long s = firstSlot + j;
+                if (r.floor() > s)
                 {
+                    counts[j]++;
                     continue;
                 }
-                if (slots == 0)
+                while (i < r.count() && r.slot(i) < s)
                 {
-                    count += r.promised() >= ballot ? 1 : 0;
+                    i++;
                 }
-                else
+                if (i < r.count() && r.slot(i) == s && r.ballot(i) >= ballot)
                 {
-                    final long s = firstSlot + k;
-                    final int i = r.find(s);
-                    count += r.floor() > s || i >= 0 && r.ballot(i) >= ballot ? 1 : 0;
+                    counts[j]++;
                 }
             }
+        }
+        for (int j = 0; j < k; j++)
+        {
             if (slots > 0)
             {
-                checker.decidedAt(firstSlot + k, ballot);
+                checker.decidedAt(firstSlot + j, ballot);
             }
-            if (count < quorum)
+            if (counts[j] < quorum)
             {
                 checker.acceptorViolation("quorum: process " + proposer + " counted a quorum of " +
-                    (slots == 0 ? "promises" : "acceptances of slot " + (firstSlot + k)) + " for ballot " + ballot +
-                    ", but only " + count + " acceptors' published states show it (a quorum is " + quorum + ")");
+                    (slots == 0 ? "promises" : "acceptances of slot " + (firstSlot + j)) + " for ballot " + ballot +
+                    ", but only " + counts[j] + " acceptors' published states show it (a quorum is " + quorum + ")");
                 return;
             }
         }
     }
 
+    /**
+     * Acceptor q's head changed: check the record it points to against the last one published.
+     * Entries that did not change were checked when they were published (the promise only rises
+     * and a (slot, ballot)'s proposal never changes), so only new and changed ones are checked
+     * and hashed again: a publish costs a decode and one walk, not a check of the whole window.
+     */
     void published(final int q, final SimRegion region, final int executor)
     {
         if (checker.violation() != null)
@@ -208,63 +271,92 @@ final class AcceptorAudit
         }
         region.read(layout.recordOffsetWords(RegionLayout.headLane(head), RegionLayout.headIndex(head)), words,
             words.length);
-        final AcceptorRecord now = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
-        final String where = "acceptor " + q + " (executor " + executor + ", head seq " + RegionLayout.headSeq(head) + ")";
-        if (!now.decode(words, 0, words.length, RegionLayout.headSeq(head)))
+        final AcceptorRecord before = last[q];
+        final AcceptorRecord now = spare != null ? spare :
+            new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
+        spare = null;
+        if (!now.decode(words, 0, words.length, RegionLayout.headSeq(head), before))
         {
-            checker.acceptorViolation(where + ": the head was published pointing to a record that is not whole");
+            checker.acceptorViolation(where(q, executor, head) + ": the head was published pointing to a record that is not whole");
             return;
         }
-        final AcceptorRecord before = last[q];
-        if (before != null)
+        if (before != null && (now.promised() < before.promised() || now.floor() < before.floor()))
         {
-            if (now.promised() < before.promised() || now.floor() < before.floor())
+            checker.acceptorViolation(where(q, executor, head) + ": promise or floor went down: " + before + " -> " + now);
+            return;
+        }
+        long sum = before == null ? 0 : entrySum[q];
+        final int beforeCount = before == null ? 0 : before.count();
+        int j = 0;
+        for (int i = 0; i <= now.count(); i++)
+        {
+            final long slot = i < now.count() ? now.slot(i) : Long.MAX_VALUE;
+            // Entries of the last state below this slot are gone from the new one: reclaimed, or lost.
+            for (; j < beforeCount && before.slot(j) < slot; j++)
             {
-                checker.acceptorViolation(where + ": promise or floor went down: " + before + " -> " + now);
-                return;
-            }
-            for (int i = 0; i < before.count(); i++)
-            {
-                final long slot = before.slot(i);
-                final int j = now.find(slot);
-                if (slot >= now.floor() && (j < 0 || now.ballot(j) < before.ballot(i)))
+                if (before.slot(j) >= now.floor())
                 {
-                    checker.acceptorViolation(where + ": slot " + slot + " accepted at " + before.ballot(i) +
-                        " was lost or went back: " + before + " -> " + now);
+                    checker.acceptorViolation(where(q, executor, head) + ": slot " + before.slot(j) + " accepted at " +
+                        before.ballot(j) + " was lost or went back: " + before + " -> " + now);
                     return;
                 }
+                sum -= entry(before.slot(j), before.ballot(j), before.value(j));
             }
-        }
-        for (int i = 0; i < now.count(); i++)
-        {
+            if (i == now.count())
+            {
+                break;
+            }
+            final boolean held = j < beforeCount && before.slot(j) == slot;
+            if (held && now.ballot(i) < before.ballot(j))
+            {
+                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " +
+                    before.ballot(j) + " was lost or went back: " + before + " -> " + now);
+                return;
+            }
+            if (held && now.ballot(i) == before.ballot(j) &&
+                (now.value(i) == before.value(j) || Arrays.equals(now.value(i), before.value(j))))
+            {
+                j++;
+                continue; // unchanged: checked when it was published
+            }
             if (now.ballot(i) > now.promised())
             {
-                checker.acceptorViolation(where + ": slot " + now.slot(i) + " accepted at " + now.ballot(i) +
+                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " + now.ballot(i) +
                     " above the promise " + now.promised());
                 return;
             }
-            final long[] proposed = checker.proposalAt(now.slot(i), now.ballot(i));
+            final long[] proposed = checker.proposalAt(slot, now.ballot(i));
             if (proposed == null || !Arrays.equals(proposed, now.value(i)))
             {
-                checker.acceptorViolation(where + ": slot " + now.slot(i) + " at ballot " + now.ballot(i) + " holds " +
-                    Arrays.toString(now.value(i)) + ", but the proposal was " +
+                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " at ballot " + now.ballot(i) +
+                    " holds " + Arrays.toString(now.value(i)) + ", but the proposal was " +
                     (proposed == null ? "never made" : Arrays.toString(proposed)));
                 return;
             }
-        }
-        for (int i = 0; i < now.count(); i++)
-        {
-            final int j = before == null ? -1 : before.find(now.slot(i));
-            if (j < 0 || before.ballot(j) != now.ballot(i))
+            now.shareValue(i, proposed); // the audited records of all acceptors hold one array per proposal
+            if (!held || before.ballot(j) != now.ballot(i))
             {
-                chosenIfQuorum(q, now.slot(i), now.ballot(i));
+                chosenIfQuorum(q, slot, now.ballot(i));
             }
+            if (held)
+            {
+                sum -= entry(before.slot(j), before.ballot(j), before.value(j));
+                j++;
+            }
+            sum += entry(slot, now.ballot(i), now.value(i));
         }
         last[q] = now;
+        spare = before;
+        entrySum[q] = sum;
         if (states[q] == null)
         {
             states[q] = new java.util.HashSet<>();
         }
-        states[q].add(fingerprint(now));
+        states[q].add(fingerprint(now.promised(), now.floor(), now.count(), sum));
+    }
+
+    private static String where(final int q, final int executor, final long head)
+    {
+        return "acceptor " + q + " (executor " + executor + ", head seq " + RegionLayout.headSeq(head) + ")";
     }
 }

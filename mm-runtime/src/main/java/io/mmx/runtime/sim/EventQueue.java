@@ -5,14 +5,14 @@ import java.util.Arrays;
 /**
  * Simulated-time event queue: a binary heap of slot indices over parallel primitive arrays, so
  * that millions of events cost no boxing. Ties in time break by insertion order: deterministic.
- * Grows by doubling up to {@link #MAX_EVENTS}.
+ * The heap holds each event's (time, sequence) beside its slot, so sifting compares neighbouring
+ * words instead of reaching into the event arrays. Grows by doubling up to {@link #MAX_EVENTS}.
  */
 final class EventQueue
 {
     static final int MAX_EVENTS = 1 << 26;
 
     long[] time;
-    private long[] seq;
     int[] kind;
     int[] proc;
     int[] inc;
@@ -21,6 +21,8 @@ final class EventQueue
     long[] b;
     Object[] obj;
     private int[] heap;
+    private long[] heapTime;
+    private long[] heapSeq;
     private int size;
     private int[] free;
     private int freeCount;
@@ -35,7 +37,8 @@ final class EventQueue
     private void allocate(final int capacity)
     {
         time = new long[capacity];
-        seq = new long[capacity];
+        heapTime = new long[capacity];
+        heapSeq = new long[capacity];
         kind = new int[capacity];
         proc = new int[capacity];
         inc = new int[capacity];
@@ -55,7 +58,8 @@ final class EventQueue
             throw new IllegalStateException("simulation event queue exceeded " + MAX_EVENTS + " events");
         }
         time = Arrays.copyOf(time, capacity);
-        seq = Arrays.copyOf(seq, capacity);
+        heapTime = Arrays.copyOf(heapTime, capacity);
+        heapSeq = Arrays.copyOf(heapSeq, capacity);
         kind = Arrays.copyOf(kind, capacity);
         proc = Arrays.copyOf(proc, capacity);
         inc = Arrays.copyOf(inc, capacity);
@@ -74,7 +78,7 @@ final class EventQueue
 
     long peekTime()
     {
-        return time[heap[0]];
+        return heapTime[0];
     }
 
     /** Schedules an event; returns its slot (valid until popped and released). */
@@ -95,7 +99,6 @@ final class EventQueue
             slot = used++;
         }
         time[slot] = t;
-        seq[slot] = nextSeq++;
         kind[slot] = k;
         proc[slot] = p;
         inc[slot] = incarnation;
@@ -103,18 +106,21 @@ final class EventQueue
         a[slot] = av;
         b[slot] = bv;
         obj[slot] = o;
+        final long sq = nextSeq++;
         int i = size++;
-        heap[i] = slot;
         while (i > 0)
         {
             final int parent = (i - 1) >>> 1;
-            if (!less(heap[i], heap[parent]))
+            if (!less(t, sq, parent))
             {
                 break;
             }
-            swap(i, parent);
+            move(parent, i);
             i = parent;
         }
+        heap[i] = slot;
+        heapTime[i] = t;
+        heapSeq[i] = sq;
         return slot;
     }
 
@@ -123,7 +129,10 @@ final class EventQueue
     {
         assert size > 0;
         final int top = heap[0];
-        heap[0] = heap[--size];
+        final int last = --size;
+        final int slot = heap[last];
+        final long t = heapTime[last];
+        final long sq = heapSeq[last];
         int i = 0;
         while (true)
         {
@@ -133,14 +142,17 @@ final class EventQueue
                 break;
             }
             final int r = l + 1;
-            final int m = r < size && less(heap[r], heap[l]) ? r : l;
-            if (!less(heap[m], heap[i]))
+            final int m = r < size && less(heapTime[r], heapSeq[r], l) ? r : l;
+            if (!less(heapTime[m], heapSeq[m], t, sq))
             {
                 break;
             }
-            swap(i, m);
+            move(m, i);
             i = m;
         }
+        heap[i] = slot;
+        heapTime[i] = t;
+        heapSeq[i] = sq;
         return top;
     }
 
@@ -150,15 +162,21 @@ final class EventQueue
         free[freeCount++] = slot;
     }
 
-    private boolean less(final int x, final int y)
+    /** Whether (t, sq) comes before the event at heap position {@code i}. */
+    private boolean less(final long t, final long sq, final int i)
     {
-        return time[x] < time[y] || (time[x] == time[y] && seq[x] < seq[y]);
+        return less(t, sq, heapTime[i], heapSeq[i]);
     }
 
-    private void swap(final int i, final int j)
+    private static boolean less(final long t1, final long sq1, final long t2, final long sq2)
     {
-        final int t = heap[i];
-        heap[i] = heap[j];
-        heap[j] = t;
+        return t1 < t2 || (t1 == t2 && sq1 < sq2);
+    }
+
+    private void move(final int from, final int to)
+    {
+        heap[to] = heap[from];
+        heapTime[to] = heapTime[from];
+        heapSeq[to] = heapSeq[from];
     }
 }

@@ -18,7 +18,8 @@ final class PendingOp
     final int length;
     final long expected;
     final long value;
-    final long[] payload;
+    /** WRITE_BULK words; the caller's array while the op applies at issue, a copy once it is deferred. */
+    long[] payload;
     /** Chunk i covers words [chunkStart[i], chunkStart[i + 1]) of the op. */
     final int[] chunkStart;
     /** The region object the op was issued on: one re-created after a loss is another object. */
@@ -88,10 +89,7 @@ final class PendingOp
                 r.read(offset + from, data, from, to - from);
                 break;
             case WRITE_BULK:
-                for (int w = from; w < to; w++)
-                {
-                    r.set(offset + w, payload[w]);
-                }
+                r.write(offset + from, payload, from, to - from);
                 break;
             default:
                 throw new IllegalStateException("unknown memory op " + kind);

@@ -78,12 +78,25 @@ public final class SafetyChecker
     }
 
     /** Lowest ballot at which a proposer counted a quorum of acceptances, per slot. */
-    private final java.util.HashMap<Long, Long> decidedBallot = new java.util.HashMap<>();
+    private long[] decidedBallot = filled(new long[1024], 0);
+
+    private static long[] filled(final long[] a, final int from)
+    {
+        Arrays.fill(a, from, a.length, NOT_DECIDED);
+        return a;
+    }
+
+    private static final long NOT_DECIDED = Long.MAX_VALUE;
 
     /** A proposer counted a quorum accepting {@code slot} at {@code ballot}. */
     void decidedAt(final long slot, final long ballot)
     {
-        decidedBallot.merge(slot, ballot, Math::min);
+        if (slot >= decidedBallot.length)
+        {
+            final int old = decidedBallot.length;
+            decidedBallot = filled(Arrays.copyOf(decidedBallot, (int)Math.max(slot + 1, old * 2L)), old);
+        }
+        decidedBallot[(int)slot] = Math.min(decidedBallot[(int)slot], ballot);
     }
 
     /** A leader sent an Accept proposing {@code value} for {@code slot} at {@code ballot}. */
@@ -91,8 +104,8 @@ public final class SafetyChecker
     {
         // The claim agreement rests on: once (slot, b) is decided, every proposal at a ballot above
         // b carries the decided value (checked whether or not that proposal is ever decided).
-        final Long b = decidedBallot.get(slot);
-        if (b != null && ballot > b && violation == null)
+        final long b = slot < decidedBallot.length ? decidedBallot[(int)slot] : NOT_DECIDED;
+        if (b != NOT_DECIDED && ballot > b && violation == null)
         {
             final long[] chosenValue = proposals.get(new SlotBallot(slot, b));
             if (chosenValue != null && !Arrays.equals(chosenValue, value))

@@ -84,7 +84,11 @@ final class SimRegion
         }
     }
 
-    void write(final int offset, final long[] src, final int length)
+    /**
+     * Copies {@code src[srcPos..srcPos+length)} to {@code offset..}, page by page. Like
+     * {@link #set}, a page that was never written stays unallocated while only zeros go to it.
+     */
+    void write(final int offset, final long[] src, final int srcPos, final int length)
     {
         int done = 0;
         while (done < length)
@@ -95,12 +99,34 @@ final class SimRegion
             long[] page = pages[at >>> PAGE_SHIFT];
             if (page == null)
             {
+                if (allZero(src, srcPos + done, chunk))
+                {
+                    done += chunk;
+                    continue;
+                }
                 page = new long[PAGE_WORDS];
                 pages[at >>> PAGE_SHIFT] = page;
             }
-            System.arraycopy(src, done, page, inPage, chunk);
+            System.arraycopy(src, srcPos + done, page, inPage, chunk);
             done += chunk;
         }
+    }
+
+    private static boolean allZero(final long[] words, final int from, final int length)
+    {
+        for (int i = from; i < from + length; i++)
+        {
+            if (words[i] != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void write(final int offset, final long[] src, final int length)
+    {
+        write(offset, src, 0, length);
     }
 
     /** Pages allocated: memory this region really uses. */

@@ -16,6 +16,12 @@ public final class SimStats
     public long messagesDropped;
     /** Memory operations, by {@link MemoryOpKind}. */
     public final long[] memoryOps = new long[MemoryOpKind.values().length];
+    /** WRITE_BULK operations into the lanes of regions: acceptor records written (published or not). */
+    public long recordWrites;
+    /** Words those record writes carried. */
+    public long recordWordsWritten;
+    /** Acceptor transitions published: head words that changed. */
+    public long transitionsPublished;
     /** Memory operations refused. */
     public long memoryRefused;
     /** Memory operations that timed out. */

@@ -870,6 +870,11 @@ public final class Simulation
         final int offset, final int length, final long expected, final long value, final long[] payload)
     {
         stats.memoryOps[kind.ordinal()]++;
+        if (kind == MemoryOpKind.WRITE_BULK && offset >= RegionLayout.HEADER_WORDS && offset < layout.decidedEntryOffsetWords(0))
+        {
+            stats.recordWrites++;
+            stats.recordWordsWritten += length;
+        }
         final long latency = faults.memoryTailProbability > 0 && random.nextDouble() < faults.memoryTailProbability ?
             faults.memoryLatencyMaxMicros + 1 + random.nextLong(faults.memoryTailMaxMicros) :
             faults.memoryLatencyMinMicros + random.nextLong(faults.memoryLatencyMaxMicros - faults.memoryLatencyMinMicros + 1);
@@ -893,11 +898,10 @@ public final class Simulation
             return;
         }
         fence(executor, region);
-        final long[] copy = payload == null ? null : java.util.Arrays.copyOf(payload, length);
         final int[] chunks = chunks(length);
         final boolean slowRequest = faults.slowRequestRead > 0 && kind == MemoryOpKind.READ_BULK && length > 2 &&
             requestRandom.nextDouble() < faults.slowRequestRead;
-        final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value, copy,
+        final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value, payload,
             slowRequest ? slowRequestChunks(length) : chunks);
         op.target = r;
         final boolean timeout = faults.memoryTimeout > 0 && random.nextDouble() < faults.memoryTimeout;
@@ -955,7 +959,10 @@ public final class Simulation
             start[i] = 1 + random.nextInt(length - 1);
         }
         start[count] = length;
-        java.util.Arrays.sort(start, 1, count);
+        if (count > 2)
+        {
+            java.util.Arrays.sort(start, 1, count);
+        }
         return start;
     }
 
@@ -981,6 +988,10 @@ public final class Simulation
     /** Each chunk of {@code op} takes effect at its own random moment in [from, to]. */
     private void schedule(final PendingOp op, final long from, final long to)
     {
+        if (op.payload != null)
+        {
+            op.payload = java.util.Arrays.copyOf(op.payload, op.length); // the caller's array is valid during the call only
+        }
         pending[op.executor].add(op);
         for (int i = 0; i < op.chunks(); i++)
         {
@@ -1007,6 +1018,7 @@ public final class Simulation
             if (op.offset == RegionLayout.HEAD_WORD && (op.kind == MemoryOpKind.CAS || op.kind == MemoryOpKind.WRITE) &&
                 r.get(RegionLayout.HEAD_WORD) != before)
             {
+                stats.transitionsPublished++;
                 audit.published(op.region, r, op.executor);
             }
         }
@@ -1108,11 +1120,26 @@ public final class Simulation
             }
         }
 
+        /** The Accept content observed last in the current event: thrifty sends repeat it to each executor. */
+        private long[][] observedValues;
+        private long observedBallot;
+        private long observedFirstSlot;
+        private long observedEvent = -1;
+
         private void observe(final Message message)
         {
             if (message instanceof Message.Accept)
             {
                 final Message.Accept a = (Message.Accept)message;
+                if (a.values == observedValues && a.ballot == observedBallot && a.firstSlot == observedFirstSlot &&
+                    observedEvent == stats.events)
+                {
+                    return; // the same proposals, checked a moment ago with nothing in between
+                }
+                observedValues = a.values;
+                observedBallot = a.ballot;
+                observedFirstSlot = a.firstSlot;
+                observedEvent = stats.events;
                 for (int i = 0; i < a.values.length; i++)
                 {
                     checker.proposedAt(p, a.firstSlot + i, a.ballot, a.values[i]);

@@ -1,20 +1,33 @@
 package io.mmx.perf.runtime;
 
-import io.mmx.planner.generate.RandomRegularGenerator;
 import io.mmx.planner.graph.Graph;
-import io.mmx.runtime.core.CoreConfig;
-import io.mmx.runtime.sim.FaultPlan;
-import io.mmx.runtime.sim.LiveSets;
+import io.mmx.runtime.sim.SimStats;
 import io.mmx.runtime.sim.Simulation;
 
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * Simulated m&amp;m Paxos throughput: decided slots per second of wall time, and bytes the cores
- * allocate per decided slot ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes},
- * counted inside core calls only), for n in {5, 64, 1024, 4096} on random regular graphs.
+ * Simulated m&amp;m Paxos: decided slots per second (wall and process CPU), and per decided slot the
+ * messages, memory operations and bytes the cores allocate; per acceptor transition the bytes its
+ * record write carries. On random regular graphs of degree 8 (n - 1 below 9), calm network.
  *
- * <p>Usage: {@code RuntimeBenchmark [slots-per-size] [crashed-fraction]}; defaults 5000 and 0.
- * Each size runs twice from the same seed: once timed, once with allocation metering (which
- * slows the run), so the metering does not distort the rate.
+ * <p>Usage: {@code RuntimeBenchmark [SLOTS [CRASHED]] [--sizes N,N,...] [--baseline CLASSPATH]
+ * [--rounds R]}; defaults 5000 slots, no process crashed, sizes 5,64,1024,4096. Each size runs
+ * twice from the same seed: once timed, once with allocation metering (which slows the run).
+ * Core bytes per slot are counted after the first quarter of the slots (start-up, such as the
+ * acceptor records each process allocates once, is left out; the column "incl. start" keeps it).
+ *
+ * <p>{@code --baseline CLASSPATH}: also runs {@link RuntimeRate} in child JVMs, alternately
+ * against the baseline's classes (CLASSPATH first) and the current ones, R rounds (default 3),
+ * and reports the speedup as the ratio of slots per process CPU second, median over the rounds
+ * (CPU, not wall time: the machine may be shared), and the same for the simulation thread's
+ * own CPU (without the collector and the JIT, which run beside it on an idle machine). {@code bin/perf runtime --baseline REF} builds REF.
  */
 public final class RuntimeBenchmark
 {
@@ -25,17 +38,56 @@ public final class RuntimeBenchmark
     }
 
     /** Runs the measurement the class comment describes, with {@code args} as its options. */
-    public static void main(final String[] args)
+    public static void main(final String[] args) throws IOException, InterruptedException
     {
-        final long slots = args.length > 0 ? Long.parseLong(args[0]) : 5_000;
-        final double crashed = args.length > 1 ? Double.parseDouble(args[1]) : 0.0;
-        System.out.printf("%6s %6s %8s %8s %10s %12s %14s %12s %12s%n", "n", "degree", "crashed", "slots",
-            "wall s", "slots/s", "core B/slot", "msgs/slot", "memops/slot");
-        for (final int n : SIZES)
+        long slots = 5_000;
+        double crashed = 0.0;
+        int[] sizes = SIZES;
+        String baseline = null;
+        int rounds = 3;
+        int positional = 0;
+        for (int i = 0; i < args.length; i++)
         {
-            final int degree = Math.min(8, n - 1);
-            final Graph graph = randomRegular(n, degree, 42);
-            final boolean[] live = LiveSets.random(n, Math.max(1, (int)Math.round(n * (1 - crashed))), 7);
+            try
+            {
+            switch (args[i])
+            {
+                case "--sizes" -> sizes = parseSizes(value(args, ++i, "--sizes"));
+                case "--baseline" -> baseline = value(args, ++i, "--baseline");
+                case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, "--rounds"));
+                default ->
+                {
+                    if (args[i].startsWith("--") || positional == 2)
+                    {
+                        usage("unknown argument '" + args[i] + "'");
+                    }
+                    if (positional++ == 0)
+                    {
+                        slots = Long.parseLong(args[i]);
+                    }
+                    else
+                    {
+                        crashed = Double.parseDouble(args[i]);
+                    }
+                }
+            }
+            }
+            catch (final NumberFormatException e)
+            {
+                usage("'" + args[i] + "' is not a number");
+            }
+        }
+        if (slots < 8 || crashed < 0 || crashed >= 1 || rounds < 1)
+        {
+            usage("SLOTS must be at least 8, CRASHED in [0, 1), --rounds at least 1");
+        }
+        System.out.printf("%6s %6s %7s %6s %7s %7s %9s %9s %10s %10s %9s %9s %9s %11s%n", "n", "degree", "crashed",
+            "slots", "wall s", "cpu s", "slots/s", "slots/cpu", "core B/sl", "incl.start", "msgs/sl", "memops/sl",
+            "trans/sl", "B/transit.");
+        for (final int n : sizes)
+        {
+            final Graph graph = RuntimeRate.graph(n);
+            final boolean[] live = RuntimeRate.live(n, crashed);
             if (graph.closedNeighbourhoodSize(live) <= n / 2)
             {
                 System.out.printf("%6d: live set below the tolerance line, skipped%n", n);
@@ -43,10 +95,21 @@ public final class RuntimeBenchmark
             }
             final Result timed = run(graph, live, slots, false);
             final Result metered = run(graph, live, slots, true);
-            System.out.printf("%6d %6d %7.0f%% %8d %10.2f %12.0f %14.0f %12.1f %12.1f%n", n, degree, 100 * crashed,
-                timed.slots, timed.wallSeconds, timed.slots / timed.wallSeconds,
-                metered.coreBytes / (double)metered.slots, timed.messages / (double)timed.slots,
-                timed.memoryOps / (double)timed.slots);
+            final SimStats s = timed.stats;
+            final double perSlot = 1.0 / timed.slots;
+            System.out.printf("%6d %6d %6.0f%% %6d %7.2f %7.2f %9.0f %9.0f %10.0f %10.0f %9.1f %9.1f %9.1f %11.0f%n", n,
+                graph.degree(0), 100 * crashed, timed.slots, timed.wallSeconds, timed.cpuSeconds,
+                timed.slots / timed.wallSeconds, timed.slots / timed.cpuSeconds, metered.steadyCoreBytesPerSlot,
+                metered.stats.coreAllocatedBytes / (double)metered.slots, s.messagesSentTotal() * perSlot,
+                s.memoryOpsTotal() * perSlot, s.transitionsPublished * perSlot,
+                8.0 * s.recordWordsWritten / Math.max(1, s.transitionsPublished));
+            System.out.printf("%6s %s%n", "", s.perSlot(timed.slots));
+            System.out.printf("%6s record writes: %d carrying %.0f bytes each on average; %d transitions published%n", "",
+                s.recordWrites, 8.0 * s.recordWordsWritten / Math.max(1, s.recordWrites), s.transitionsPublished);
+        }
+        if (baseline != null)
+        {
+            compare(baseline, sizes, slots, crashed, rounds);
         }
     }
 
@@ -54,44 +117,134 @@ public final class RuntimeBenchmark
     {
         long slots;
         double wallSeconds;
-        long coreBytes;
-        long messages;
-        long memoryOps;
+        double cpuSeconds;
+        double steadyCoreBytesPerSlot;
+        SimStats stats;
     }
 
     private static Result run(final Graph graph, final boolean[] live, final long slots, final boolean meter)
     {
-        final CoreConfig config = new CoreConfig().graph(graph).maxBatch(4).pipelineSlots(128).maxSlotsPerAccept(64)
-            .recordMaxEntries(288).catchupBatch(64).learnerCapacity(1024).decidedCapacity(512).conclude();
-        final Simulation sim = new Simulation(config, FaultPlan.calm(), 11);
-        final boolean[] crashed = new boolean[live.length];
-        for (int i = 0; i < live.length; i++)
-        {
-            crashed[i] = !live[i];
-        }
-        sim.crashAtStart(crashed);
-        sim.clients(40, 256, Long.MAX_VALUE);
+        final Simulation sim = RuntimeRate.simulation(graph, live);
         sim.measureCoreAllocations(meter);
+        final long cpu0 = RuntimeRate.processCpuNanos();
         final long t0 = System.nanoTime();
         sim.start(false);
-        final boolean done = sim.runUntil(() -> sim.checker().chosenThrough() >= slots - 1, 60_000_000L);
+        final long warm = slots / 4;
+        RuntimeRate.runToSlots(sim, warm);
+        final long warmSlots = sim.checker().chosenThrough() + 1;
+        final long warmBytes = sim.stats().coreAllocatedBytes;
+        RuntimeRate.runToSlots(sim, slots);
         final Result r = new Result();
         r.wallSeconds = (System.nanoTime() - t0) / 1e9;
-        if (!done || sim.checker().violation() != null)
-        {
-            throw new IllegalStateException("n=" + graph.n() + ": run did not complete: " + sim.checker().violation() +
-                " " + sim.lastStatus(Math.max(0, sim.leader())));
-        }
+        r.cpuSeconds = (RuntimeRate.processCpuNanos() - cpu0) / 1e9;
         r.slots = sim.checker().chosenThrough() + 1;
-        r.coreBytes = sim.stats().coreAllocatedBytes;
-        r.messages = sim.stats().messagesSentTotal();
-        r.memoryOps = sim.stats().memoryOpsTotal();
+        r.steadyCoreBytesPerSlot = (sim.stats().coreAllocatedBytes - warmBytes) / (double)Math.max(1, r.slots - warmSlots);
+        r.stats = sim.stats();
         return r;
     }
 
-    /** The planner's random regular graph, as plans use it. */
-    static Graph randomRegular(final int n, final int degree, final long seed)
+    /** Baseline and current build, alternately, each in a fresh JVM; the ratio of CPU per slot. */
+    private static void compare(final String baseline, final int[] sizes, final long slots, final double crashed,
+        final int rounds) throws IOException, InterruptedException
     {
-        return new RandomRegularGenerator().generate(n, degree, seed);
+        final String current = System.getProperty("java.class.path");
+        System.out.printf("%nspeedup against the baseline (%s), %d rounds each, fresh JVMs in turn:%n", baseline, rounds);
+        System.out.printf("%6s %14s %14s %12s %12s %9s %12s%n", "n", "base slots/cpu", "new slots/cpu", "base wall s",
+            "new wall s", "speedup", "sim thread");
+        for (final int n : sizes)
+        {
+            final double[] base = new double[rounds];
+            final double[] now = new double[rounds];
+            final double[] baseThread = new double[rounds];
+            final double[] nowThread = new double[rounds];
+            double baseWall = 0;
+            double nowWall = 0;
+            for (int r = 0; r < rounds; r++)
+            {
+                final long[] b = child(baseline + File.pathSeparator + current, n, slots, crashed);
+                final long[] c = child(current, n, slots, crashed);
+                base[r] = b[1] / (b[2] / 1e9);
+                now[r] = c[1] / (c[2] / 1e9);
+                baseThread[r] = b[1] / (b[6] / 1e9);
+                nowThread[r] = c[1] / (c[6] / 1e9);
+                baseWall += b[3] / 1e9 / rounds;
+                nowWall += c[3] / 1e9 / rounds;
+            }
+            final double mb = median(base);
+            final double mc = median(now);
+            System.out.printf("%6d %14.0f %14.0f %12.2f %12.2f %8.2fx %11.2fx%n", n, mb, mc, baseWall, nowWall, mc / mb,
+                median(nowThread) / median(baseThread));
+        }
+    }
+
+    private static long[] child(final String classpath, final int n, final long slots, final double crashed)
+        throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of(
+            new File(System.getProperty("java.home"), "bin/java").getPath(), "-Xmx2g", "-cp", classpath,
+            RuntimeRate.class.getName(), Integer.toString(n), Long.toString(slots), Double.toString(crashed)));
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String result = null;
+        final StringBuilder output = new StringBuilder();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
+        {
+            for (String line = in.readLine(); line != null; line = in.readLine())
+            {
+                output.append(line).append('\n');
+                if (line.startsWith("rate "))
+                {
+                    result = line;
+                }
+            }
+        }
+        if (p.waitFor() != 0 || result == null)
+        {
+            throw new IllegalStateException("the child run of n=" + n + " failed:\n" + output);
+        }
+        final String[] f = result.split(" ");
+        final long[] v = new long[f.length - 1];
+        for (int i = 1; i < f.length; i++)
+        {
+            v[i - 1] = Long.parseLong(f[i]);
+        }
+        return v;
+    }
+
+    private static double median(final double[] values)
+    {
+        final double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static int[] parseSizes(final String list)
+    {
+        final String[] parts = list.split(",");
+        final int[] sizes = new int[parts.length];
+        for (int i = 0; i < parts.length; i++)
+        {
+            sizes[i] = Integer.parseInt(parts[i].trim());
+            if (sizes[i] < 2)
+            {
+                usage("--sizes: each size must be at least 2, got " + sizes[i]);
+            }
+        }
+        return sizes;
+    }
+
+    private static String value(final String[] args, final int i, final String option)
+    {
+        if (i >= args.length)
+        {
+            usage(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static void usage(final String problem)
+    {
+        System.err.println("perf runtime: " + problem +
+            "; usage: bin/perf runtime [SLOTS [CRASHED]] [--sizes N,N,...] [--baseline REF] [--rounds R]");
+        System.exit(2);
     }
 }
