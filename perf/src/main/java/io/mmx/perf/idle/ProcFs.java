@@ -26,21 +26,34 @@ public final class ProcFs
     {
     }
 
+    /**
+     * The kernel's USER_HZ from this process's auxiliary vector ({@code AT_CLKTCK}, entry 17), read from
+     * {@code /proc/self/auxv}; 100 if it cannot be read. Read, not asked of {@code getconf}: starting a
+     * process would leave the JDK's process reaper thread behind in whatever JVM first measures CPU.
+     */
     private static long ticksPerSecond()
     {
         try
         {
-            final Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
-            final String out = new String(p.getInputStream().readAllBytes()).trim();
-            return p.waitFor() == 0 ? Long.parseLong(out) : 100;
-        }
-        catch (final IOException | NumberFormatException ex)
-        {
+            final java.nio.ByteBuffer auxv = java.nio.ByteBuffer.wrap(Files.readAllBytes(Path.of("/proc/self/auxv")))
+                .order(java.nio.ByteOrder.nativeOrder());
+            while (auxv.remaining() >= 16)
+            {
+                final long type = auxv.getLong();
+                final long value = auxv.getLong();
+                if (type == 17 && value > 0)
+                {
+                    return value;
+                }
+                if (type == 0)
+                {
+                    break;
+                }
+            }
             return 100;
         }
-        catch (final InterruptedException ex)
+        catch (final IOException | RuntimeException ex)
         {
-            Thread.currentThread().interrupt();
             return 100;
         }
     }
