@@ -63,13 +63,14 @@ public final class AppliedLog implements AutoCloseable
         {
             return -1;
         }
-        int start = end - 1;
-        while (start > 0 && bytes[start - 1] != '\n')
+        // The highest index of any line: a gap line learnt late may name indexes below the last entry.
+        long last = -1;
+        for (final String line : new String(bytes, 0, end, StandardCharsets.US_ASCII).split("\n"))
         {
-            start--;
+            final String[] f = line.split(" ");
+            last = Math.max(last, f[0].equals("gap") ? Long.parseLong(f[2]) : Long.parseLong(f[0]));
         }
-        final String[] last = new String(bytes, start, end - 1 - start, StandardCharsets.US_ASCII).split(" ");
-        return last[0].equals("gap") ? Long.parseLong(last[2]) : Long.parseLong(last[0]);
+        return last;
     }
 
     void append(final long logIndex, final int origin, final DirectBuffer buffer, final int offset, final int length)
@@ -91,8 +92,16 @@ public final class AppliedLog implements AutoCloseable
 
     void gap(final long from, final long to)
     {
+        if (to < from)
+        {
+            return;
+        }
         if (to <= lastIndex)
         {
+            // A gap learnt after later commands were applied (a restarted replica applies new slots before it
+            // learns what its restored state lacks): recorded as it is, or the log would miss those indexes
+            // without saying so.
+            line("gap " + from + " " + to);
             return;
         }
         line("gap " + Math.max(from, lastIndex + 1) + " " + to);

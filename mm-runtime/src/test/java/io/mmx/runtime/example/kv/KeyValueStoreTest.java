@@ -66,4 +66,29 @@ class KeyValueStoreTest
         assertEquals(2, AppliedLog.entries(file).size());
         assertEquals(java.util.Set.of(4L, 8L), AppliedLog.byIndex(file).keySet());
     }
+
+    @Test
+    void aGapLearntAfterLaterCommandsIsStillRecordedAndTheLogReopensAfterItsHighestIndex(@TempDir final Path dir)
+        throws Exception
+    {
+        final Path file = dir.resolve("late-gap.log");
+        final int length = KeyValueCommand.encode(buffer, KeyValueCommand.PUT, "k", 1, 0);
+        try (AppliedLog log = new AppliedLog(file))
+        {
+            final KeyValueStore logged = new KeyValueStore(log);
+            logged.apply(2, 2, buffer, 0, length);
+            logged.apply(10, 2, buffer, 0, length); // a restarted replica applies a new slot first
+            logged.onGap(3, 9);                     // then learns what its restored state lacks
+        }
+        final java.util.List<String> lines = java.nio.file.Files.readAllLines(file);
+        assertEquals("gap 3 9", lines.get(lines.size() - 1), lines.toString());
+        try (AppliedLog log = new AppliedLog(file))
+        {
+            final KeyValueStore logged = new KeyValueStore(log);
+            logged.apply(10, 2, buffer, 0, length); // already written: not again
+            logged.apply(11, 2, buffer, 0, length);
+        }
+        assertEquals(java.util.Set.of(2L, 10L, 11L), AppliedLog.byIndex(file).keySet());
+        assertEquals(3, AppliedLog.entries(file).size());
+    }
 }
