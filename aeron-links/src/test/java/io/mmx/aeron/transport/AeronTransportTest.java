@@ -57,6 +57,22 @@ class AeronTransportTest
         return transport;
     }
 
+    /**
+     * A plain Aeron publication on a driver of its own towards {@code 127.0.0.1:port}: what an attacker
+     * or a recording would send, bypassing the transport's framing.
+     */
+    private Publication rawPublication(final String dirName, final int port)
+    {
+        final MediaDriver rawDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
+            .aeronDirectoryName(tempDir.resolve(dirName).toString()).threadingMode(ThreadingMode.SHARED)
+            .dirDeleteOnStart(true).dirDeleteOnShutdown(true).publicationTermBufferLength(64 * 1024));
+        closeables.add(rawDriver);
+        final Aeron rawClient = Aeron.connect(new Aeron.Context().aeronDirectoryName(rawDriver.aeronDirectoryName()));
+        closeables.add(rawClient);
+        return rawClient.addPublication("aeron:udp?endpoint=127.0.0.1:" + port + "|term-length=65536",
+            TransportContext.DEFAULT_STREAM_ID);
+    }
+
     /** Records (src, dst, first payload int) of each frame. */
     private static final class Inbox implements FrameHandler
     {
@@ -358,14 +374,7 @@ class AeronTransportTest
         final ProcessDirectory directory = ProcessDirectory.parse("0@127.0.0.1:" + ports[0] + ";1@127.0.0.1:1");
         final AeronTransport victim = launch(new TransportContext().frameKey(KEY).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[0]), "multi-victim");
-        final MediaDriver rawDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
-            .aeronDirectoryName(tempDir.resolve("multi-raw").toString()).threadingMode(ThreadingMode.SHARED)
-            .dirDeleteOnStart(true).dirDeleteOnShutdown(true).publicationTermBufferLength(64 * 1024));
-        closeables.add(rawDriver);
-        final Aeron rawClient = Aeron.connect(new Aeron.Context().aeronDirectoryName(rawDriver.aeronDirectoryName()));
-        closeables.add(rawClient);
-        final Publication raw = rawClient.addPublication(
-            "aeron:udp?endpoint=127.0.0.1:" + ports[0] + "|term-length=65536", TransportContext.DEFAULT_STREAM_ID);
+        final Publication raw = rawPublication("multi-raw", ports[0]);
         final Inbox inbox = new Inbox();
         Deadline.await("connected", 10_000, () -> victim.poll(inbox), raw::isConnected);
 
@@ -414,14 +423,7 @@ class AeronTransportTest
             .frameKey(FrameKey.ofHex(8, "00112233445566778899aabbccddeeff")).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[2]), "other-cluster");
 
-        final MediaDriver rawDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
-            .aeronDirectoryName(tempDir.resolve("raw").toString()).threadingMode(ThreadingMode.SHARED)
-            .dirDeleteOnStart(true).dirDeleteOnShutdown(true).publicationTermBufferLength(64 * 1024));
-        closeables.add(rawDriver);
-        final Aeron rawClient = Aeron.connect(new Aeron.Context().aeronDirectoryName(rawDriver.aeronDirectoryName()));
-        closeables.add(rawClient);
-        final Publication raw = rawClient.addPublication(
-            "aeron:udp?endpoint=127.0.0.1:" + ports[0] + "|term-length=65536", TransportContext.DEFAULT_STREAM_ID);
+        final Publication raw = rawPublication("raw", ports[0]);
 
         final Inbox inbox = new Inbox();
         final Inbox ignored = new Inbox();
@@ -479,14 +481,7 @@ class AeronTransportTest
             .localEndpoint("127.0.0.1:" + ports[0]), "replay-victim");
         final AeronTransport sender = launch(new TransportContext().frameKey(KEY).directory(directory)
             .localEndpoint("127.0.0.1:" + ports[1]), "replay-sender");
-        final MediaDriver rawDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
-            .aeronDirectoryName(tempDir.resolve("replay-raw").toString()).threadingMode(ThreadingMode.SHARED)
-            .dirDeleteOnStart(true).dirDeleteOnShutdown(true).publicationTermBufferLength(64 * 1024));
-        closeables.add(rawDriver);
-        final Aeron rawClient = Aeron.connect(new Aeron.Context().aeronDirectoryName(rawDriver.aeronDirectoryName()));
-        closeables.add(rawClient);
-        final Publication raw = rawClient.addPublication(
-            "aeron:udp?endpoint=127.0.0.1:" + ports[0] + "|term-length=65536", TransportContext.DEFAULT_STREAM_ID);
+        final Publication raw = rawPublication("replay-raw", ports[0]);
         final Inbox inbox = new Inbox();
         final Runnable pollAll = () ->
         {
