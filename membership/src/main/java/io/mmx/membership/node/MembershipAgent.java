@@ -49,7 +49,7 @@ public final class MembershipAgent implements Agent, FrameHandler
     /**
      * An agent without neighbour monitoring through memory; the parameters are those of
      * {@link #MembershipAgent(AeronTransport, MembershipConfig, int[], PlanDigest, int[][], long, NanoClock, long,
-     * MembershipListener, ApplicationHandler, FabricHeartbeats[])}.
+     * MembershipListener, ApplicationHandler, FabricHeartbeats[], HostLiveness)}.
      */
     public MembershipAgent(
         final AeronTransport transport,
@@ -63,28 +63,8 @@ public final class MembershipAgent implements Agent, FrameHandler
         final MembershipListener listener,
         final ApplicationHandler applicationHandler)
     {
-        this(transport, config, hosted, planDigest, neighboursOf, seed, clock, tickNs, listener, applicationHandler, null);
-    }
-
-    /**
-     * As the constructor with {@code heartbeatsOf}, knowing nothing of hosts' liveness
-     * ({@link HostLiveness#NONE}).
-     */
-    public MembershipAgent(
-        final AeronTransport transport,
-        final MembershipConfig config,
-        final int[] hosted,
-        final PlanDigest planDigest,
-        final int[][] neighboursOf,
-        final long seed,
-        final NanoClock clock,
-        final long tickNs,
-        final MembershipListener listener,
-        final ApplicationHandler applicationHandler,
-        final FabricHeartbeats[] heartbeatsOf)
-    {
-        this(transport, config, hosted, planDigest, neighboursOf, seed, clock, tickNs, listener, applicationHandler,
-            heartbeatsOf, HostLiveness.NONE);
+        this(transport, config, hosted, planDigest, neighboursOf, seed, clock, tickNs, listener, applicationHandler, null,
+            HostLiveness.NONE);
     }
 
     /**

@@ -75,7 +75,7 @@ class MembershipAgentHeartbeatsTest
             .aeronDirectoryName(tempDir.resolve("aeron").toString())))
         {
             final MembershipAgent agent = new MembershipAgent(transport, config, hosted, PlanDigest.of(new byte[32]), neighbours, 11,
-                clock, TICK_NS, MembershipListener.NO_OP, null, heartbeats);
+                clock, TICK_NS, MembershipListener.NO_OP, null, heartbeats, HostLiveness.NONE);
             final int turns = 3 * config.neighbourStaleTicks();
             for (int turn = 0; turn < turns; turn++)
             {
