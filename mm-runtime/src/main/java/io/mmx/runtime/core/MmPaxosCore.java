@@ -10,7 +10,8 @@ import io.mmx.rdma.region.RegionHeader;
  * clocks or global random: time arrives as ticks, randomness from the seed given here.
  *
  * <p>Roles, one class each: {@link AcceptorDriver} executes acceptor transitions on regions of
- * N[p] (its own always, a neighbour's while it suspects it), {@link Proposer} leads,
+ * N[p] (its own always, a neighbour's while it suspects it or while p prepares or leads:
+ * {@link CoreConfig#leaderExecutesNeighbours}), {@link Proposer} leads,
  * {@link Learner} learns, applies and logs decisions, {@link AcceptedBundles} batches replies.
  *
  * <p>Lifecycle: {@link #start} reads the own region's header (recovering the decided prefix and
@@ -28,6 +29,10 @@ public final class MmPaxosCore implements AcceptorReplies
     private final AcceptedBundles bundles;
     private final AcceptorDriver[] drivers;
     private final Message.Accept[] recentAccepts;
+    /** Per driver index: membership suspects that neighbour (index 0, ourselves, is never suspected). */
+    private final boolean[] suspected;
+    /** True while the neighbours' drivers run because this process prepares or leads. */
+    private boolean coveringAsLeader;
     private int recentCursor;
     private long lastPrepare = Ballot.NONE;
 
@@ -58,8 +63,9 @@ public final class MmPaxosCore implements AcceptorReplies
         }
         this.random = seed == 0 ? 0x9E3779B97F4A7C15L : seed;
         this.learner = new Learner(self, config, effects);
-        this.proposer = new Proposer(self, config, effects, learner);
+        this.proposer = new Proposer(self, config, effects, learner, this::executesFor);
         final int degree = graph.degree(self);
+        this.suspected = new boolean[degree + 1];
         this.bundles = new AcceptedBundles(self, n, 64, degree + 1, effects, learner);
         this.drivers = new AcceptorDriver[degree + 1];
         // One record scratch for all drivers: Effects.memory copies the payload during the call.
@@ -123,6 +129,7 @@ public final class MmPaxosCore implements AcceptorReplies
         {
             proposer.onLeaderChange(leader, nowTicks, true);
         }
+        syncCoverage();
     }
 
     /** Event: message {@code m} arrived. */
@@ -166,6 +173,7 @@ public final class MmPaxosCore implements AcceptorReplies
                 throw new IllegalStateException("unknown message " + m);
         }
         proposer.fill(nowTicks);
+        syncCoverage();
     }
 
     private void onPrepare(final Message.Prepare p)
@@ -310,6 +318,7 @@ public final class MmPaxosCore implements AcceptorReplies
         if (ready)
         {
             proposer.fill(nowTicks);
+            syncCoverage();
         }
     }
 
@@ -329,6 +338,7 @@ public final class MmPaxosCore implements AcceptorReplies
         }
         bundles.flushAll();
         proposer.onTick(nowTicks);
+        syncCoverage();
         // Our own proposer's recent decisions first: a leader whose learner fell behind (its log
         // writes were slow) may be the only live process that still knows them.
         final long ownFrom = learner.appliedThrough() + 1;
@@ -361,8 +371,38 @@ public final class MmPaxosCore implements AcceptorReplies
         {
             return;
         }
+        this.suspected[i] = suspected;
+        setCovering(i, suspected || coveringAsLeader);
+    }
+
+    /**
+     * A process that prepares or leads executes its live neighbours' acceptors itself
+     * ({@link CoreConfig#leaderExecutesNeighbours}): their transitions then complete in its own
+     * duty cycle, one memory operation away instead of an Accept and an Accepted away, and when
+     * N[leader] holds a quorum a group is decided without any executor's answer. The owners keep
+     * executing their own acceptors (a Prepare of another proposer, a broadcast Accept); the head
+     * CAS orders the two executors' transitions, so this is as safe as executing for a suspected
+     * neighbour.
+     */
+    private void syncCoverage()
+    {
+        final boolean want = ready && config.leaderExecutesNeighbours() && proposer.role() != Status.Role.FOLLOWER;
+        if (want == coveringAsLeader)
+        {
+            return;
+        }
+        coveringAsLeader = want;
+        for (int i = 1; i < drivers.length; i++)
+        {
+            setCovering(i, want || suspected[i]);
+        }
+    }
+
+    /** Starts or stops executing driver {@code i}'s acceptor; a driver that starts catches up on what q missed. */
+    private void setCovering(final int i, final boolean cover)
+    {
         final AcceptorDriver d = drivers[i];
-        if (suspected && !d.active())
+        if (cover && !d.active())
         {
             d.activate();
             if (ready)
@@ -381,7 +421,7 @@ public final class MmPaxosCore implements AcceptorReplies
                 }
             }
         }
-        else if (!suspected && d.active())
+        else if (!cover && d.active())
         {
             d.deactivate();
         }
@@ -393,6 +433,7 @@ public final class MmPaxosCore implements AcceptorReplies
         this.nowTicks = nowTicks;
         this.leader = leader;
         proposer.onLeaderChange(leader, nowTicks, ready);
+        syncCoverage();
     }
 
     /**
@@ -431,6 +472,7 @@ public final class MmPaxosCore implements AcceptorReplies
         if (ready)
         {
             proposer.fill(nowTicks);
+            syncCoverage();
         }
     }
 
@@ -494,7 +536,10 @@ public final class MmPaxosCore implements AcceptorReplies
         return proposer.retransmissions();
     }
 
-    /** True if this process executes {@code process}'s acceptor transitions: its own, or a suspected neighbour's. */
+    /**
+     * True if this process executes {@code process}'s acceptor transitions: its own, a suspected
+     * neighbour's, or, while it prepares or leads, any neighbour's.
+     */
     public boolean executesFor(final int process)
     {
         final int i = coverageIndex(process);

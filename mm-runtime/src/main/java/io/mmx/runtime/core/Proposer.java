@@ -57,6 +57,8 @@ final class Proposer
     private final long[][] decidedValues;
     private int lastDecidedAcks;
 
+    /** True for the acceptors this process's own drivers execute: thrifty Accepts for them go to ourselves. */
+    private final java.util.function.IntPredicate executesLocally;
     /** Thrifty phase 2: the executor that last ran each acceptor for us, or -1. */
     private int[] executorOf;
     /** Leader only: each process's durable decided prefix as its Accepted bundles reported. */
@@ -96,9 +98,11 @@ final class Proposer
         }
     }
 
-    Proposer(final int self, final CoreConfig config, final Effects effects, final Learner learner)
+    Proposer(final int self, final CoreConfig config, final Effects effects, final Learner learner,
+        final java.util.function.IntPredicate executesLocally)
     {
         this.self = self;
+        this.executesLocally = executesLocally;
         this.n = config.n();
         this.config = config;
         this.effects = effects;
@@ -444,27 +448,32 @@ final class Proposer
         int known = 0;
         for (int q = 0; q < n && known < thriftyTarget; q++)
         {
-            known += executorOf[q] >= 0 ? 1 : 0;
+            known += executorOf[q] >= 0 || executesLocally.test(q) ? 1 : 0;
         }
         if (known < thriftyTarget)
         {
             return false;
         }
+        // The acceptors we execute ourselves first: they answer within our own duty cycle.
         int chosen = 0;
-        for (int q = 0; q < n && chosen < thriftyTarget; q++)
+        for (int pass = 0; pass < 2; pass++)
         {
-            final int e = executorOf[q];
-            if (e < 0)
+            for (int q = 0; q < n && chosen < thriftyTarget; q++)
             {
-                continue;
+                final boolean local = executesLocally.test(q);
+                final int e = local ? self : executorOf[q];
+                if (e < 0 || local != (pass == 0))
+                {
+                    continue;
+                }
+                if (thriftyLists[e] == null || thriftyLists[e].length == thriftyCount[e])
+                {
+                    thriftyLists[e] = thriftyLists[e] == null ? new int[4] :
+                        java.util.Arrays.copyOf(thriftyLists[e], thriftyLists[e].length * 2);
+                }
+                thriftyLists[e][thriftyCount[e]++] = q;
+                chosen++;
             }
-            if (thriftyLists[e] == null || thriftyLists[e].length == thriftyCount[e])
-            {
-                thriftyLists[e] = thriftyLists[e] == null ? new int[4] :
-                    java.util.Arrays.copyOf(thriftyLists[e], thriftyLists[e].length * 2);
-            }
-            thriftyLists[e][thriftyCount[e]++] = q;
-            chosen++;
         }
         for (int e = 0; e < n; e++)
         {

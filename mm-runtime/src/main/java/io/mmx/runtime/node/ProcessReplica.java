@@ -334,7 +334,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             {
                 suspected[i] = s;
                 core.onSuspicion(neighbours[i], s, tick);
-                events.onSuspicion(i, s, core.executesFor(neighbours[i]), tick);
+                // A takeover is executing for a suspected neighbour; a leader executes its neighbours anyway.
+                events.onSuspicion(i, s, s && core.executesFor(neighbours[i]), tick);
                 nextPublishTick = tick;
             }
         }
