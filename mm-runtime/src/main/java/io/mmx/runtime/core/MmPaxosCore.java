@@ -1,5 +1,6 @@
 package io.mmx.runtime.core;
 
+import io.mmx.membership.Role;
 import io.mmx.planner.graph.Graph;
 import io.mmx.rdma.region.RegionHeader;
 
@@ -457,7 +458,7 @@ public final class MmPaxosCore implements AcceptorReplies
     /** True while this process leads (phase 2). */
     public boolean leading()
     {
-        return proposer.role() == Status.Role.LEADING;
+        return proposer.role() == Role.LEADER;
     }
 
     /** Acceptor transitions this process published (all acceptors it executed for). */

@@ -1,5 +1,7 @@
 package io.mmx.runtime.core;
 
+import io.mmx.membership.Role;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 
@@ -20,7 +22,7 @@ final class Proposer
     private final Learner learner;
     private final int quorum;
 
-    private Status.Role role = Status.Role.FOLLOWER;
+    private Role role = Role.FOLLOWER;
     private boolean leaderByOracle;
     private boolean preempted;
     private long ballot = Ballot.NONE;
@@ -113,7 +115,7 @@ final class Proposer
         this.decidedValues = new long[decidedRing.length][];
     }
 
-    Status.Role role()
+    Role role()
     {
         return role;
     }
@@ -170,11 +172,11 @@ final class Proposer
      */
     int reachableAcceptors(final long nowTicks)
     {
-        if (role == Status.Role.PREPARING)
+        if (role == Role.CANDIDATE)
         {
             return promiseCount;
         }
-        if (role == Status.Role.LEADING)
+        if (role == Role.LEADER)
         {
             if (groups.isEmpty())
             {
@@ -222,7 +224,7 @@ final class Proposer
             stepDown();
             return;
         }
-        if (ready && role == Status.Role.FOLLOWER)
+        if (ready && role == Role.FOLLOWER)
         {
             startPhase1(nowTicks);
         }
@@ -250,7 +252,7 @@ final class Proposer
 
     private void stepDown()
     {
-        role = Status.Role.FOLLOWER;
+        role = Role.FOLLOWER;
         preempted = false;
         groups.clear();
         candidateValues.clear();
@@ -278,7 +280,7 @@ final class Proposer
         final long round = Math.max(maxRoundSeen, persistedRound) + 1;
         ballot = Ballot.of(round, self, n);
         maxRoundSeen = round;
-        role = Status.Role.PREPARING;
+        role = Role.CANDIDATE;
         preempted = false;
         groups.clear();
         java.util.Arrays.fill(promiseBits, 0L);
@@ -312,7 +314,7 @@ final class Proposer
                 persistedRound = Math.max(persistedRound, previous);
                 maxRoundSeen = Math.max(maxRoundSeen, previous);
             }
-            if (role == Status.Role.PREPARING)
+            if (role == Role.CANDIDATE)
             {
                 startPhase1(nowTicks);
             }
@@ -322,7 +324,7 @@ final class Proposer
         {
             roundWord = Ballot.round(ballot, n);
         }
-        if (role != Status.Role.PREPARING)
+        if (role != Role.CANDIDATE)
         {
             return;
         }
@@ -348,7 +350,7 @@ final class Proposer
 
     void onPromise(final Message.Promise p, final long nowTicks)
     {
-        if (role != Status.Role.PREPARING || p.ballot != ballot || !countPromise(p))
+        if (role != Role.CANDIDATE || p.ballot != ballot || !countPromise(p))
         {
             return;
         }
@@ -378,7 +380,7 @@ final class Proposer
     private void becomeLeader(final long nowTicks)
     {
         effects.quorumCounted(ballot, 0, 0);
-        role = Status.Role.LEADING;
+        role = Role.LEADER;
         lastDecidedAcks = promiseCount;
         if (maxFloor > 0)
         {
@@ -481,7 +483,7 @@ final class Proposer
     /** Forms new groups from queued proposals while the pipeline has room. */
     void fill(final long nowTicks)
     {
-        if (role != Status.Role.LEADING)
+        if (role != Role.LEADER)
         {
             return;
         }
@@ -525,7 +527,7 @@ final class Proposer
             durableOf[a.from()] = Math.max(durableOf[a.from()], a.durableThrough);
             durableHeardTick[a.from()] = nowTicks;
         }
-        if (role != Status.Role.LEADING || a.ballot != ballot || a.acceptors.length == 0)
+        if (role != Role.LEADER || a.ballot != ballot || a.acceptors.length == 0)
         {
             return;
         }
@@ -577,7 +579,7 @@ final class Proposer
     void onFloored(final Message.Floored f, final long nowTicks)
     {
         learner.reportedDurable(f.floor - 1);
-        if (role != Status.Role.LEADING || f.ballot != ballot)
+        if (role != Role.LEADER || f.ballot != ballot)
         {
             return;
         }
@@ -609,7 +611,7 @@ final class Proposer
     void onNack(final Message.Nack nack)
     {
         observeBallot(nack.promised);
-        if (role != Status.Role.FOLLOWER && nack.ballot == ballot && nack.promised > ballot)
+        if (role != Role.FOLLOWER && nack.ballot == ballot && nack.promised > ballot)
         {
             preempted = true;
         }
@@ -664,7 +666,7 @@ final class Proposer
             startPhase1(nowTicks);
             return;
         }
-        if (role == Status.Role.LEADING && learner.appliedThrough() < decidedBase && learner.stalled(nowTicks) &&
+        if (role == Role.LEADER && learner.appliedThrough() < decidedBase && learner.stalled(nowTicks) &&
             learner.appliedThrough() + 1 >= learner.durableFloor() && nowTicks - rerunTick >= learner.stallTicks() &&
             decidedRun(learner.appliedThrough() + 1, 1) == null)
         {
@@ -678,7 +680,7 @@ final class Proposer
             startPhase1(nowTicks);
             return;
         }
-        if (role == Status.Role.PREPARING)
+        if (role == Role.CANDIDATE)
         {
             if (prepareSent && nowTicks - phaseTick >= config.prepareRetryTicks())
             {
@@ -692,7 +694,7 @@ final class Proposer
             }
             return;
         }
-        if (role != Status.Role.LEADING)
+        if (role != Role.LEADER)
         {
             return;
         }
