@@ -1,6 +1,5 @@
 package io.mmx.membership;
 
-import io.mmx.membership.election.ElectionState;
 import io.mmx.membership.swim.MemberStatus;
 
 /**
@@ -32,10 +31,10 @@ public interface MembershipListener
      *
      * @param leaderId the new leader, or -1 while none is known.
      * @param epoch    the leader's epoch.
-     * @param state    this process's election state.
+     * @param role     this process's role in the leader election.
      * @param nowTick  when.
      */
-    default void onLeaderChanged(final int leaderId, final long epoch, final ElectionState state, final long nowTick)
+    default void onLeaderChanged(final int leaderId, final long epoch, final Role role, final long nowTick)
     {
     }
 

@@ -1,6 +1,5 @@
 package io.mmx.membership;
 
-import io.mmx.membership.election.ElectionState;
 import io.mmx.membership.election.LeaderElection;
 import io.mmx.membership.neighbour.HeartbeatReader;
 import io.mmx.membership.neighbour.HeartbeatWriter;
@@ -247,7 +246,7 @@ public final class MembershipNode
         }
         if (monitor != null)
         {
-            if (election.state() == ElectionState.LEADER)
+            if (election.role() == Role.LEADER)
             {
                 lastLedTick = nowTick;
             }
@@ -262,7 +261,7 @@ public final class MembershipNode
     /** Reads the followed leader's heartbeat once a tick, if it is a plan neighbour on another host. */
     private void watchLeader(final long nowTick)
     {
-        final int leader = election.state() == ElectionState.FOLLOWER ? election.leaderId(nowTick) : -1;
+        final int leader = election.role() == Role.FOLLOWER ? election.leaderId(nowTick) : -1;
         if (leader != leaderWatch.watched())
         {
             watchedNeighbourIndex = leader < 0 || hostOf(leader) == hostOf(self) ? -1 : neighbourIndex(leader);
@@ -306,7 +305,7 @@ public final class MembershipNode
         if (hostOf(leader) == hostOf(self))
         {
             // This process shares the leader's thread and runs: the leader runs too. Refute, if it is this one.
-            if (leader == self && election.state() == ElectionState.LEADER)
+            if (leader == self && election.role() == Role.LEADER)
             {
                 announce();
             }
@@ -339,7 +338,7 @@ public final class MembershipNode
      */
     private void announceIfNewLeader()
     {
-        if (election.state() == ElectionState.LEADER && election.maxEpochSeen() != announcedEpoch)
+        if (election.role() == Role.LEADER && election.maxEpochSeen() != announcedEpoch)
         {
             announce();
         }
@@ -695,10 +694,10 @@ public final class MembershipNode
         return election.leaderEpoch(nowTick);
     }
 
-    /** @return the election state. */
-    public ElectionState electionState()
+    /** @return this process's role in the leader election. */
+    public Role electionRole()
     {
-        return election.state();
+        return election.role();
     }
 
     /**

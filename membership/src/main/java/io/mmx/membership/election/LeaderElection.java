@@ -1,9 +1,10 @@
 package io.mmx.membership.election;
 
 import io.mmx.membership.MembershipConfig;
+import io.mmx.membership.Role;
 
 /**
- * Ω at one process, an explicit {@link ElectionState} machine driven by ticks.
+ * Ω at one process, an explicit state machine over {@link Role} driven by ticks.
  * <p>
  * A leader puts the claim (id, epoch, age 0) on every message it sends; every process forwards the
  * freshest claim it holds with its age, so claims spread by gossip without any O(n) broadcast. A claim
@@ -22,16 +23,16 @@ public final class LeaderElection
         /**
          * @param leaderId new leader or -1.
          * @param epoch    its epoch.
-         * @param state    this process's state.
+         * @param role     this process's election role.
          * @param nowTick  when.
          */
-        void onLeaderChanged(int leaderId, long epoch, ElectionState state, long nowTick);
+        void onLeaderChanged(int leaderId, long epoch, Role role, long nowTick);
     }
 
     private final MembershipConfig config;
     private final int self;
     private final Listener listener;
-    private ElectionState state = ElectionState.CANDIDATE;
+    private Role role = Role.CANDIDATE;
     private long epoch;
     private long maxEpochSeen;
     private int claimId = -1;
@@ -72,12 +73,12 @@ public final class LeaderElection
     {
         discountOwnStall(nowTick);
         final boolean fresh = isClaimFresh(nowTick);
-        switch (state)
+        switch (role)
         {
             case FOLLOWER:
                 if (!fresh)
                 {
-                    state = ElectionState.CANDIDATE;
+                    role = Role.CANDIDATE;
                     candidateSinceTick = nowTick;
                 }
                 else if (rank == 0 && claimId > self)
@@ -89,7 +90,7 @@ public final class LeaderElection
             case CANDIDATE:
                 if (fresh && (claimId < self || rank > 0))
                 {
-                    state = ElectionState.FOLLOWER;
+                    role = Role.FOLLOWER;
                 }
                 else if (nowTick - candidateSinceTick >=
                     (long)Math.min(rank, config.maxCandidateRank()) * config.candidateStaggerTicks())
@@ -101,12 +102,12 @@ public final class LeaderElection
             case LEADER:
                 if (fresh && claimId < self)
                 {
-                    state = ElectionState.FOLLOWER;
+                    role = Role.FOLLOWER;
                 }
                 else if (nowTick - lastHeardTick > config.leaderLeaseTicks())
                 {
                     // Heard nobody for a lease: this leader may be cut off, and the others have moved on.
-                    state = ElectionState.CANDIDATE;
+                    role = Role.CANDIDATE;
                     candidateSinceTick = nowTick;
                 }
                 break;
@@ -139,7 +140,7 @@ public final class LeaderElection
 
     private void becomeLeader(final long nowTick)
     {
-        state = ElectionState.LEADER;
+        role = Role.LEADER;
         epoch = maxEpochSeen + 1;
         maxEpochSeen = epoch;
         lastHeardTick = nowTick;
@@ -210,9 +211,9 @@ public final class LeaderElection
             altBornTick = leaderId == altId ? Math.max(altBornTick, bornTick) : bornTick;
             altId = leaderId;
         }
-        if (leaderId < self && state != ElectionState.FOLLOWER)
+        if (leaderId < self && role != Role.FOLLOWER)
         {
-            state = ElectionState.FOLLOWER;
+            role = Role.FOLLOWER;
             report(nowTick);
         }
     }
@@ -249,7 +250,7 @@ public final class LeaderElection
      */
     public boolean wantsLeaderNews(final long nowTick)
     {
-        if (state == ElectionState.LEADER)
+        if (role == Role.LEADER)
         {
             return false;
         }
@@ -273,7 +274,7 @@ public final class LeaderElection
             {
                 lastLeaderId = leader;
             }
-            listener.onLeaderChanged(leader, leaderEpoch, state, nowTick);
+            listener.onLeaderChanged(leader, leaderEpoch, role, nowTick);
         }
     }
 
@@ -283,11 +284,11 @@ public final class LeaderElection
      */
     public int leaderId(final long nowTick)
     {
-        if (state == ElectionState.LEADER)
+        if (role == Role.LEADER)
         {
             return self;
         }
-        return state == ElectionState.FOLLOWER && isClaimFresh(nowTick) ? claimId : -1;
+        return role == Role.FOLLOWER && isClaimFresh(nowTick) ? claimId : -1;
     }
 
     /**
@@ -296,11 +297,11 @@ public final class LeaderElection
      */
     public long leaderEpoch(final long nowTick)
     {
-        if (state == ElectionState.LEADER)
+        if (role == Role.LEADER)
         {
             return epoch;
         }
-        return state == ElectionState.FOLLOWER && isClaimFresh(nowTick) ? claimEpoch : 0;
+        return role == Role.FOLLOWER && isClaimFresh(nowTick) ? claimEpoch : 0;
     }
 
     /**
@@ -309,7 +310,7 @@ public final class LeaderElection
      */
     public int recordAgeTicks(final long nowTick)
     {
-        if (state == ElectionState.LEADER)
+        if (role == Role.LEADER)
         {
             return 0;
         }
@@ -322,7 +323,7 @@ public final class LeaderElection
      */
     public int recordLeaderId(final long nowTick)
     {
-        if (state == ElectionState.LEADER)
+        if (role == Role.LEADER)
         {
             return self;
         }
@@ -335,7 +336,7 @@ public final class LeaderElection
      */
     public long recordEpoch(final long nowTick)
     {
-        return state == ElectionState.LEADER ? epoch : isClaimFresh(nowTick) ? claimEpoch : maxEpochSeen;
+        return role == Role.LEADER ? epoch : isClaimFresh(nowTick) ? claimEpoch : maxEpochSeen;
     }
 
     /**
@@ -344,7 +345,7 @@ public final class LeaderElection
      */
     public int recordIncarnation(final int selfIncarnation)
     {
-        return state == ElectionState.LEADER ? selfIncarnation : claimIncarnation;
+        return role == Role.LEADER ? selfIncarnation : claimIncarnation;
     }
 
     /** @return the leader followed now or most recently, or -1: news about it is gossiped first. */
@@ -353,10 +354,10 @@ public final class LeaderElection
         return lastLeaderId;
     }
 
-    /** @return the state. */
-    public ElectionState state()
+    /** @return this process's election role. */
+    public Role role()
     {
-        return state;
+        return role;
     }
 
     /** @return the highest epoch seen or held. */

@@ -5,6 +5,7 @@ import io.mmx.planner.plan.PlanDigest;
 import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.MembershipNode;
+import io.mmx.membership.Role;
 import io.mmx.membership.neighbour.HostLiveness;
 import io.mmx.membership.wire.MessageType;
 import io.mmx.membership.wire.SwimMessage;
@@ -86,7 +87,7 @@ class LeaderDownTest
         assertEquals(36, t, "declared at tick 35: 5 ticks and 5 still reads after the last beat seen at 30");
         assertEquals(List.of(0, 1, 2, 3, 5, 6, 7), sentTo(MessageType.LEADER_DOWN));
         // 0-3 share a host, so all are held down: 4 has rank 0, leads, and tells everyone.
-        assertEquals(ElectionState.LEADER, four.electionState());
+        assertEquals(Role.LEADER, four.electionRole());
         assertEquals(4, four.leaderId());
         assertEquals(2, four.leaderEpoch());
         assertEquals(List.of(0, 1, 2, 3, 5, 6, 7), sentTo(MessageType.LEADER_CLAIM));
@@ -137,7 +138,7 @@ class LeaderDownTest
         assertEquals(0, six.leaderId());
         deliver(six, 2, 4, MessageType.LEADER_DOWN, 0, 0, 1);
         assertEquals(-1, six.leaderId(), "the claim of 0 is dropped; 4 and 5 rank below 6, so it waits");
-        assertEquals(ElectionState.CANDIDATE, six.electionState());
+        assertEquals(Role.CANDIDATE, six.electionRole());
         deliver(six, 2, 4, MessageType.LEADER_CLAIM, -1, 4, 2);
         assertEquals(4, six.leaderId(), "followed on receipt, not a tick later");
         // Gossip still carrying 0's old claim (another member's message) is ignored: 0's host is held down.
@@ -174,10 +175,10 @@ class LeaderDownTest
     {
         final MembershipNode zero = node(0, 4, 6);
         zero.tick(1);
-        assertEquals(ElectionState.LEADER, zero.electionState());
+        assertEquals(Role.LEADER, zero.electionRole());
         sent.clear();
         deliver(zero, 2, 4, MessageType.LEADER_DOWN, 0, 0, 1);
-        assertEquals(ElectionState.LEADER, zero.electionState());
+        assertEquals(Role.LEADER, zero.electionRole());
         assertEquals(List.of(1, 2, 3, 4, 5, 6, 7), sentTo(MessageType.LEADER_CLAIM));
     }
 
@@ -209,7 +210,7 @@ class LeaderDownTest
             zero.tick(t);
             four.tick(t);
         }
-        assertEquals(ElectionState.LEADER, zero.electionState());
+        assertEquals(Role.LEADER, zero.electionRole());
         assertTrue(words[0] >= 39, "leader beat " + words[0] + " times in 40 ticks");
         assertTrue(words[4] <= 5, "follower beat " + words[4] + " times in 40 ticks");
     }

@@ -1,6 +1,7 @@
 package io.mmx.membership.election;
 
 import io.mmx.membership.MembershipConfig;
+import io.mmx.membership.Role;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -23,16 +24,16 @@ class LeaderElectionTest
     {
         final LeaderElection zero = election(0);
         zero.tick(0, 0);
-        assertEquals(ElectionState.LEADER, zero.state());
+        assertEquals(Role.LEADER, zero.role());
         assertEquals(1, zero.leaderEpoch(0));
 
         final LeaderElection five = election(5);
         final long wait = 5L * config.candidateStaggerTicks();
         five.tick(0, 5);
         five.tick(wait - 1, 5);
-        assertEquals(ElectionState.CANDIDATE, five.state());
+        assertEquals(Role.CANDIDATE, five.role());
         five.tick(wait, 5);
-        assertEquals(ElectionState.LEADER, five.state());
+        assertEquals(Role.LEADER, five.role());
     }
 
     @Test
@@ -40,9 +41,9 @@ class LeaderElectionTest
     {
         final LeaderElection five = election(5);
         five.tick(0, 0);
-        assertEquals(ElectionState.LEADER, five.state());
+        assertEquals(Role.LEADER, five.role());
         five.onClaim(10, 2, 7, 3, 0, false);
-        assertEquals(ElectionState.FOLLOWER, five.state());
+        assertEquals(Role.FOLLOWER, five.role());
         assertEquals(2, five.leaderId(10));
         assertEquals(7, five.leaderEpoch(10));
         assertEquals(7, five.maxEpochSeen());
@@ -64,7 +65,7 @@ class LeaderElectionTest
         }
         assertEquals(1, five.leaderId(998 + config.leaderLeaseTicks()));
         five.tick(1000 + config.leaderLeaseTicks(), 3);
-        assertEquals(ElectionState.CANDIDATE, five.state());
+        assertEquals(Role.CANDIDATE, five.role());
         assertEquals(-1, five.leaderId(1000 + config.leaderLeaseTicks()));
     }
 
@@ -87,7 +88,7 @@ class LeaderElectionTest
             t += config.leaderLeaseTicks() / 8;
             five.tick(t, 3);
         }
-        assertEquals(ElectionState.CANDIDATE, five.state());
+        assertEquals(Role.CANDIDATE, five.role());
     }
 
     @Test
@@ -100,9 +101,9 @@ class LeaderElectionTest
         {
             zero.tick(t, 0);
         }
-        assertEquals(ElectionState.LEADER, zero.state());
+        assertEquals(Role.LEADER, zero.role());
         zero.tick(11 + config.leaderLeaseTicks(), 0);
-        assertEquals(ElectionState.CANDIDATE, zero.state());
+        assertEquals(Role.CANDIDATE, zero.role());
     }
 
     @Test
@@ -114,7 +115,7 @@ class LeaderElectionTest
         assertEquals(1, five.leaderId(0));
         five.onMemberDead(1, 1);
         five.tick(1, 3);
-        assertEquals(ElectionState.CANDIDATE, five.state());
+        assertEquals(Role.CANDIDATE, five.role());
         five.onClaim(2, 1, 1, 0, 0, true);
         assertEquals(-1, five.leaderId(2), "claims of a member held dead are ignored");
     }

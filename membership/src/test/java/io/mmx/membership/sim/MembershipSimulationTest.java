@@ -1,7 +1,7 @@
 package io.mmx.membership.sim;
 
 import io.mmx.membership.MembershipConfig;
-import io.mmx.membership.election.ElectionState;
+import io.mmx.membership.Role;
 import io.mmx.membership.plan.PlanActivation;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +39,7 @@ class MembershipSimulationTest
         assertTrue(ticks >= 0, "seed=" + seed);
         final int leader = sim.agreedLeader();
         assertTrue(sim.node(leader).leaderEpoch() > epochBefore, "new leader has a new epoch, seed=" + seed);
-        assertEquals(ElectionState.LEADER, sim.node(leader).electionState());
+        assertEquals(Role.LEADER, sim.node(leader).electionRole());
 
         final long bound = new MembershipConfig().conclude(64).detectionBoundTicks(64);
         final long startTick = sim.nowTick();

@@ -232,7 +232,7 @@ final class NodeCommand implements Callable<Integer>
             while (true)
             {
                 final io.mmx.runtime.node.ProcessStatus s = lines.take();
-                System.out.println("ROLE " + s.id() + " " + s.role() + " leader " + s.leader() + " commit " +
+                System.out.println("ROLE " + s.id() + " " + s.shownRole() + " leader " + s.leader() + " commit " +
                     s.commitIndex() + " (JVM up " + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() +
                     " ms)");
                 System.out.flush();

@@ -1,5 +1,6 @@
 package io.mmx.runtime.core;
 
+import io.mmx.membership.Role;
 import io.mmx.planner.graph.Graph;
 import io.mmx.rdma.region.RegionHeader;
 
@@ -386,7 +387,7 @@ public final class MmPaxosCore implements AcceptorReplies
      */
     private void syncCoverage()
     {
-        final boolean want = ready && config.leaderExecutesNeighbours() && proposer.role() != Status.Role.FOLLOWER;
+        final boolean want = ready && config.leaderExecutesNeighbours() && proposer.role() != Role.FOLLOWER;
         if (want == coveringAsLeader)
         {
             return;
@@ -499,7 +500,7 @@ public final class MmPaxosCore implements AcceptorReplies
     /** True while this process leads (phase 2). */
     public boolean leading()
     {
-        return proposer.role() == Status.Role.LEADING;
+        return proposer.role() == Role.LEADER;
     }
 
     /** Acceptor transitions this process published (all acceptors it executed for). */

@@ -1,50 +1,42 @@
 package io.mmx.runtime.core;
 
+import io.mmx.membership.Role;
+
 import java.util.ArrayList;
-import java.util.HashMap;
 
 /**
  * The proposer/leader role: phase 1 over all undecided slots on becoming leader, then phase 2
- * only, with batching (up to {@code maxBatch} proposals per slot), groups of up to
- * {@code maxSlotsPerAccept} slots per Accept, and at most {@code pipelineSlots} slots beyond the
- * applied prefix in flight. Quorums count DISTINCT acceptors (bitsets), whoever executed them.
+ * only, with at most {@code pipelineSlots} slots beyond the decided prefix in flight. Quorums
+ * count DISTINCT acceptors, whoever executed them. This class holds the role and the decided
+ * prefix and coordinates its parts: {@link Phase1} (ballots, the round's persist, Promises),
+ * {@link ProposalQueue} (the queue and batching), {@link AcceptRouter} (which executors a new
+ * group goes to), {@link InFlightGroups} (acks, floors, retransmission) and {@link DurableRelay}
+ * (the durable prefix relayed to executors).
  */
 final class Proposer
 {
     private static final long[] NOOP = new long[0];
 
     private final int self;
-    private final int n;
     private final CoreConfig config;
     private final Effects effects;
     private final Learner learner;
     private final int quorum;
+    private final Phase1 phase1;
+    private final ProposalQueue queue;
+    private final InFlightGroups inFlight;
+    /** Leader-only parts of size n, made when this process first leads. */
+    private AcceptRouter router;
+    private DurableRelay relay;
 
-    private Status.Role role = Status.Role.FOLLOWER;
+    private Role role = Role.FOLLOWER;
     private boolean leaderByOracle;
     private boolean preempted;
-    private long ballot = Ballot.NONE;
-    private long maxRoundSeen;
-    private long persistedRound;
     private boolean mayLead = true;
     private boolean named; // the leader oracle names this process
-    /** What PROPOSER_ROUND in our region holds, as far as we know: the expected value of the next CAS. */
-    private long roundWord;
-    private long roundOpId = -1;
-    private long opSeq;
-    private boolean prepareSent;
-    private long phaseTick;
     /** When phase 1 last ran again for slots our learner lost (ticks). */
     private long rerunTick = Long.MIN_VALUE / 2;
 
-    private final long[] promiseBits;
-    private int promiseCount;
-    private long maxFloor;
-    private long highestSlotSeen = -1;
-    private final HashMap<Long, long[]> candidateValues = new HashMap<>();
-    private final HashMap<Long, Long> candidateBallots = new HashMap<>();
-
-    private final ArrayList<Group> groups = new ArrayList<>();
     private long nextSlot;
     /**
      * Every slot up to here is decided as far as this proposer knows (its learner, phase 1
@@ -56,75 +48,34 @@ final class Proposer
     /** Values of the slots in {@link #decidedRing}: catch-up source even when our own learner lags. */
     private final long[][] decidedValues;
     private int lastDecidedAcks;
-
-    /** True for the acceptors this process's own drivers execute: thrifty Accepts for them go to ourselves. */
+    /** True for the acceptors this process's own drivers execute (see AcceptRouter). */
     private final java.util.function.IntPredicate executesLocally;
-    /** Thrifty phase 2: the executor that last ran each acceptor for us, or -1. */
-    private int[] executorOf;
-    /** Leader only: each process's durable decided prefix as its Accepted bundles reported. */
-    private long[] durableOf;
-    private long[] topDurable;
-    /** When each process last reported its durable prefix (ticks). */
-    private long[] durableHeardTick;
-    private int[] thriftyCount;
-    private int[][] thriftyLists;
-    private final int thriftyTarget;
-
-    private final long[] queue;
-    private int queueHead;
-    private int queueSize;
-
-    private long groupsDecided;
-    private long slotsDecided;
-    private long accepts;
-    private long proposals;
-    private long retransmissions;
-
-    /** Slots first..first+values.length-1 proposed together at the current ballot. */
-    private static final class Group
-    {
-        final long firstSlot;
-        final long[][] values;
-        final long[] ackBits;
-        int ackCount;
-        long sentTick;
-        long firstSentTick;
-
-        Group(final long firstSlot, final long[][] values, final int n)
-        {
-            this.firstSlot = firstSlot;
-            this.values = values;
-            this.ackBits = new long[(n + 63) >>> 6];
-        }
-    }
 
     Proposer(final int self, final CoreConfig config, final Effects effects, final Learner learner,
         final java.util.function.IntPredicate executesLocally)
     {
         this.self = self;
         this.executesLocally = executesLocally;
-        this.n = config.n();
         this.config = config;
         this.effects = effects;
         this.learner = learner;
         this.quorum = config.quorumSize();
-        this.promiseBits = new long[(n + 63) >>> 6];
-        this.queue = new long[config.proposalQueueCapacity() * config.proposalWords()];
-        // A margin above the quorum absorbs a few slow or lost executors before a retransmission.
-        this.thriftyTarget = Math.min(n, quorum + Math.max(1, n / 32));
+        this.phase1 = new Phase1(self, config, effects);
+        this.queue = new ProposalQueue(config);
+        this.inFlight = new InFlightGroups(self, config, effects, learner);
         this.decidedRing = new long[4 * config.recordMaxEntries()];
         java.util.Arrays.fill(decidedRing, -1L);
         this.decidedValues = new long[decidedRing.length][];
     }
 
-    Status.Role role()
+    Role role()
     {
         return role;
     }
 
     long ballot()
     {
-        return ballot;
+        return phase1.ballot();
     }
 
     int quorum()
@@ -132,39 +83,22 @@ final class Proposer
         return quorum;
     }
 
-    long groupsDecided()
-    {
-        return groupsDecided;
-    }
-
-    long slotsDecided()
-    {
-        return slotsDecided;
-    }
-
-    long accepts()
-    {
-        return accepts;
-    }
-
     /** Proposals this proposer queued (each ends up in a slot unless leadership is lost first). */
     long proposals()
     {
-        return proposals;
+        return queue.proposals();
     }
 
     /** Messages sent again because no quorum answered in time: phase 1 prepares and phase 2 accepts. */
     long retransmissions()
     {
-        return retransmissions;
+        return phase1.retransmissions() + inFlight.retransmissions();
     }
 
     /** After a restart: never use a round at or below {@code persistedRound}; the word holds {@code roundWord}. */
     void recover(final long persistedRound, final long roundWord)
     {
-        this.persistedRound = persistedRound;
-        this.roundWord = roundWord;
-        maxRoundSeen = Math.max(maxRoundSeen, persistedRound);
+        phase1.recover(persistedRound, roundWord);
     }
 
     /**
@@ -174,42 +108,32 @@ final class Proposer
      */
     int reachableAcceptors(final long nowTicks)
     {
-        if (role == Status.Role.PREPARING)
+        if (role == Role.CANDIDATE)
         {
-            return promiseCount;
+            return phase1.promises();
         }
-        if (role == Status.Role.LEADING)
+        if (role == Role.LEADER)
         {
-            if (groups.isEmpty())
-            {
-                return lastDecidedAcks;
-            }
-            final Group oldest = groups.get(0);
-            final boolean overdue = nowTicks - oldest.firstSentTick >= config.retransmitTicks();
-            return overdue ? oldest.ackCount : Math.max(lastDecidedAcks, oldest.ackCount);
+            return inFlight.reachableAcceptors(nowTicks, lastDecidedAcks);
         }
         return 0;
     }
 
     void observeBallot(final long seen)
     {
-        final long round = Ballot.round(seen, n);
-        if (round > maxRoundSeen)
-        {
-            maxRoundSeen = round;
-        }
+        phase1.observeBallot(seen);
     }
 
-    /**
-     * Our region came back empty: the rounds we used before the loss are forgotten, so any ballot
-     * of ours might be reused. Such a process never leads (until a configuration change).
-     */
     /** Named leader, but the amnesia rule forbids it to lead: it reports itself blocked. */
     boolean barred()
     {
         return named && !mayLead;
     }
 
+    /**
+     * Our region came back empty: the rounds we used before the loss are forgotten, so any ballot
+     * of ours might be reused. Such a process never leads (until a configuration change).
+     */
     void forbidLeading()
     {
         mayLead = false;
@@ -226,7 +150,7 @@ final class Proposer
             stepDown();
             return;
         }
-        if (ready && role == Status.Role.FOLLOWER)
+        if (ready && role == Role.FOLLOWER)
         {
             startPhase1(nowTicks);
         }
@@ -235,141 +159,46 @@ final class Proposer
     /** Queues one proposal of {@code proposalWords} words from {@code words[offset..]}. */
     boolean propose(final long[] words, final int offset)
     {
-        final int w = config.proposalWords();
-        if (!leaderByOracle || queueSize * w == queue.length)
-        {
-            return false;
-        }
-        // The queue holds whole proposals, so a proposal's words are contiguous modulo the length.
-        int at = (queueHead + queueSize * w) % queue.length;
-        for (int i = 0; i < w; i++)
-        {
-            queue[at] = words[offset + i];
-            at = at + 1 == queue.length ? 0 : at + 1;
-        }
-        queueSize++;
-        proposals++;
-        return true;
+        return leaderByOracle && queue.offer(words, offset);
     }
 
     private void stepDown()
     {
-        role = Status.Role.FOLLOWER;
+        role = Role.FOLLOWER;
         preempted = false;
-        groups.clear();
-        candidateValues.clear();
-        candidateBallots.clear();
-        queueSize = 0;
-        roundOpId = -1;
+        inFlight.clear();
+        phase1.abandon();
+        queue.clear();
     }
 
-    /** Persist the new round in our own region first, so a restart never reuses a ballot. */
-    void startPhase1(final long nowTicks)
+    private void startPhase1(final long nowTicks)
     {
-        if (executorOf == null)
+        if (router == null)
         {
-            // Leader-only state, allocated when this process first leads.
-            executorOf = new int[n];
-            java.util.Arrays.fill(executorOf, -1);
-            durableOf = new long[n];
-            java.util.Arrays.fill(durableOf, -1L);
-            durableHeardTick = new long[n];
-            java.util.Arrays.fill(durableHeardTick, Long.MIN_VALUE / 2);
-            topDurable = new long[config.reclaimReplicas()];
-            thriftyCount = new int[n];
-            thriftyLists = new int[n][];
+            router = new AcceptRouter(self, config, effects, executesLocally);
+            relay = new DurableRelay(config);
         }
-        final long round = Math.max(maxRoundSeen, persistedRound) + 1;
-        ballot = Ballot.of(round, self, n);
-        maxRoundSeen = round;
-        role = Status.Role.PREPARING;
+        role = Role.CANDIDATE;
         preempted = false;
-        groups.clear();
-        java.util.Arrays.fill(promiseBits, 0L);
-        promiseCount = 0;
-        maxFloor = 0;
-        highestSlotSeen = -1;
-        candidateValues.clear();
-        candidateBallots.clear();
-        prepareSent = false;
-        phaseTick = nowTicks;
-        roundOpId = OpIds.make(OpIds.PROPOSER_ROUND, 0, ++opSeq);
-        // A CAS from the value we know, not a plain write: a persist whose timeout was reported may
-        // still land later, and a plain write landing late could lower the round (a restart would
-        // then reuse a ballot). A late CAS finds the word moved on and fails; the word only rises.
-        effects.memory(roundOpId, MemoryOpKind.CAS, self, RegionLayout.PROPOSER_ROUND_WORD, 1, roundWord, round, null);
+        inFlight.clear();
+        phase1.start(nowTicks);
     }
 
     void onRoundPersisted(final long opId, final MemoryStatus status, final long previous, final long nowTicks)
     {
-        if (opId != roundOpId)
+        switch (phase1.onRoundPersisted(opId, status, previous, nowTicks, role == Role.CANDIDATE))
         {
-            return;
-        }
-        roundOpId = -1;
-        if (status == MemoryStatus.OK && previous != roundWord)
-        {
-            // An earlier persist of ours landed late: the word is higher than we knew.
-            roundWord = previous;
-            if (!config.has(Flaw.FORGET_PROPOSER_ROUND))
+            case RESTART -> startPhase1(nowTicks);
+            case LEAD -> becomeLeader(nowTicks);
+            case NOTHING ->
             {
-                persistedRound = Math.max(persistedRound, previous);
-                maxRoundSeen = Math.max(maxRoundSeen, previous);
             }
-            if (role == Status.Role.PREPARING)
-            {
-                startPhase1(nowTicks);
-            }
-            return;
         }
-        if (status == MemoryStatus.OK)
-        {
-            roundWord = Ballot.round(ballot, n);
-        }
-        if (role != Status.Role.PREPARING)
-        {
-            return;
-        }
-        if (status != MemoryStatus.OK)
-        {
-            // Maybe landed: the next CAS, from the value we knew, tells. It waits a prepare retry
-            // period (onTick): a region that refuses at once (fenced after a timeout, not connected)
-            // would otherwise spin phase 1 at the duty-cycle rate, burning a round per turn (a node
-            // under load reached ballot 23,066,883 that way and starved the daemon it waited for).
-            phaseTick = nowTicks;
-            return;
-        }
-        persistedRound = Ballot.round(ballot, n);
-        prepareSent = true;
-        phaseTick = nowTicks;
-        if (config.has(Flaw.SKIP_PHASE1))
-        {
-            becomeLeader(nowTicks);
-            return;
-        }
-        effects.broadcast(new Message.Prepare(self, ballot));
     }
 
     void onPromise(final Message.Promise p, final long nowTicks)
     {
-        if (role != Status.Role.PREPARING || p.ballot != ballot || !countPromise(p))
-        {
-            return;
-        }
-        promiseCount++;
-        maxFloor = Math.max(maxFloor, p.floor);
-        for (int i = 0; i < p.slots.length; i++)
-        {
-            final long slot = p.slots[i];
-            final Long known = candidateBallots.get(slot);
-            if (known == null || known < p.ballots[i] && !config.has(Flaw.ADOPT_FIRST_VALUE))
-            {
-                candidateBallots.put(slot, p.ballots[i]);
-                candidateValues.put(slot, p.values[i]);
-            }
-            highestSlotSeen = Math.max(highestSlotSeen, slot);
-        }
-        if (promiseCount >= quorum)
+        if (role == Role.CANDIDATE && phase1.onPromise(p))
         {
             becomeLeader(nowTicks);
         }
@@ -381,9 +210,10 @@ final class Proposer
      */
     private void becomeLeader(final long nowTicks)
     {
-        effects.quorumCounted(ballot, 0, 0);
-        role = Status.Role.LEADING;
-        lastDecidedAcks = promiseCount;
+        effects.quorumCounted(phase1.ballot(), 0, 0);
+        role = Role.LEADER;
+        lastDecidedAcks = phase1.promises();
+        final long maxFloor = phase1.maxFloor();
         if (maxFloor > 0)
         {
             learner.reportedDurable(maxFloor - 1);
@@ -391,7 +221,7 @@ final class Proposer
         decidedBase = Math.max(decidedBase, Math.max(learner.appliedThrough(), maxFloor - 1));
         advanceBase();
         final long start = Math.max(maxFloor, learner.appliedThrough() + 1);
-        nextSlot = Math.max(start, highestSlotSeen + 1);
+        nextSlot = Math.max(start, phase1.highestSlotSeen() + 1);
         final ArrayList<long[]> run = new ArrayList<>();
         long runStart = start;
         for (long s = start; s <= nextSlot; s++)
@@ -415,87 +245,28 @@ final class Proposer
             {
                 runStart = s;
             }
-            final long[] v = candidateValues.get(s);
+            final long[] v = phase1.valueFor(s);
             run.add(v == null ? NOOP : v);
         }
-        candidateValues.clear();
-        candidateBallots.clear();
+        phase1.forgetValues();
         fill(nowTicks);
     }
 
     private void sendGroup(final long firstSlot, final long[][] values, final long nowTicks)
     {
         final long durable = learner.durableFloor() - 1;
-        final Group g = new Group(firstSlot, values, n);
-        g.sentTick = nowTicks;
-        g.firstSentTick = nowTicks;
-        groups.add(g);
-        accepts++;
-        if (!sendThrifty(firstSlot, values, durable))
-        {
-            effects.broadcast(new Message.Accept(self, ballot, firstSlot, values, durable, decidedBase));
-        }
-    }
-
-    /**
-     * Thrifty phase 2: ask only as many acceptors as a quorum plus a margin, each from the
-     * executor that last ran it for us, one Accept per executor naming its acceptors. Returns
-     * false (broadcast instead) until enough acceptors have known executors. Retransmissions
-     * always broadcast, so a wrong guess costs one retransmission period, never safety.
-     */
-    private boolean sendThrifty(final long firstSlot, final long[][] values, final long durable)
-    {
-        int known = 0;
-        for (int q = 0; q < n && known < thriftyTarget; q++)
-        {
-            known += executorOf[q] >= 0 || executesLocally.test(q) ? 1 : 0;
-        }
-        if (known < thriftyTarget)
-        {
-            return false;
-        }
-        // The acceptors we execute ourselves first: they answer within our own duty cycle.
-        int chosen = 0;
-        for (int pass = 0; pass < 2; pass++)
-        {
-            for (int q = 0; q < n && chosen < thriftyTarget; q++)
-            {
-                final boolean local = executesLocally.test(q);
-                final int e = local ? self : executorOf[q];
-                if (e < 0 || local != (pass == 0))
-                {
-                    continue;
-                }
-                if (thriftyLists[e] == null || thriftyLists[e].length == thriftyCount[e])
-                {
-                    thriftyLists[e] = thriftyLists[e] == null ? new int[4] :
-                        java.util.Arrays.copyOf(thriftyLists[e], thriftyLists[e].length * 2);
-                }
-                thriftyLists[e][thriftyCount[e]++] = q;
-                chosen++;
-            }
-        }
-        for (int e = 0; e < n; e++)
-        {
-            if (thriftyCount[e] > 0)
-            {
-                effects.send(e, new Message.Accept(self, ballot, firstSlot, values, durable, decidedBase,
-                    java.util.Arrays.copyOf(thriftyLists[e], thriftyCount[e])));
-                thriftyCount[e] = 0;
-            }
-        }
-        return true;
+        inFlight.open(firstSlot, values, nowTicks);
+        router.send(phase1.ballot(), firstSlot, values, durable, decidedBase);
     }
 
     /** Forms new groups from queued proposals while the pipeline has room. */
     void fill(final long nowTicks)
     {
-        if (role != Status.Role.LEADING)
+        if (role != Role.LEADER)
         {
             return;
         }
-        final int maxBatch = config.maxBatch();
-        while (queueSize > 0)
+        while (!queue.isEmpty())
         {
             // Within the pipeline, and never so far past our own learner that it could not hold what
             // we decide (it would then have to catch up on our decisions from others' logs).
@@ -505,51 +276,33 @@ final class Proposer
             {
                 return;
             }
-            final int slots = (int)Math.min(Math.min(room, config.maxSlotsPerAccept()), (queueSize + maxBatch - 1) / maxBatch);
-            final long[][] values = new long[slots][];
-            for (int k = 0; k < slots; k++)
-            {
-                final int take = Math.min(maxBatch, queueSize);
-                final long[] v = new long[take * config.proposalWords()];
-                for (int j = 0; j < v.length; j++)
-                {
-                    v[j] = queue[queueHead];
-                    queueHead = queueHead + 1 == queue.length ? 0 : queueHead + 1;
-                }
-                queueSize -= take;
-                values[k] = v;
-            }
+            final long[][] values = queue.takeGroup(room);
             sendGroup(nextSlot, values, nowTicks);
-            nextSlot += slots;
+            nextSlot += values.length;
         }
     }
 
     void onAccepted(final Message.Accepted a, final long nowTicks)
     {
-        // Executors' durable prefixes (facts, whatever the ballot): the reclaimReplicas-th highest
-        // travels on to all executors in our Accepts (see relayDurable), so acceptor windows drain
-        // even while some learners (ours included) lag, and no decided value lives in fewer logs.
-        if (durableOf != null)
+        // Executors' durable prefixes (facts, whatever the ballot) travel on to all executors in
+        // our Accepts (DurableRelay).
+        if (relay != null)
         {
-            durableOf[a.from()] = Math.max(durableOf[a.from()], a.durableThrough);
-            durableHeardTick[a.from()] = nowTicks;
+            relay.heard(a.from(), a.durableThrough, nowTicks);
         }
-        if (role != Status.Role.LEADING || a.ballot != ballot || a.acceptors.length == 0)
+        if (role != Role.LEADER || a.ballot != phase1.ballot() || a.acceptors.length == 0)
         {
             return;
         }
-        final Group g = find(a.firstSlot);
+        final InFlightGroups.Group g = inFlight.find(a.firstSlot);
         if (g == null)
         {
             return;
         }
         for (final int acceptor : a.acceptors)
         {
-            executorOf[acceptor] = a.from();
-            if (countAck(g, acceptor, a.from()))
-            {
-                g.ackCount++;
-            }
+            router.heard(acceptor, a.from());
+            inFlight.ack(g, acceptor, a.from(), phase1.ballot());
         }
         if (g.ackCount >= quorum)
         {
@@ -558,12 +311,10 @@ final class Proposer
         }
     }
 
-    private void decide(final Group g, final long nowTicks)
+    private void decide(final InFlightGroups.Group g, final long nowTicks)
     {
-        effects.quorumCounted(ballot, g.firstSlot, g.values.length);
-        groups.remove(g);
-        groupsDecided++;
-        slotsDecided += g.values.length;
+        effects.quorumCounted(phase1.ballot(), g.firstSlot, g.values.length);
+        inFlight.remove(g);
         lastDecidedAcks = g.ackCount;
         for (int k = 0; k < g.values.length; k++)
         {
@@ -579,101 +330,42 @@ final class Proposer
 
     /**
      * Slots below {@code f.floor} are decided (I5), with values we may not know. Stop proposing
-     * them: trim every group that reaches below the floor to its slots at or above it (same
-     * ballot, same values, so nothing an acceptor accepted changes meaning) and let the learner
-     * catch up on the rest.
+     * them (the groups in flight are trimmed to the floor) and let the learner catch up on them.
      */
     void onFloored(final Message.Floored f, final long nowTicks)
     {
         learner.reportedDurable(f.floor - 1);
-        if (role != Status.Role.LEADING || f.ballot != ballot)
+        if (role != Role.LEADER || f.ballot != phase1.ballot())
         {
             return;
         }
         decidedBase = Math.max(decidedBase, f.floor - 1);
-        for (int i = 0; i < groups.size(); i++)
-        {
-            final Group g = groups.get(i);
-            if (g.firstSlot >= f.floor)
-            {
-                continue;
-            }
-            final long end = g.firstSlot + g.values.length;
-            groups.remove(i--);
-            if (end > f.floor)
-            {
-                final long[][] rest = java.util.Arrays.copyOfRange(g.values, (int)(f.floor - g.firstSlot), g.values.length);
-                final Group t = new Group(f.floor, rest, n);
-                t.sentTick = nowTicks;
-                t.firstSentTick = g.firstSentTick;
-                groups.add(i + 1, t);
-                i++;
-                effects.broadcast(new Message.Accept(self, ballot, f.floor, rest, learner.durableFloor() - 1, decidedBase));
-            }
-        }
+        inFlight.trimBelow(f.floor, phase1.ballot(), decidedBase, nowTicks);
         advanceBase();
         fill(nowTicks);
     }
 
     void onNack(final Message.Nack nack)
     {
-        observeBallot(nack.promised);
-        if (role != Status.Role.FOLLOWER && nack.ballot == ballot && nack.promised > ballot)
+        phase1.observeBallot(nack.promised);
+        if (role != Role.FOLLOWER && nack.ballot == phase1.ballot() && nack.promised > phase1.ballot())
         {
             preempted = true;
         }
     }
 
-    /**
-     * Reports the prefix that at least {@code reclaimReplicas} processes have logged, or, while
-     * fewer than that report at all (the others crashed: their logs stand still), the prefix that
-     * every process still reporting has logged. Without the second rule a cluster running on fewer
-     * live processes than {@code reclaimReplicas} never raises acceptor floors, and its windows stay
-     * full (a wedge above the tolerance line). Safety needs only "decided" (I5).
-     */
-    private void relayDurable(final long nowTicks)
-    {
-        if (durableOf == null)
-        {
-            return;
-        }
-        final int k = topDurable.length;
-        java.util.Arrays.fill(topDurable, -1L);
-        int reporting = 0;
-        long lowestReporting = Long.MAX_VALUE;
-        for (int p = 0; p < n; p++)
-        {
-            final long d = durableOf[p];
-            if (d >= 0 && nowTicks - durableHeardTick[p] <= config.heartbeatTicks() * 4L)
-            {
-                reporting++;
-                lowestReporting = Math.min(lowestReporting, d);
-            }
-            if (d > topDurable[k - 1])
-            {
-                int i = k - 1;
-                while (i > 0 && topDurable[i - 1] < d)
-                {
-                    topDurable[i] = topDurable[i - 1];
-                    i--;
-                }
-                topDurable[i] = d;
-            }
-        }
-        final long relayed = reporting > 0 && reporting < k ? Math.max(topDurable[k - 1], lowestReporting) :
-            topDurable[k - 1];
-        learner.reportedDurable(relayed);
-    }
-
     void onTick(final long nowTicks)
     {
-        relayDurable(nowTicks);
+        if (relay != null)
+        {
+            learner.reportedDurable(relay.relayed(nowTicks));
+        }
         if (preempted && leaderByOracle)
         {
             startPhase1(nowTicks);
             return;
         }
-        if (role == Status.Role.LEADING && learner.appliedThrough() < decidedBase && learner.stalled(nowTicks) &&
+        if (role == Role.LEADER && learner.appliedThrough() < decidedBase && learner.stalled(nowTicks) &&
             learner.appliedThrough() + 1 >= learner.durableFloor() && nowTicks - rerunTick >= learner.stallTicks() &&
             decidedRun(learner.appliedThrough() + 1, 1) == null)
         {
@@ -687,54 +379,21 @@ final class Proposer
             startPhase1(nowTicks);
             return;
         }
-        if (role == Status.Role.PREPARING)
+        if (role == Role.CANDIDATE)
         {
-            if (prepareSent && nowTicks - phaseTick >= config.prepareRetryTicks())
-            {
-                phaseTick = nowTicks;
-                retransmissions++;
-                effects.broadcast(new Message.Prepare(self, ballot));
-            }
-            else if (!prepareSent && roundOpId == -1 && nowTicks - phaseTick >= config.prepareRetryTicks())
+            if (phase1.onTick(nowTicks))
             {
                 startPhase1(nowTicks); // the round's persist failed a retry period ago
             }
             return;
         }
-        if (role != Status.Role.LEADING)
+        if (role != Role.LEADER)
         {
             return;
         }
         advanceBase();
-        // Groups the learner completed meanwhile (by catch-up) are done.
-        for (int i = groups.size() - 1; i >= 0; i--)
-        {
-            final Group g = groups.get(i);
-            boolean all = true;
-            for (int k = 0; k < g.values.length && all; k++)
-            {
-                all = learner.isDecided(g.firstSlot + k);
-            }
-            if (all)
-            {
-                groups.remove(i);
-            }
-        }
-        int resent = 0;
-        for (int i = 0; i < groups.size() && resent < 4; i++)
-        {
-            final Group g = groups.get(i);
-            if (nowTicks - g.sentTick >= config.retransmitTicks())
-            {
-                g.sentTick = nowTicks;
-                resent++;
-                retransmissions++;
-                // A fresh copy: it carries today's durable prefix, which lets executors raise
-                // floors and make room in acceptor windows that filled up meanwhile.
-                effects.broadcast(new Message.Accept(self, ballot, g.firstSlot, g.values, learner.durableFloor() - 1,
-                    decidedBase));
-            }
-        }
+        inFlight.dropLearned();
+        inFlight.retransmitOverdue(phase1.ballot(), decidedBase, nowTicks);
         fill(nowTicks);
     }
 
@@ -769,61 +428,5 @@ final class Proposer
             }
             decidedBase = s;
         }
-    }
-
-    private Group find(final long firstSlot)
-    {
-        for (int i = 0; i < groups.size(); i++)
-        {
-            final Group g = groups.get(i);
-            if (g.firstSlot == firstSlot)
-            {
-                return g;
-            }
-        }
-        return null;
-    }
-
-    /** Sets bit {@code i}; returns true if it was clear (a distinct acceptor). */
-    /** Distinct acceptors count (I6); the flaws count something else. */
-    private boolean countPromise(final Message.Promise p)
-    {
-        if (config.has(Flaw.COUNT_EXECUTORS_PHASE1))
-        {
-            return mark(promiseBits, p.from());
-        }
-        if (config.has(Flaw.COUNT_PAIRS_PHASE1))
-        {
-            return flawPairs.add(ballot + "/" + p.acceptor + "/" + p.from());
-        }
-        return mark(promiseBits, p.acceptor);
-    }
-
-    private boolean countAck(final Group g, final int acceptor, final int executor)
-    {
-        if (config.has(Flaw.COUNT_EXECUTORS_PHASE2))
-        {
-            return flawPairs.add(ballot + "/" + g.firstSlot + "/" + executor);
-        }
-        if (config.has(Flaw.COUNT_PAIRS_PHASE2))
-        {
-            return flawPairs.add(ballot + "/" + g.firstSlot + "/" + acceptor + "/" + executor);
-        }
-        return mark(g.ackBits, acceptor);
-    }
-
-    /** Only for the counting flaws (never allocated into otherwise). */
-    private final java.util.HashSet<String> flawPairs = new java.util.HashSet<>();
-
-    private static boolean mark(final long[] bits, final int i)
-    {
-        final long mask = 1L << (i & 63);
-        final int w = i >>> 6;
-        if ((bits[w] & mask) != 0)
-        {
-            return false;
-        }
-        bits[w] |= mask;
-        return true;
     }
 }

@@ -1,5 +1,7 @@
 package io.mmx.runtime.core;
 
+import io.mmx.membership.Role;
+
 /**
  * A process's progress report: whether it leads, how many distinct acceptors it reaches
  * against how many a quorum needs, and how far its log is decided and applied. A blocked leader
@@ -8,20 +10,9 @@ package io.mmx.runtime.core;
  */
 public final class Status
 {
-    /** The proposer role. */
-    public enum Role
-    {
-        /** Not leading: follows the leader membership names. */
-        FOLLOWER,
-        /** Named leader, running phase 1 with a new ballot. */
-        PREPARING,
-        /** Leading: proposes into slots (phase 2). */
-        LEADING
-    }
-
     /** The process this status is of. */
     public final int process;
-    /** Its proposer role. */
+    /** Its proposer's role: FOLLOWER, CANDIDATE (phase 1) or LEADER (phase 2). */
     public final Role role;
     /** Its current ballot. */
     public final long ballot;

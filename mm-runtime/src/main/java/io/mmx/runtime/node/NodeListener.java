@@ -13,7 +13,7 @@ public interface NodeListener
     /**
      * The role of hosted process {@code process} changed.
      *
-     * @param status its status now; {@link ProcessStatus#role()} is the new role.
+     * @param status its status now; {@link ProcessStatus#shownRole()} is the new role.
      */
     default void onRoleChange(final ProcessStatus status)
     {

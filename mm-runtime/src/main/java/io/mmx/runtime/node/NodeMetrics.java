@@ -151,7 +151,7 @@ public final class NodeMetrics
         help(out, "mmx_process_role", "gauge", "1 for the role the process is in.");
         for (final ProcessStatus s : processes)
         {
-            out.append("mmx_process_role{process=\"").append(s.id()).append("\",role=\"").append(s.role())
+            out.append("mmx_process_role{process=\"").append(s.id()).append("\",role=\"").append(s.shownRole())
                 .append("\"} 1\n");
         }
 

@@ -2,6 +2,7 @@ package io.mmx.runtime.node;
 
 import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.membership.MembershipNode;
+import io.mmx.membership.Role;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.Effects;
 import io.mmx.runtime.core.MemoryOpKind;
@@ -97,7 +98,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.qps = qps;
         this.core = new MmPaxosCore(id, config, this, seed);
         this.era = LogEra.first(n);
-        this.published = new ProcessStatus(id, "RECOVERING", -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0, false, -1, null);
+        this.published = new ProcessStatus(id, Role.FOLLOWER, true, false, -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0, false, -1, null);
     }
 
     int id()
@@ -571,41 +572,21 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     /** Refreshes the published status (also between core status changes: membership moves too). */
     void publish(final Status s)
     {
-        final String role;
-        if (!core.ready())
-        {
-            role = "RECOVERING";
-        }
-        else if (s.blocked())
-        {
-            role = "BLOCKED";
-        }
-        else if (s.role == Status.Role.LEADING)
-        {
-            role = "LEADER";
-        }
-        else if (s.role == Status.Role.PREPARING)
-        {
-            role = "CANDIDATE";
-        }
-        else
-        {
-            role = "FOLLOWER";
-        }
+        final boolean recovering = !core.ready();
         int suspects = 0;
         for (final boolean b : suspected)
         {
             suspects += b ? 1 : 0;
         }
-        final ProcessStatus ps = new ProcessStatus(id, role, leader, s.ballot, s.reachableAcceptors,
-            s.neededAcceptors, s.appliedThrough, s.knownDecidedThrough, qps, suspects, deadMembers(),
+        final ProcessStatus ps = new ProcessStatus(id, s.role, recovering, !recovering && s.blocked(), leader,
+            s.ballot, s.reachableAcceptors, s.neededAcceptors, s.appliedThrough, s.knownDecidedThrough, qps, suspects, deadMembers(),
             lastBumpTick >= 0 && nowTick - lastBumpTick <= REGION_SERVED_TICKS,
             stateSlot < 0 ? -1 : stateSlot * maxBatch + maxBatch - 1, digestText());
         published = ps;
-        events.onStatus(role, s, core.proposals(), core.retransmissions(), nowTick);
-        if (!role.equals(lastRole))
+        events.onStatus(ps, s, core.proposals(), core.retransmissions(), nowTick);
+        if (!ps.shownRole().equals(lastRole))
         {
-            lastRole = role;
+            lastRole = ps.shownRole();
             listener.onRoleChange(ps);
         }
     }

@@ -1,11 +1,17 @@
 package io.mmx.runtime.node;
 
+import io.mmx.membership.Role;
+
 /**
- * A hosted process's progress, as {@code mmx status} shows it.
+ * A hosted process's progress, as {@code mmx status} shows it. Where one word names the role
+ * ({@code /status}, the {@code role} label of metrics, event lines, {@code mmx node}'s ROLE lines),
+ * it is {@link #shownRole()}.
  *
  * @param id                  the process.
- * @param role                LEADER, CANDIDATE (running phase 1), FOLLOWER, BLOCKED (leads or tries to, but
- *                            reaches fewer acceptors than a quorum) or RECOVERING (reading its region after start).
+ * @param role                its proposer's role: LEADER, CANDIDATE (running phase 1) or FOLLOWER.
+ * @param recovering          it still reads its region after start: its core is not ready.
+ * @param blocked             not recovering, and it leads or tries to but reaches fewer acceptors than a
+ *                            quorum, or is named leader but may not lead (its region came back empty).
  * @param leader              the leader it follows, -1 while none is known.
  * @param ballot              its proposer ballot.
  * @param reachableAcceptors  acceptors it can currently reach (meaningful while leading or trying).
@@ -26,7 +32,9 @@ package io.mmx.runtime.node;
  */
 public record ProcessStatus(
     int id,
-    String role,
+    Role role,
+    boolean recovering,
+    boolean blocked,
     int leader,
     long ballot,
     int reachableAcceptors,
@@ -40,18 +48,27 @@ public record ProcessStatus(
     long appliedIndex,
     String stateDigest)
 {
-    /** True when the role is BLOCKED. */
-    public boolean blocked()
+    /**
+     * The role in one word: RECOVERING while recovering, else BLOCKED while blocked, else the role's
+     * name (LEADER, CANDIDATE or FOLLOWER).
+     */
+    public String shownRole()
     {
-        return "BLOCKED".equals(role);
+        return recovering ? "RECOVERING" : blocked ? "BLOCKED" : role.name();
+    }
+
+    /** True when it leads and is neither blocked nor recovering: commands commit through it. */
+    public boolean leads()
+    {
+        return role == Role.LEADER && !recovering && !blocked;
     }
 
     /** One JSON object, the element of {@code /status}'s {@code processes} array. */
     public String toJson()
     {
-        return "{\"id\":" + id + ",\"role\":\"" + role + "\",\"leader\":" + leader + ",\"ballot\":" + ballot +
+        return "{\"id\":" + id + ",\"role\":\"" + shownRole() + "\",\"leader\":" + leader + ",\"ballot\":" + ballot +
             ",\"reachableAcceptors\":" + reachableAcceptors + ",\"neededAcceptors\":" + neededAcceptors +
-            ",\"commitIndex\":" + commitIndex + ",\"knownDecided\":" + knownDecided + ",\"blocked\":" + blocked() +
+            ",\"commitIndex\":" + commitIndex + ",\"knownDecided\":" + knownDecided + ",\"blocked\":" + blocked +
             ",\"qps\":" + qps + ",\"suspectedNeighbours\":" + suspectedNeighbours + ",\"deadMembers\":" + deadMembers +
             ",\"regionServed\":" + regionServed + ",\"appliedIndex\":" + appliedIndex + ",\"stateDigest\":" +
             (stateDigest == null ? "null" : "\"" + stateDigest + "\"") + "}";

@@ -151,21 +151,20 @@ final class ReplicaEvents
     }
 
     /**
-     * The published status ({@code role} as {@code mmx status} shows it) and the core's counts of
-     * proposals and retransmissions: events, then the counters.
+     * The published status, the core's status it was made from, and the core's counts of proposals
+     * and retransmissions: events, then the counters.
      */
-    void onStatus(final String role, final Status s, final long proposals, final long retransmissions,
+    void onStatus(final ProcessStatus published, final Status s, final long proposals, final long retransmissions,
         final long tick)
     {
-        statusEvents(role, s, tick);
+        statusEvents(published, s, tick);
         counters.update(s.appliedThrough, proposals, retransmissions, takeovers, blockedNs(), leaderChanges,
             leaderStopsVetoed, leaderStopsDeclared);
     }
 
-    private void statusEvents(final String role, final Status s, final long tick)
+    private void statusEvents(final ProcessStatus published, final Status s, final long tick)
     {
-        final boolean nowBlocked = "BLOCKED".equals(role);
-        if (nowBlocked)
+        if (published.blocked())
         {
             if (blockedSinceTick < 0)
             {
@@ -181,8 +180,8 @@ final class ReplicaEvents
             blockedTicks += spell;
             blockedSinceTick = -1;
             blockedTicksSeen = blockedTicks;
-            blocked.change(false, tick, "no longer blocked after " + seconds(spell) + " s (" + role + ", reaches " +
-                s.reachableAcceptors + " acceptors, a quorum needs " + s.neededAcceptors + ")");
+            blocked.change(false, tick, "no longer blocked after " + seconds(spell) + " s (" + published.shownRole() +
+                ", reaches " + s.reachableAcceptors + " acceptors, a quorum needs " + s.neededAcceptors + ")");
         }
         // A restarted process may learn most of what it missed while it still reads its region
         // (RECOVERING): that is catching up too.

@@ -1,5 +1,6 @@
 package io.mmx.runtime.core;
 
+import io.mmx.membership.Role;
 import io.mmx.planner.graph.Graph;
 import org.junit.jupiter.api.Test;
 
@@ -143,7 +144,7 @@ class ProposerRoundTest
         final MmPaxosCore amnesiac = boot(config, memory); // boot names process 0 leader
         final Status named = amnesiac.status();
         assertTrue(named.barred && named.blocked(), "named leader but may not lead, so blocked: " + named);
-        assertEquals(Status.Role.FOLLOWER, named.role, "it never runs phase 1");
+        assertEquals(Role.FOLLOWER, named.role, "it never runs phase 1");
         assertTrue(named.toString().contains("may not lead"), named.toString());
         amnesiac.onLeaderChange(-1, 1);
         assertTrue(!amnesiac.status().blocked(), "not named: a follower like any other: " + amnesiac.status());

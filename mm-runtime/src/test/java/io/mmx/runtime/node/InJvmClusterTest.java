@@ -45,7 +45,7 @@ class InJvmClusterTest
         nodes.add(MmxNode.launch(context(plan, directory, 3, 4), id -> stores[id] = new KeyValueStore(),
             NodeListener.NO_OP));
         NodeTestSupport.await(() -> nodes.stream().flatMap(n -> n.status().stream())
-            .anyMatch(s -> s.role().equals("LEADER")), 20_000, "a leader");
+            .anyMatch(ProcessStatus::leads), 20_000, "a leader");
 
         final KeyValueClient a = new KeyValueClient(nodes.get(0));
         final KeyValueClient b = new KeyValueClient(nodes.get(1));

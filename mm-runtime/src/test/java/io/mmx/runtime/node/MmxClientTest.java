@@ -350,7 +350,7 @@ class MmxClientTest
             nodes.add(node);
             open.add(node);
         }
-        NodeTestSupport.await(() -> nodes.stream().flatMap(x -> x.status().stream()).anyMatch(s -> s.role().equals("LEADER"))
+        NodeTestSupport.await(() -> nodes.stream().flatMap(x -> x.status().stream()).anyMatch(ProcessStatus::leads)
             && nodes.stream().flatMap(x -> x.status().stream()).allMatch(s -> s.leader() >= 0), 30_000, "a leader");
         return endpoints;
     }

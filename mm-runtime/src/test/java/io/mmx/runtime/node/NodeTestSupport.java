@@ -73,7 +73,7 @@ final class NodeTestSupport
     static void awaitLeader(final MmxNode... nodes)
     {
         await(() -> java.util.Arrays.stream(nodes).flatMap(n -> n.status().stream())
-            .anyMatch(s -> s.role().equals("LEADER")), 60_000, "a leader");
+            .anyMatch(ProcessStatus::leads), 60_000, "a leader");
     }
 
     static void await(final BooleanSupplier condition, final long timeoutMs, final String what)

@@ -1,5 +1,6 @@
 package io.mmx.runtime.node;
 
+import io.mmx.membership.Role;
 import io.mmx.runtime.core.Status;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,24 +72,24 @@ class ReplicaEventsTest
     @Test
     void blockedIsAnEventOnlyOnceItHoldsHalfASecond()
     {
-        final Status blocked = new Status(3, Status.Role.PREPARING, 7, 2, 4, 10, 10, false);
-        final Status leading = new Status(3, Status.Role.LEADING, 7, 5, 4, 10, 10, false);
+        final Status blocked = new Status(3, Role.CANDIDATE, 7, 2, 4, 10, 10, false);
+        final Status leading = new Status(3, Role.LEADER, 7, 5, 4, 10, 10, false);
         events.onTick(0);
-        events.onStatus("BLOCKED", blocked, 0, 0, 0);
+        onStatus(blocked, 0, 0, 0);
         for (long t = 1; t <= 100; t++)
         {
             events.onTick(t);
         }
-        events.onStatus("LEADER", leading, 0, 0, 100);
+        onStatus(leading, 0, 0, 100);
         assertEquals(0, lines.size(), "a 0.2 s spell at start-up is no event: " + lines);
-        events.onStatus("BLOCKED", blocked, 0, 0, 1000);
+        onStatus(blocked, 0, 0, 1000);
         for (long t = 1000; t <= 1300; t++)
         {
             events.onTick(t);
         }
         assertEquals(List.of("level=WARN event=blocked process=3 msg=\"blocked: reaches 2 acceptors, a quorum needs 4\""),
             lines.stream().map(l -> l.substring(l.indexOf("level="))).toList());
-        events.onStatus("LEADER", leading, 5, 1, 1500);
+        onStatus(leading, 5, 1, 1500);
         assertTrue(lines.get(1).endsWith("level=INFO event=unblocked process=3 msg=\"no longer blocked after 1.0 s " +
             "(LEADER, reaches 5 acceptors, a quorum needs 4)\""), lines.get(1));
         assertEquals((100 + 500) * TICK_NS, events.blockedNs(), "both spells count as blocked time");
@@ -102,15 +103,15 @@ class ReplicaEventsTest
     void catchingUpIsOneLineWhenTheLagOpensAndOneWhenItCloses()
     {
         events.onTick(0);
-        events.onStatus("FOLLOWER", follower(100, 100 + ReplicaEvents.CATCH_UP_START_SLOTS), 0, 0, 0);
+        onStatus(follower(100, 100 + ReplicaEvents.CATCH_UP_START_SLOTS), 0, 0, 0);
         assertEquals(0, lines.size(), "a lag of " + ReplicaEvents.CATCH_UP_START_SLOTS + " slots is not catching up");
-        events.onStatus("FOLLOWER", follower(100, 400), 0, 0, 10);
-        events.onStatus("FOLLOWER", follower(200, 400), 0, 0, 20);
-        events.onStatus("FOLLOWER", follower(390, 400), 0, 0, 30);
+        onStatus(follower(100, 400), 0, 0, 10);
+        onStatus(follower(200, 400), 0, 0, 20);
+        onStatus(follower(390, 400), 0, 0, 30);
         assertEquals(1, lines.size(), lines.toString());
         assertTrue(lines.get(0).endsWith("level=INFO event=catching_up process=3 msg=\"applied through slot 100, 300 " +
             "slots behind the decided log: catching up\""), lines.get(0));
-        events.onStatus("FOLLOWER", follower(398, 400), 0, 0, 510);
+        onStatus(follower(398, 400), 0, 0, 510);
         assertEquals(2, lines.size(), lines.toString());
         assertTrue(lines.get(1).endsWith("level=INFO event=caught_up process=3 msg=\"caught up: applied 298 slots in " +
             "1.0 s, through slot 398\""), lines.get(1));
@@ -130,9 +131,17 @@ class ReplicaEventsTest
             "decided slots yet\""), lines.get(1));
     }
 
+    /** Publishes {@code s} as the replica does: a process that is not recovering. */
+    private void onStatus(final Status s, final long proposals, final long retransmissions, final long tick)
+    {
+        events.onStatus(new ProcessStatus(s.process, s.role, false, s.blocked(), -1, s.ballot, s.reachableAcceptors,
+            s.neededAcceptors, s.appliedThrough, s.knownDecidedThrough, 0, 0, 0, true, -1, null), s, proposals,
+            retransmissions, tick);
+    }
+
     private static Status follower(final long applied, final long known)
     {
-        return new Status(3, Status.Role.FOLLOWER, 7, 0, 4, applied, known, false);
+        return new Status(3, Role.FOLLOWER, 7, 0, 4, applied, known, false);
     }
 
     private long count(final String fragment)

@@ -80,7 +80,7 @@ class SnapshotTransferLossTest
         final MmxNode a = launch(plan, directory, faults, 0, 1, 2);
         MmxNode b = launch(plan, directory, SnapshotTransfer.Faults.NONE, 3, 4);
         NodeTestSupport.await(() -> nodes.stream().flatMap(n -> n.status().stream())
-            .anyMatch(s -> s.role().equals("LEADER")), 60_000, "a leader");
+            .anyMatch(ProcessStatus::leads), 60_000, "a leader");
         b.close();
         nodes.remove(b);
         // Move the log on past what any region's decided log holds, so 3-4 need a snapshot.

@@ -188,7 +188,7 @@ public final class ClientLatencyBenchmark
     private static void awaitLeader(final MmxNode node) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!node.status().get(0).role().equals("LEADER"))
+        while (!node.status().get(0).leads())
         {
             if (System.nanoTime() > deadline)
             {
