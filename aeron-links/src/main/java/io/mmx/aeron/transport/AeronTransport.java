@@ -230,6 +230,43 @@ public final class AeronTransport implements AutoCloseable
         final int payloadOffset,
         final int payloadLength)
     {
+        return send(srcProcessId, dstProcessId, dstProcessId, type, payload, payloadOffset, payloadLength);
+    }
+
+    /**
+     * Send one frame to every process hosted at {@code dstProcessId}'s endpoint (this endpoint's, if it is
+     * hosted here): the receiving endpoint delivers it once with destination {@link FrameHeader#ALL_LOCAL}.
+     * One copy of a message several processes of one host need. Never blocks beyond
+     * {@link TransportContext#maxOfferRetries()} retries.
+     *
+     * @param srcProcessId  sender, hosted here.
+     * @param dstProcessId  any process of the receiving endpoint.
+     * @param type          frame type, 0..255.
+     * @param payload       payload bytes.
+     * @param payloadOffset of the payload.
+     * @param payloadLength in bytes.
+     * @return true if Aeron accepted the frame; false if it was dropped (counted by reason).
+     */
+    public boolean sendToHostOf(
+        final int srcProcessId,
+        final int dstProcessId,
+        final int type,
+        final DirectBuffer payload,
+        final int payloadOffset,
+        final int payloadLength)
+    {
+        return send(srcProcessId, dstProcessId, FrameHeader.ALL_LOCAL, type, payload, payloadOffset, payloadLength);
+    }
+
+    private boolean send(
+        final int srcProcessId,
+        final int dstProcessId,
+        final int headerDst,
+        final int type,
+        final DirectBuffer payload,
+        final int payloadOffset,
+        final int payloadLength)
+    {
         if (!directory.contains(dstProcessId) || !fits(payloadLength))
         {
             counters.onDropped(DropReason.SEND_REJECTED);
@@ -242,7 +279,7 @@ public final class AeronTransport implements AutoCloseable
             return false;
         }
         final int length = encoder.encode(
-            sendBuffer, 0, type, srcProcessId, dstProcessId, payload, payloadOffset, payloadLength);
+            sendBuffer, 0, type, srcProcessId, headerDst, payload, payloadOffset, payloadLength);
         return deliver(publication == ipcPublication ? ipcOutbox() : directory.endpointIndexOf(dstProcessId),
             publication, length);
     }

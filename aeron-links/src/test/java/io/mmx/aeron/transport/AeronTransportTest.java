@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -103,6 +104,38 @@ class AeronTransportTest
         assertEquals(102, inbox.frames.get(2)[2]);
         assertEquals(FrameHeader.ALL_LOCAL, inbox.frames.get(4)[1]);
         assertEquals(0, transport.counters().receiveDropped());
+    }
+
+    @Test
+    void aFrameForAHostArrivesOnceForAllItsProcesses()
+    {
+        final int[] ports = LoopbackPorts.freeUdpPorts(2);
+        final ProcessDirectory directory = ProcessDirectory.parse(
+            "0-1@127.0.0.1:" + ports[0] + ";2-4@127.0.0.1:" + ports[1]);
+        final AeronTransport[] transports = new AeronTransport[2];
+        final Inbox[] inboxes = {new Inbox(), new Inbox()};
+        for (int e = 0; e < 2; e++)
+        {
+            transports[e] = launch(new TransportContext().frameKey(KEY).directory(directory)
+                .localEndpoint("127.0.0.1:" + ports[e]), "host-" + e);
+        }
+        final Runnable pollAll = () ->
+        {
+            transports[0].poll(inboxes[0]);
+            transports[1].poll(inboxes[1]);
+        };
+        Deadline.await("connected", 10_000, pollAll, () -> transports[0].isConnected(3) && transports[0].isConnected(1));
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
+        payload.putInt(0, 77);
+        Deadline.await("remote host frame accepted", 5_000, pollAll, () -> transports[0].sendToHostOf(0, 3, 1, payload, 0, 8));
+        payload.putInt(0, 78);
+        Deadline.await("local host frame accepted", 5_000, pollAll, () -> transports[0].sendToHostOf(0, 1, 1, payload, 0, 8));
+        Deadline.await("one frame at each endpoint", 10_000, pollAll,
+            () -> inboxes[0].frames.size() == 1 && inboxes[1].frames.size() == 1);
+        assertArrayEquals(new int[]{0, FrameHeader.ALL_LOCAL, 77}, inboxes[1].frames.get(0), "the remote host's processes");
+        assertArrayEquals(new int[]{0, FrameHeader.ALL_LOCAL, 78}, inboxes[0].frames.get(0), "our own host's, over IPC");
+        assertFalse(transports[0].sendToHostOf(0, 9, 1, payload, 0, 8), "a process outside the directory");
+        assertEquals(0, transports[1].counters().receiveDropped());
     }
 
     @Test

@@ -4,7 +4,8 @@ package io.mmx.runtime.core;
  * Routes a leader's new Accept groups to executors (thrifty phase 2): once it knows an executor
  * for enough acceptors (from earlier Accepted bundles), a group goes only to those executors,
  * one Accept per executor naming its acceptors, quorum + n/32 acceptors in all; until then it is
- * broadcast. Performance only: which acceptors answer never matters for safety, and
+ * broadcast. With hosts of several processes ({@link CoreConfig#hosts}), the owners on one host that
+ * execute their own acceptors share one Accept naming them all ({@link Effects#sendToHost}). Performance only: which acceptors answer never matters for safety, and
  * retransmissions always broadcast, so a wrong guess costs one retransmission period.
  */
 final class AcceptRouter
@@ -17,6 +18,10 @@ final class AcceptRouter
     private final int[] thriftyCount;
     private final int[][] thriftyLists;
     private final int thriftyTarget;
+    private final CoreConfig config;
+    /** Per host: the owners there that execute their own acceptor in this group (shared hosts only). */
+    private final int[] hostCount;
+    private final int[][] hostLists;
     /** True for the acceptors this process's own drivers execute: their Accepts go to ourselves. */
     private final java.util.function.IntPredicate executesLocally;
 
@@ -25,6 +30,9 @@ final class AcceptRouter
     {
         this.self = self;
         this.executesLocally = executesLocally;
+        this.config = config;
+        this.hostCount = config.sharedHosts() ? new int[config.n()] : null;
+        this.hostLists = config.sharedHosts() ? new int[config.n()][] : null;
         this.n = config.n();
         this.effects = effects;
         this.executorOf = new int[n];
@@ -90,12 +98,46 @@ final class AcceptRouter
         }
         for (int e = 0; e < n; e++)
         {
-            if (thriftyCount[e] > 0)
+            if (thriftyCount[e] == 0)
             {
+                continue;
+            }
+            if (hostCount != null && e != self && thriftyCount[e] == 1 && thriftyLists[e][0] == e)
+            {
+                // An owner executing its own acceptor: one Accept for all such owners of its host.
+                final int h = config.hostOf(e);
+                if (hostLists[h] == null || hostLists[h].length == hostCount[h])
+                {
+                    hostLists[h] = hostLists[h] == null ? new int[4] : java.util.Arrays.copyOf(hostLists[h], hostLists[h].length * 2);
+                }
+                hostLists[h][hostCount[h]++] = e;
+            }
+            else
+            {
+                // Ourselves, or an executor running a suspected neighbour's acceptor: only it may get the
+                // Accept, or the owner beside it would run the same acceptor in a race for its head word.
                 effects.send(e, new Message.Accept(self, ballot, firstSlot, values, durable, decidedBase,
                     java.util.Arrays.copyOf(thriftyLists[e], thriftyCount[e])));
-                thriftyCount[e] = 0;
             }
+            thriftyCount[e] = 0;
+        }
+        for (int h = 0; hostCount != null && h < n; h++)
+        {
+            if (hostCount[h] == 0)
+            {
+                continue;
+            }
+            final Message.Accept accept = new Message.Accept(self, ballot, firstSlot, values, durable, decidedBase,
+                java.util.Arrays.copyOf(hostLists[h], hostCount[h]));
+            if (hostCount[h] == 1)
+            {
+                effects.send(hostLists[h][0], accept);
+            }
+            else
+            {
+                effects.sendToHost(hostLists[h][0], accept);
+            }
+            hostCount[h] = 0;
         }
         return true;
     }

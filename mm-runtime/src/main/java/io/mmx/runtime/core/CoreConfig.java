@@ -27,6 +27,8 @@ public final class CoreConfig
     private int prepareRetryTicks = 4;
     private int heartbeatTicks = 10;
     private boolean leaderExecutesNeighbours = true;
+    /** Host (JVM, endpoint) of each process, or null: every process on a host of its own. */
+    private int[] hostOf;
     private int catchupTicks = 2;
     private RegionLayout layout;
     private boolean concluded;
@@ -191,6 +193,18 @@ public final class CoreConfig
         return this;
     }
 
+    /**
+     * Which processes share a host (one JVM behind one endpoint): {@code hostOf[p]} names p's host,
+     * 0..n-1. The leader then sends one Accept per host for the acceptors executed there by their
+     * owners ({@link Effects#sendToHost}) instead of one per executor. Default: each process alone.
+     */
+    public CoreConfig hosts(final int[] hostOf)
+    {
+        checkMutable();
+        this.hostOf = hostOf == null ? null : hostOf.clone();
+        return this;
+    }
+
     /** Validates everything at once; the config is read-only afterwards. */
     public CoreConfig conclude()
     {
@@ -201,6 +215,19 @@ public final class CoreConfig
         if (graph == null || graph.n() < 1)
         {
             throw new IllegalStateException("a plan graph with at least one process is required");
+        }
+        if (hostOf != null && hostOf.length != graph.n())
+        {
+            throw new IllegalStateException("hosts names " + hostOf.length + " processes but the plan has " + graph.n() +
+                ": give every process's host");
+        }
+        for (int p = 0; hostOf != null && p < hostOf.length; p++)
+        {
+            if (hostOf[p] < 0 || hostOf[p] >= hostOf.length)
+            {
+                throw new IllegalStateException("host of process " + p + " is " + hostOf[p] + ": number hosts 0.." +
+                    (hostOf.length - 1));
+            }
         }
         requirePositive("maxBatch", maxBatch);
         requirePositive("proposalWords", proposalWords);
@@ -423,6 +450,18 @@ public final class CoreConfig
     public int heartbeatTicks()
     {
         return heartbeatTicks;
+    }
+
+    /** Host of process {@code p} (see {@link #hosts(int[])}); without a host map, p itself. */
+    public int hostOf(final int p)
+    {
+        return hostOf == null ? p : hostOf[p];
+    }
+
+    /** True if some host runs more than one process (see {@link #hosts(int[])}). */
+    public boolean sharedHosts()
+    {
+        return hostOf != null;
     }
 
     /** See {@link #leaderExecutesNeighbours(boolean)}. */

@@ -10,6 +10,16 @@ public interface Effects
     /** Send {@code message} to process {@code to}; delivery is not guaranteed. */
     void send(int to, Message message);
 
+    /**
+     * Send {@code message} to every process on {@code to}'s host ({@link CoreConfig#hosts}), one copy
+     * for all of them; delivery is not guaranteed. Processes there that the message does not concern
+     * ignore it. Without shared hosts this is {@link #send}.
+     */
+    default void sendToHost(final int to, final Message message)
+    {
+        send(to, message);
+    }
+
     /** Send {@code message} to every process, the sender included. */
     void broadcast(Message message);
 

@@ -368,6 +368,16 @@ public final class NodeContext
             try
             {
                 core.graph(plan.graph()).planHash(planDigest().id64()).proposalWords(Commands.proposalWords(maxCommandBytes));
+                if (directory != null)
+                {
+                    // The processes behind one endpoint share Accepts (AcceptRouter): a host is an endpoint.
+                    final int[] hostOf = new int[plan.n()];
+                    for (int p = 0; p < hostOf.length; p++)
+                    {
+                        hostOf[p] = directory.endpointIndexOf(p);
+                    }
+                    core.hosts(hostOf);
+                }
                 core.conclude();
                 membership.conclude(plan.n());
                 transport = buildTransport();

@@ -407,6 +407,13 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     }
 
     @Override
+    public void sendToHost(final int to, final Message message)
+    {
+        final int length = codec.encode(message, sendBuffer, 0, sendBuffer.capacity());
+        transport.sendToHostOf(id, to, CoreMessageCodec.frameType(message), sendBuffer, 0, length);
+    }
+
+    @Override
     public void broadcast(final Message message)
     {
         final int length = codec.encode(message, sendBuffer, 0, sendBuffer.capacity());
