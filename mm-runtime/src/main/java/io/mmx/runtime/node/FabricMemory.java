@@ -157,7 +157,7 @@ final class FabricMemory implements CompletionHandler
     {
         heartbeatCompletions = 0;
         // Heartbeats are periodic: their completions are not work after which more may follow at once,
-        // and counting them would keep an idle node from parking (MembershipAgent.doWork).
+        // and counting them would keep an idle node from parking (ProcessHost.doWork).
         int work = fabric.poll(this, POLL_LIMIT) - heartbeatCompletions;
         Op op;
         while ((op = done.poll()) != null)
