@@ -21,6 +21,9 @@ import org.agrona.DirectBuffer;
  */
 public final class HostedMembers
 {
+    /** Shortest tick the nodes take. */
+    public static final long MIN_TICK_NS = 100_000;
+
     private final long tickNs;
     private final int[] hosted;
     private final MembershipNode[] nodeByProcess;
@@ -34,7 +37,7 @@ public final class HostedMembers
      * @param planDigest   the plan's content hash.
      * @param neighboursOf plan neighbours of each hosted process, same order as {@code hosted}.
      * @param seed         base seed; each node gets seed ^ its id.
-     * @param tickNs       nanoseconds per tick, at least 100 µs.
+     * @param tickNs       nanoseconds per tick, at least {@link #MIN_TICK_NS}.
      * @param outbox       where the nodes' messages go.
      * @param listener     events of every hosted node, neighbour suspicions included.
      * @param heartbeatsOf heartbeats of each hosted process, same order as {@code hosted} (an entry may be
@@ -56,9 +59,9 @@ public final class HostedMembers
         final int[] hostOf,
         final HostLiveness liveness)
     {
-        if (tickNs < 100_000)
+        if (tickNs < MIN_TICK_NS)
         {
-            throw new IllegalArgumentException("tickNs must be at least 100 µs, got " + tickNs);
+            throw new IllegalArgumentException("tickNs must be at least " + MIN_TICK_NS + " (100 µs), got " + tickNs);
         }
         if (heartbeatsOf != null && heartbeatsOf.length != hosted.length)
         {

@@ -2,12 +2,8 @@ package io.mmx.runtime.host;
 
 import io.mmx.aeron.frame.FrameHeader;
 import io.mmx.aeron.transport.FrameHandler;
-import io.mmx.membership.MembershipConfig;
-import io.mmx.membership.MembershipListener;
 import io.mmx.membership.neighbour.FabricHeartbeats;
-import io.mmx.membership.neighbour.HostLiveness;
 import io.mmx.membership.node.HostedMembers;
-import io.mmx.planner.plan.PlanDigest;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.Message;
 import io.mmx.runtime.node.Commands;
@@ -36,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link HostTransport}, memory through each process's fabric, outside clients through
  * {@link HostClients}. The node drives it from an Agrona agent with the system clock; a test drives
  * several hosts from one thread with a virtual clock. Only {@link #enqueue(Submission)}, {@link #closed()}
- * and the shared pending counter may be used from other threads.
+ * and the pending counter it shares ({@link HostContext#pendingCount}) may be used from other threads.
  */
 public final class ProcessHost implements FrameHandler
 {
@@ -75,33 +71,19 @@ public final class ProcessHost implements FrameHandler
     private volatile boolean closed;
 
     /**
-     * @param transport          frames in and out.
-     * @param config             the protocol's configuration (command width, codec).
-     * @param processes          the processes this host runs, not yet started; the first is the origin of
-     *                           this host's submissions and completes them.
-     * @param membership         membership's configuration.
-     * @param planDigest         the plan's content hash.
-     * @param hostOf             the host of every process of the plan: processes of one host stop together.
-     * @param liveness           what the operating system says of other hosts, or {@link HostLiveness#NONE}.
-     * @param membershipListener membership's events of every hosted process.
-     * @param seed               membership's base seed (each process gets seed ^ its id).
-     * @param tickNs             nanoseconds per tick.
-     * @param incarnation        this host's incarnation: commands of an earlier run are not this run's.
-     * @param submitTimeoutNs    how long a submission may wait for its commit.
-     * @param maxPending         submissions queued at once.
-     * @param pendingCount       submissions queued or awaiting commit, shared with the submitting threads.
-     * @param clients            outside clients, or {@link HostClients#NONE}.
+     * Makes the hosted processes' membership nodes and starts the processes at tick 0.
+     *
+     * @param context the host's ports, processes and settings; concluded here.
+     * @throws IllegalStateException naming every problem of the context.
      */
-    public ProcessHost(final HostTransport transport, final CoreConfig config, final HostedProcess[] processes,
-        final MembershipConfig membership, final PlanDigest planDigest, final int[] hostOf,
-        final HostLiveness liveness, final MembershipListener membershipListener, final long seed, final long tickNs,
-        final int incarnation, final long submitTimeoutNs, final int maxPending, final AtomicInteger pendingCount,
-        final HostClients clients)
+    public ProcessHost(final HostContext context)
     {
-        final int n = config.n();
-        this.transport = transport;
-        this.processes = processes.clone();
-        this.byId = new HostedProcess[n];
+        context.conclude();
+        final CoreConfig config = context.core();
+        final HostedProcess[] processes = context.processes();
+        this.transport = context.transport();
+        this.processes = processes;
+        this.byId = new HostedProcess[config.n()];
         final int[] hosted = new int[processes.length];
         final int[][] neighboursOf = new int[processes.length][];
         final FabricHeartbeats[] heartbeats = new FabricHeartbeats[processes.length];
@@ -112,17 +94,19 @@ public final class ProcessHost implements FrameHandler
             heartbeats[i] = processes[i].heartbeats();
             byId[hosted[i]] = processes[i];
         }
-        this.members = new HostedMembers(membership, n, hosted, planDigest, neighboursOf, seed, tickNs,
-            transport::send, membershipListener, heartbeats, hostOf, liveness);
-        this.clients = clients;
+        final long tickNs = context.tickNs();
+        this.members = new HostedMembers(context.membership(), config.n(), hosted, context.planDigest(), neighboursOf,
+            context.seed(), tickNs, transport::send, context.membershipListener(), heartbeats, context.hostOf(),
+            context.liveness());
+        this.clients = context.clients();
         this.codec = new CoreMessageCodec(config);
         this.proposalWords = config.proposalWords();
         this.origin = hosted[0];
-        this.incarnation = incarnation;
-        this.submitTimeoutTicks = Math.max(1, submitTimeoutNs / tickNs);
+        this.incarnation = context.incarnation();
+        this.submitTimeoutTicks = Math.max(1, context.submitTimeoutNs() / tickNs);
         this.resubmitTicks = Math.max(1, RESUBMIT_NS / tickNs);
-        this.submissions = new ManyToOneConcurrentArrayQueue<>(maxPending);
-        this.pendingCount = pendingCount;
+        this.submissions = new ManyToOneConcurrentArrayQueue<>(context.maxPending());
+        this.pendingCount = context.pendingCount();
         this.forwarded = new long[64 * proposalWords];
         this.forwardCapacity = processes[0].forwardCapacity();
         this.forwardBatch = new long[forwardCapacity * proposalWords];

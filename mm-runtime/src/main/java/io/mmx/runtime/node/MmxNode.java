@@ -15,6 +15,7 @@ import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.RegionLayout;
 import io.mmx.runtime.host.HostClients;
+import io.mmx.runtime.host.HostContext;
 import io.mmx.runtime.host.HostedProcess;
 import io.mmx.runtime.host.ProcessHost;
 import io.mmx.runtime.host.Submission;
@@ -192,9 +193,11 @@ public final class MmxNode implements AutoCloseable
             {
                 hostOf[p] = launched.directory().endpointIndexOf(p);
             }
-            host = new ProcessHost(hostTransport, config, processes, ctx.membership(), ctx.planDigest(), hostOf,
-                liveness, leaderDownLog(ctx.tickNs()), random.nextLong(), ctx.tickNs(), random.nextInt(),
-                ctx.submitTimeoutNs(), maxPending, pendingCount, clients != null ? clients : HostClients.NONE);
+            host = new ProcessHost(new HostContext().transport(hostTransport).core(config).processes(processes)
+                .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).liveness(liveness)
+                .membershipListener(leaderDownLog(ctx.tickNs())).seed(random.nextLong()).tickNs(ctx.tickNs())
+                .incarnation(random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs()).maxPending(maxPending)
+                .pendingCount(pendingCount).clients(clients != null ? clients : HostClients.NONE));
             hostRef[0] = host;
             agent = new NodeAgent(host, clock, launched.counters(), ctx.tickNs());
             transport = launched;

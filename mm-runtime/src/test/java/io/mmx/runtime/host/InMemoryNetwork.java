@@ -19,11 +19,10 @@ import java.util.SplittableRandom;
  */
 public final class InMemoryNetwork
 {
-    private static final int MAX_FRAME_BYTES = 65_535;
-
     private final SplittableRandom random;
     private final double dropRate;
     private final long maxDelayNs;
+    private final int maxFrameLengthBytes;
     private final int[] hostOf;
     private final Endpoint[] endpoints;
     private long nowNs;
@@ -52,9 +51,12 @@ public final class InMemoryNetwork
      * @param hostOf     the host of every process.
      * @param dropRate   probability that a frame between two hosts is lost.
      * @param maxDelayNs longest delay of a frame between two hosts.
+     * @param maxFrameLengthBytes the largest frame, header and tag included (the node's transport's).
      */
-    public InMemoryNetwork(final long seed, final int[] hostOf, final double dropRate, final long maxDelayNs)
+    public InMemoryNetwork(final long seed, final int[] hostOf, final double dropRate, final long maxDelayNs,
+        final int maxFrameLengthBytes)
     {
+        this.maxFrameLengthBytes = maxFrameLengthBytes;
         this.random = new SplittableRandom(seed);
         this.hostOf = hostOf.clone();
         this.dropRate = dropRate;
@@ -124,7 +126,8 @@ public final class InMemoryNetwork
         public boolean send(final int srcProcessId, final int dstProcessId, final int type, final DirectBuffer payload,
             final int offset, final int length)
         {
-            if (dstProcessId < 0 || dstProcessId >= hostOf.length || hostOf[srcProcessId] != host)
+            if (dstProcessId < 0 || dstProcessId >= hostOf.length || hostOf[srcProcessId] != host ||
+                FrameHeader.OVERHEAD_LENGTH + length > maxFrameLengthBytes)
             {
                 return false;
             }
@@ -136,6 +139,10 @@ public final class InMemoryNetwork
         public int broadcast(final int srcProcessId, final int type, final DirectBuffer payload, final int offset,
             final int length)
         {
+            if (FrameHeader.OVERHEAD_LENGTH + length > maxFrameLengthBytes)
+            {
+                return 0;
+            }
             outbox.add(frame(type, srcProcessId, FrameHeader.ALL_LOCAL, payload, offset, length));
             return endpoints.length;
         }
@@ -193,7 +200,7 @@ public final class InMemoryNetwork
         @Override
         public int maxFrameLengthBytes()
         {
-            return MAX_FRAME_BYTES;
+            return maxFrameLengthBytes;
         }
     }
 }

@@ -1,8 +1,6 @@
 package io.mmx.runtime.node;
 
 import io.mmx.membership.neighbour.FabricHeartbeats;
-import io.mmx.membership.neighbour.HostLiveness;
-import io.mmx.membership.MembershipListener;
 import io.mmx.planner.plan.Plan;
 import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
@@ -12,7 +10,7 @@ import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.RegionLayout;
-import io.mmx.runtime.host.HostClients;
+import io.mmx.runtime.host.HostContext;
 import io.mmx.runtime.host.HostedProcess;
 import io.mmx.runtime.host.InMemoryNetwork;
 import io.mmx.runtime.host.ProcessHost;
@@ -138,17 +136,16 @@ class ProcessHostsInOneThreadTest
                     hostOf[id] = h;
                 }
             }
-            network = new InMemoryNetwork(random.nextLong(), hostOf, 0.02, 3_000_000);
             final Plan plan = NodeTestSupport.plan(N, 3, 7);
+            network = new InMemoryNetwork(random.nextLong(), hostOf, 0.02, 3_000_000,
+                context(plan, HOSTED[0]).transport().maxFrameLengthBytes());
             final LocalRegionStore store = new LocalRegionStore();
             final PlanDigest digest = PlanDigest.ofGraph(plan.graph());
             final ClusterKey key = ClusterKey.of(NodeTestSupport.KEY);
             final RegionLinkFactory links = store.linkFactory(digest, key);
             for (int h = 0; h < HOSTED.length; h++)
             {
-                final NodeContext ctx = new NodeContext().plan(plan).hosted(HOSTED[h]).clusterKey(NodeTestSupport.KEY)
-                    .directory("0-1@127.0.0.1:40001;2-3@127.0.0.1:40002;4-5@127.0.0.1:40003");
-                ctx.conclude();
+                final NodeContext ctx = context(plan, HOSTED[h]);
                 final CoreConfig config = ctx.core();
                 for (final int id : HOSTED[h])
                 {
@@ -187,14 +184,22 @@ class ProcessHostsInOneThreadTest
                     processes[i] = new HostedReplica(replicas[id], neighbours, heartbeats);
                 }
                 pending[h] = new AtomicInteger();
-                hosts[h] = new ProcessHost(network.endpoint(h), config, processes, ctx.membership(), digest, hostOf,
-                    HostLiveness.NONE, new MembershipListener()
-                    {
-                    }, random.nextLong(), ctx.tickNs(), random.nextInt(), ctx.submitTimeoutNs(), ctx.maxPending(),
-                    pending[h], HostClients.NONE);
+                hosts[h] = new ProcessHost(new HostContext().transport(network.endpoint(h)).core(config)
+                    .processes(processes).membership(ctx.membership()).planDigest(digest).hostOf(hostOf)
+                    .seed(random.nextLong()).tickNs(ctx.tickNs()).incarnation(random.nextInt())
+                    .submitTimeoutNs(ctx.submitTimeoutNs()).maxPending(ctx.maxPending()).pendingCount(pending[h]));
                 hostRef[0] = hosts[h];
                 running[h] = true;
             }
+        }
+
+        /** A node's settings for these processes; the directory only says which processes share a host. */
+        static NodeContext context(final Plan plan, final int[] hosted)
+        {
+            final NodeContext ctx = new NodeContext().plan(plan).hosted(hosted).clusterKey(NodeTestSupport.KEY)
+                .directory("0-1@127.0.0.1:40001;2-3@127.0.0.1:40002;4-5@127.0.0.1:40003");
+            ctx.conclude();
+            return ctx;
         }
 
         /** One step of virtual time: every running host runs one duty cycle. */
