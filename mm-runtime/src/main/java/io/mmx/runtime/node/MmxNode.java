@@ -46,7 +46,8 @@ import java.util.function.IntFunction;
  * }</pre>
  *
  * <p><b>Threading.</b> One agent thread ({@code mmx-node}) runs the node's {@link ProcessHost}, which
- * does all protocol work and calls the state machines and listeners. {@link #submit} and {@link #status} are thread-safe.
+ * does all protocol work and calls the state machines and listeners. {@link #submit} and
+ * {@link #status} are thread-safe.
  *
  * <p><b>Ordering.</b> Every replica applies the same commands in the same order, each once.
  * Submissions of one node are proposed in submission order, but a leader change may reorder
@@ -139,8 +140,8 @@ public final class MmxNode implements AutoCloseable
                 final ProcessCounters counters = new ProcessCounters(id, launched.aeron());
                 resources.add(counters);
                 processCounters.add(counters);
-                replicas[i] = new ProcessReplica(id, config, memory, hostTransport, stateMachines.apply(id), completions,
-                    listener, random.nextLong(), connections.connectionCount(),
+                replicas[i] = new ProcessReplica(id, config, memory, hostTransport, stateMachines.apply(id),
+                    completions, listener, random.nextLong(), connections.connectionCount(),
                     new ReplicaEvents(id, neighbours, ctx.tickNs(), counters, !fresh));
                 byId[id] = replicas[i];
                 processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);

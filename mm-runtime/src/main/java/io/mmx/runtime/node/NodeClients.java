@@ -1,6 +1,7 @@
 package io.mmx.runtime.node;
 
 import io.mmx.runtime.host.HostClients;
+import io.mmx.runtime.host.ProcessHost;
 
 /** Outside clients at the node's UDP endpoint, as the host drives them. */
 final class NodeClients implements HostClients
@@ -15,7 +16,7 @@ final class NodeClients implements HostClients
         this.endpoint = endpoint;
         this.origin = origin;
         this.commands = new ClientCommands(replicaById, origin.id(), proposalWords, maxPending,
-            Math.max(1, submitTimeoutNs / tickNs), Math.max(1, io.mmx.runtime.host.ProcessHost.RESUBMIT_NS / tickNs), endpoint);
+            Math.max(1, submitTimeoutNs / tickNs), Math.max(1, ProcessHost.RESUBMIT_NS / tickNs), endpoint);
     }
 
     @Override
