@@ -8,16 +8,17 @@ import io.mmx.membership.MembershipListener;
 import io.mmx.membership.MembershipNode;
 import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.membership.neighbour.HostLiveness;
-import io.mmx.membership.wire.MessageType;
 import io.mmx.planner.plan.PlanDigest;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 
 /**
- * Drives the membership nodes of every process hosted by one transport: polls frames into the nodes,
- * converts the injected clock into ticks, and hands other frame types to an application handler.
- * Run it with an {@code AgentRunner} or, in tests, an {@code AgentInvoker} on the caller's thread.
+ * Runs the membership of the processes hosted at one Aeron transport, and nothing else: polls frames
+ * into {@link HostedMembers}, reads the injected clock for its ticks, and hands other frame types to
+ * an application handler. A membership-only JVM (the module's cluster tests) runs it; an mmx node
+ * runs its {@code ProcessHost}, which holds the same {@link HostedMembers}. Run it with an
+ * {@code AgentRunner} or, in tests, an {@code AgentInvoker} on the caller's thread.
  */
 public final class MembershipAgent implements Agent, FrameHandler
 {
@@ -37,13 +38,9 @@ public final class MembershipAgent implements Agent, FrameHandler
 
     private final AeronTransport transport;
     private final NanoClock clock;
-    private final long tickNs;
-    private final int[] hosted;
-    private final MembershipNode[] nodeByProcess;
     private final ApplicationHandler applicationHandler;
-    private final FabricHeartbeats[] heartbeats;
+    private final HostedMembers members;
     private final long startNs;
-    private long nowTick;
     private int applicationFrames;
 
     /**
@@ -100,27 +97,13 @@ public final class MembershipAgent implements Agent, FrameHandler
         final FabricHeartbeats[] heartbeatsOf,
         final HostLiveness liveness)
     {
-        if (tickNs < 100_000)
-        {
-            throw new IllegalArgumentException("tickNs must be at least 100 µs, got " + tickNs);
-        }
         final int processes = transport.directory().processCount();
-        this.transport = transport;
-        this.clock = clock;
-        this.tickNs = tickNs;
-        this.hosted = hosted.clone();
-        this.applicationHandler = applicationHandler;
-        if (heartbeatsOf != null && heartbeatsOf.length != hosted.length)
+        for (final int id : hosted)
         {
-            throw new IllegalArgumentException("heartbeatsOf has " + heartbeatsOf.length + " entries but " +
-                hosted.length + " processes are hosted: pass one per hosted process, in the same order");
-        }
-        heartbeats = new FabricHeartbeats[hosted.length];
-        nodeByProcess = new MembershipNode[processes];
-        startNs = clock.nanoTime();
-        if (config.concludedFor() != processes)
-        {
-            config.conclude(processes);
+            if (!transport.hosts(id))
+            {
+                throw new IllegalArgumentException("process " + id + " is not hosted at this transport's endpoint");
+            }
         }
         // Processes behind one endpoint are hosted by one transport and agent: they stop together.
         final int[] hostOf = new int[processes];
@@ -128,23 +111,12 @@ public final class MembershipAgent implements Agent, FrameHandler
         {
             hostOf[p] = transport.directory().endpointIndexOf(p);
         }
-        for (int i = 0; i < hosted.length; i++)
-        {
-            final int id = hosted[i];
-            if (!transport.hosts(id))
-            {
-                throw new IllegalArgumentException("process " + id + " is not hosted at this transport's endpoint");
-            }
-            final FabricHeartbeats hb = heartbeatsOf != null ? heartbeatsOf[i] : null;
-            if (hb != null && hb.selfId() != id)
-            {
-                throw new IllegalArgumentException("heartbeatsOf[" + i + "] acts for process " + hb.selfId() +
-                    " but hosted[" + i + "] is process " + id + ": pass each process's own fabric");
-            }
-            heartbeats[i] = hb;
-            nodeByProcess[id] = new MembershipNode(config, processes, id, planDigest, neighboursOf[i], seed ^ id,
-                transport::send, listener, hb, hb, 0, hostOf, liveness);
-        }
+        this.transport = transport;
+        this.clock = clock;
+        this.applicationHandler = applicationHandler;
+        this.members = new HostedMembers(config, processes, hosted, planDigest, neighboursOf, seed, tickNs,
+            transport::send, listener, heartbeatsOf, hostOf, liveness);
+        this.startNs = clock.nanoTime();
     }
 
     /**
@@ -159,59 +131,18 @@ public final class MembershipAgent implements Agent, FrameHandler
     {
         applicationFrames = 0;
         transport.poll(this);
-        pollHeartbeats();
-        final long tick = (clock.nanoTime() - startNs) / tickNs;
-        if (tick > nowTick)
-        {
-            nowTick = tick;
-            for (final int id : hosted)
-            {
-                nodeByProcess[id].tick(tick);
-            }
-            // Memory on shm completes at once: the tick's heartbeat reads are taken in this cycle.
-            pollHeartbeats();
-        }
+        members.advance(clock.nanoTime() - startNs);
         return applicationFrames;
-    }
-
-    private void pollHeartbeats()
-    {
-        for (final FabricHeartbeats hb : heartbeats)
-        {
-            if (hb != null)
-            {
-                hb.poll();
-            }
-        }
     }
 
     /** {@inheritDoc} */
     public void onFrame(final FrameHeader header, final DirectBuffer buffer, final int offset, final int length)
     {
-        final int type = header.type();
-        final int dst = header.dstProcessId();
-        if (MessageType.isMembership(type))
-        {
-            if (dst == FrameHeader.ALL_LOCAL)
-            {
-                final int src = header.srcProcessId();
-                for (final int id : hosted)
-                {
-                    if (id != src)
-                    {
-                        nodeByProcess[id].onMessage(nowTick, src, type, buffer, offset, length);
-                    }
-                }
-            }
-            else if (nodeByProcess[dst] != null)
-            {
-                nodeByProcess[dst].onMessage(nowTick, header.srcProcessId(), type, buffer, offset, length);
-            }
-        }
-        else if (applicationHandler != null)
+        if (!members.onFrame(header.type(), header.srcProcessId(), header.dstProcessId(), buffer, offset, length) &&
+            applicationHandler != null)
         {
             applicationFrames++;
-            applicationHandler.onApplicationFrame(header, buffer, offset, length, nowTick);
+            applicationHandler.onApplicationFrame(header, buffer, offset, length, members.nowTick());
         }
     }
 
@@ -221,13 +152,13 @@ public final class MembershipAgent implements Agent, FrameHandler
      */
     public MembershipNode node(final int processId)
     {
-        return nodeByProcess[processId];
+        return members.node(processId);
     }
 
     /** @return the current tick. */
     public long nowTick()
     {
-        return nowTick;
+        return members.nowTick();
     }
 
     /** @return the transport. */

@@ -8,6 +8,7 @@ import io.mmx.rdma.fabric.OpType;
 import io.mmx.runtime.core.MemoryOpKind;
 import io.mmx.runtime.core.MemoryStatus;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayDeque;
@@ -42,6 +43,8 @@ final class FabricMemory implements CompletionHandler
     private final FabricHeartbeats heartbeats;
     private final long timeoutNs;
     private final Latencies latencies;
+    /** The fabric's clock (its timeouts run on it), read for the latencies. */
+    private final NanoClock clock;
     private final Long2ObjectHashMap<Op> byCorrelation = new Long2ObjectHashMap<>();
     private final ArrayDeque<Op> done = new ArrayDeque<>();
     private int heartbeatCompletions;
@@ -51,14 +54,15 @@ final class FabricMemory implements CompletionHandler
     {
         final long opId;
         final MemoryOpKind kind;
-        final long startNs = System.nanoTime();
+        final long startNs;
         final UnsafeBuffer bulk;
         int piecesLeft;
         MemoryStatus status = MemoryStatus.OK;
         long value;
 
-        Op(final long opId, final MemoryOpKind kind, final UnsafeBuffer bulk)
+        Op(final long opId, final MemoryOpKind kind, final UnsafeBuffer bulk, final long startNs)
         {
+            this.startNs = startNs;
             this.opId = opId;
             this.kind = kind;
             this.bulk = bulk;
@@ -66,8 +70,9 @@ final class FabricMemory implements CompletionHandler
     }
 
     FabricMemory(final MemoryFabric fabric, final FabricHeartbeats heartbeats, final long timeoutNs,
-        final Latencies latencies)
+        final Latencies latencies, final NanoClock clock)
     {
+        this.clock = clock;
         this.latencies = latencies;
         this.fabric = fabric;
         this.heartbeats = heartbeats;
@@ -103,7 +108,7 @@ final class FabricMemory implements CompletionHandler
 
     private void single(final long opId, final MemoryOpKind kind, final long correlation)
     {
-        final Op op = new Op(opId, kind, null);
+        final Op op = new Op(opId, kind, null, clock.nanoTime());
         op.piecesLeft = 1;
         track(op, correlation);
     }
@@ -120,7 +125,7 @@ final class FabricMemory implements CompletionHandler
                 buffer.putLong(8 * i, payload[i]);
             }
         }
-        final Op op = new Op(opId, kind, kind == MemoryOpKind.READ_BULK ? buffer : null);
+        final Op op = new Op(opId, kind, kind == MemoryOpKind.READ_BULK ? buffer : null, clock.nanoTime());
         final int pieces = (bytes + MemoryFabric.MAX_BULK_BYTES - 1) / MemoryFabric.MAX_BULK_BYTES;
         op.piecesLeft = pieces;
         for (int k = 0; k < pieces; k++)
@@ -152,7 +157,7 @@ final class FabricMemory implements CompletionHandler
     {
         heartbeatCompletions = 0;
         // Heartbeats are periodic: their completions are not work after which more may follow at once,
-        // and counting them would keep an idle node from parking (MembershipAgent.doWork).
+        // and counting them would keep an idle node from parking (ProcessHost.doWork).
         int work = fabric.poll(this, POLL_LIMIT) - heartbeatCompletions;
         Op op;
         while ((op = done.poll()) != null)
@@ -204,7 +209,7 @@ final class FabricMemory implements CompletionHandler
         op.value = value;
         if (--op.piecesLeft == 0)
         {
-            latencies.onFabricOp(op.kind, System.nanoTime() - op.startNs);
+            latencies.onFabricOp(op.kind, clock.nanoTime() - op.startNs);
             done.add(op);
         }
     }

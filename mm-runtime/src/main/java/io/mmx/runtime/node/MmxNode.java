@@ -4,7 +4,6 @@ import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.aeron.transport.TransportContext;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.neighbour.FabricHeartbeats;
-import io.mmx.membership.node.MembershipAgent;
 import io.mmx.planner.graph.Graph;
 import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
@@ -15,6 +14,11 @@ import io.mmx.rdma.region.HostKeys;
 import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.RegionLayout;
+import io.mmx.runtime.host.HostClients;
+import io.mmx.runtime.host.HostContext;
+import io.mmx.runtime.host.HostedProcess;
+import io.mmx.runtime.host.ProcessHost;
+import io.mmx.runtime.host.Submission;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AgentRunner;
@@ -41,8 +45,9 @@ import java.util.function.IntFunction;
  * }
  * }</pre>
  *
- * <p><b>Threading.</b> One agent thread ({@code mmx-node}) does all protocol work and calls the
- * state machines and listeners. {@link #submit} and {@link #status} are thread-safe.
+ * <p><b>Threading.</b> One agent thread ({@code mmx-node}) runs the node's {@link ProcessHost}, which
+ * does all protocol work and calls the state machines and listeners. {@link #submit} and
+ * {@link #status} are thread-safe.
  *
  * <p><b>Ordering.</b> Every replica applies the same commands in the same order, each once.
  * Submissions of one node are proposed in submission order, but a leader change may reorder
@@ -60,7 +65,10 @@ public final class MmxNode implements AutoCloseable
     private final AeronTransport transport;
     private final List<AutoCloseable> resources;
     private final ProcessReplica[] replicas;
+    private final ProcessHost host;
     private final NodeAgent agent;
+    /** Outside clients at the UDP endpoint, or null (a node without one). */
+    private final NodeClients clients;
     private final AgentRunner runner;
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final int maxCommandBytes;
@@ -90,11 +98,25 @@ public final class MmxNode implements AutoCloseable
             final RegionLinkFactory links = linkFactory(ctx, hosted, layout, digest, memoryKey);
             replicas = new ProcessReplica[hosted.length];
             final ProcessReplica[] byId = new ProcessReplica[graph.n()];
-            final FabricHeartbeats[] heartbeats = new FabricHeartbeats[hosted.length];
-            final int[][] neighboursOf = new int[hosted.length][];
+            final HostedProcess[] processes = new HostedProcess[hosted.length];
             final SecureRandom random = new SecureRandom();
-            // The agent and membership need each other; replicas report to the agent made last.
-            final NodeAgent[] agentRef = new NodeAgent[1];
+            final AeronHostTransport hostTransport = new AeronHostTransport(launched);
+            // The host and the replicas need each other; replicas report to the host made last.
+            final ProcessHost[] hostRef = new ProcessHost[1];
+            final ProcessReplica.Completions completions = new ProcessReplica.Completions()
+            {
+                @Override
+                public void onApplied(final int origin, final int inc, final long counter, final long reply)
+                {
+                    hostRef[0].onApplied(origin, inc, counter, reply);
+                }
+
+                @Override
+                public void onClientApplied(final int replica, final long clientId, final long seq, final byte[] reply)
+                {
+                    hostRef[0].onClientApplied(replica, clientId, seq, reply);
+                }
+            };
             final List<Integer> formatted = new ArrayList<>();
             for (int i = 0; i < hosted.length; i++)
             {
@@ -110,33 +132,19 @@ public final class MmxNode implements AutoCloseable
                 {
                     formatted.add(id);
                 }
-                neighboursOf[i] = graph.neighbours(id);
-                heartbeats[i] = new FabricHeartbeats(fabric, neighboursOf[i], 8L * RegionLayout.HEARTBEAT_WORD,
-                    ctx.memoryOpTimeoutNs()).polledByHost();
-                final FabricMemory memory = new FabricMemory(fabric, heartbeats[i], ctx.memoryOpTimeoutNs(),
-                    metrics::onFabricOp);
+                final int[] neighbours = graph.neighbours(id);
+                final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
+                    8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
+                final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
+                    metrics::onFabricOp, clock);
                 final ProcessCounters counters = new ProcessCounters(id, launched.aeron());
                 resources.add(counters);
                 processCounters.add(counters);
-                replicas[i] = new ProcessReplica(id, config, memory, launched, stateMachines.apply(id),
-                    new ProcessReplica.Completions()
-                    {
-                        @Override
-                        public void onApplied(final int origin, final int inc, final long counter, final long reply)
-                        {
-                            agentRef[0].onApplied(origin, inc, counter, reply);
-                        }
-
-                        @Override
-                        public void onClientApplied(final int replica, final long clientId, final long seq,
-                            final byte[] reply)
-                        {
-                            agentRef[0].onClientApplied(replica, clientId, seq, reply);
-                        }
-                    }, listener,
-                    random.nextLong(), connections.connectionCount(),
-                    new ReplicaEvents(id, neighboursOf[i], ctx.tickNs(), counters, !fresh));
+                replicas[i] = new ProcessReplica(id, config, memory, hostTransport, stateMachines.apply(id),
+                    completions, listener, random.nextLong(), connections.connectionCount(),
+                    new ReplicaEvents(id, neighbours, ctx.tickNs(), counters, !fresh));
                 byId[id] = replicas[i];
+                processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);
             }
             if (!formatted.isEmpty())
             {
@@ -152,18 +160,17 @@ public final class MmxNode implements AutoCloseable
                 resources.add(shm);
                 liveness = shm;
             }
-            final MembershipAgent membership = new MembershipAgent(launched, ctx.membership(), hosted,
-                ctx.planDigest(), neighboursOf, random.nextLong(), clock, ctx.tickNs(), leaderDownLog(ctx.tickNs()),
-                (header, buffer, offset, length, tick) -> agentRef[0].onApplicationFrame(header, buffer, offset,
-                length, tick), heartbeats, liveness);
-            final ClientEndpoint clients = clientEndpoint(ctx, launched, config.proposalWords());
-            if (clients != null)
+            final ClientEndpoint endpoint = clientEndpoint(ctx, launched, config.proposalWords());
+            if (endpoint != null)
             {
-                resources.add(clients);
+                resources.add(endpoint);
+                clients = new NodeClients(endpoint, byId, replicas[0], config.proposalWords(), maxPending,
+                    ctx.tickNs(), ctx.submitTimeoutNs());
             }
-            agent = new NodeAgent(membership, byId, replicas, config, random.nextInt(), ctx.tickNs(),
-                ctx.submitTimeoutNs(), maxPending, pendingCount, clients);
-            agentRef[0] = agent;
+            else
+            {
+                clients = null;
+            }
 
             if (ctx.stateDirectory() != null)
             {
@@ -181,10 +188,19 @@ public final class MmxNode implements AutoCloseable
                         config.maxBatch(), ctx.snapshotEveryCommands()), ctx.coldStart(), ctx.coldStartMajority());
                 }
             }
-            for (int i = 0; i < hosted.length; i++)
+            // Processes behind one endpoint are hosted by one JVM: they stop together.
+            final int[] hostOf = new int[graph.n()];
+            for (int p = 0; p < hostOf.length; p++)
             {
-                replicas[i].start(membership.node(hosted[i]), 0);
+                hostOf[p] = launched.directory().endpointIndexOf(p);
             }
+            host = new ProcessHost(new HostContext().transport(hostTransport).core(config).processes(processes)
+                .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).liveness(liveness)
+                .membershipListener(leaderDownLog(ctx.tickNs())).seed(random.nextLong()).tickNs(ctx.tickNs())
+                .incarnation(random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs()).maxPending(maxPending)
+                .pendingCount(pendingCount).clients(clients != null ? clients : HostClients.NONE));
+            hostRef[0] = host;
+            agent = new NodeAgent(host, clock, launched.counters(), ctx.tickNs());
             transport = launched;
             runner = new AgentRunner(TransportContext.idleStrategy(ctx.idleStrategyName()), this::onAgentError,
                 null, agent);
@@ -386,7 +402,7 @@ public final class MmxNode implements AutoCloseable
         }
         final byte[] copy = new byte[length];
         buffer.getBytes(offset, copy);
-        return admit(new NodeAgent.Submission(copy));
+        return admit(new Submission(copy, false));
     }
 
     /**
@@ -399,11 +415,11 @@ public final class MmxNode implements AutoCloseable
      */
     public CompletableFuture<Long> probe()
     {
-        return admit(new NodeAgent.Submission(new byte[0], true));
+        return admit(new Submission(new byte[0], true));
     }
 
     /** Refuses at once when the node is closed or {@code maxPending} submissions are pending. */
-    private CompletableFuture<Long> admit(final NodeAgent.Submission s)
+    private CompletableFuture<Long> admit(final Submission s)
     {
         final CompletableFuture<Long> refused = refusal(s);
         if (refused != null)
@@ -412,13 +428,13 @@ public final class MmxNode implements AutoCloseable
             return refused;
         }
         final long startNs = System.nanoTime();
-        s.future.whenComplete((reply, failure) -> metrics.onSubmission(outcome(failure), System.nanoTime() - startNs));
-        return s.future;
+        s.future().whenComplete((reply, failure) -> metrics.onSubmission(outcome(failure), System.nanoTime() - startNs));
+        return s.future();
     }
 
-    private CompletableFuture<Long> refusal(final NodeAgent.Submission s)
+    private CompletableFuture<Long> refusal(final Submission s)
     {
-        if (agent.closed())
+        if (host.closed())
         {
             final Throwable failure = agent.failure();
             return CompletableFuture.failedFuture(new SubmitRefusedException(failure == null ? "node is closed" :
@@ -430,7 +446,7 @@ public final class MmxNode implements AutoCloseable
             return CompletableFuture.failedFuture(new SubmitRefusedException(maxPending + " submissions are " +
                 "pending: wait for commits, or raise maxPending"));
         }
-        if (!agent.enqueue(s))
+        if (!host.enqueue(s))
         {
             pendingCount.decrementAndGet();
             return CompletableFuture.failedFuture(new SubmitRefusedException("submission queue full"));
@@ -515,14 +531,14 @@ public final class MmxNode implements AutoCloseable
                 sb.append(",\"").append(r.name().toLowerCase(java.util.Locale.ROOT)).append("\":").append(c.dropped(r));
             }
         }
-        return sb.append(",\"undecodable\":").append(agent.droppedFrames()).append('}').toString();
+        return sb.append(",\"undecodable\":").append(host.droppedFrames()).append('}').toString();
     }
 
     /** This node's counters and histograms as Prometheus text ({@code GET /metrics}). */
     public String metricsText()
     {
         return metrics.prometheus(status(), fabricCounters, processCounters, transport.counters(), pendingCount.get(),
-            agent.clientEndpoint());
+            clients == null ? null : clients.endpoint());
     }
 
     /**
@@ -532,7 +548,7 @@ public final class MmxNode implements AutoCloseable
      */
     public String clientCountersJson()
     {
-        return agent.clientCountersJson();
+        return clients == null ? null : clients.countersJson();
     }
 
     /** The client key of this node's cluster (what {@code mmx keys client} writes). */
@@ -564,7 +580,7 @@ public final class MmxNode implements AutoCloseable
     public void close()
     {
         CloseHelper.quietClose(runner);
-        agent.failAll("node closed");
+        host.failAll("node closed");
         // The agent has stopped: the state machines are quiet, and a clean stop leaves a snapshot.
         for (final ProcessReplica replica : replicas)
         {

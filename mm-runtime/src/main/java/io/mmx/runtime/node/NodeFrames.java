@@ -3,19 +3,19 @@ package io.mmx.runtime.node;
 /**
  * Frame types the node adds beside membership (0x10..0x1F) and the core's messages (0x20..0x27).
  */
-final class NodeFrames
+public final class NodeFrames
 {
     /** Commands forwarded to the leader: one or more whole commands of proposalWords little-endian words. */
-    static final int FORWARD = 0x30;
+    public static final int FORWARD = 0x30;
     /** A replica asks a peer for a snapshot ({@link SnapshotTransfer}). */
-    static final int SNAPSHOT_REQUEST = 0x31;
+    public static final int SNAPSHOT_REQUEST = 0x31;
     /** One chunk of a snapshot on its way. */
-    static final int SNAPSHOT_CHUNK = 0x32;
+    public static final int SNAPSHOT_CHUNK = 0x32;
     /** A peer that cannot give the snapshot asked for. */
-    static final int SNAPSHOT_REFUSE = 0x33;
+    public static final int SNAPSHOT_REFUSE = 0x33;
 
     /** True for the three snapshot transfer frames. */
-    static boolean isTransfer(final int type)
+    public static boolean isTransfer(final int type)
     {
         return type >= SNAPSHOT_REQUEST && type <= SNAPSHOT_REFUSE;
     }

@@ -1,6 +1,5 @@
 package io.mmx.runtime.node;
 
-import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.membership.MembershipNode;
 import io.mmx.membership.Role;
 import io.mmx.runtime.core.CoreConfig;
@@ -10,6 +9,7 @@ import io.mmx.runtime.core.MemoryStatus;
 import io.mmx.runtime.core.Message;
 import io.mmx.runtime.core.MmPaxosCore;
 import io.mmx.runtime.core.Status;
+import io.mmx.runtime.host.HostTransport;
 import io.mmx.runtime.node.wire.CoreMessageCodec;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -35,7 +35,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private final int n;
     private final MmPaxosCore core;
     private final FabricMemory memory;
-    private final AeronTransport transport;
+    private final HostTransport transport;
     private final CoreMessageCodec codec;
     private final UnsafeBuffer sendBuffer;
     private final StateMachine stateMachine;
@@ -75,7 +75,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     /** How recent the last completed heartbeat write must be for the status to say the region is served. */
     static final int REGION_SERVED_TICKS = 250;
 
-    ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory, final AeronTransport transport,
+    ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory, final HostTransport transport,
         final StateMachine stateMachine, final Completions completions, final NodeListener listener, final long seed,
         final int qps, final ReplicaEvents events)
     {
@@ -87,7 +87,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.memory = memory;
         this.transport = transport;
         this.codec = new CoreMessageCodec(config);
-        this.sendBuffer = new UnsafeBuffer(new byte[transport.context().maxFrameLengthBytes()]);
+        this.sendBuffer = new UnsafeBuffer(new byte[transport.maxFrameLengthBytes()]);
         this.stateMachine = stateMachine;
         this.duplicates = new DuplicateFilter(4 * config.n() + 64, Commands.fragmentBytes(proposalWords));
         this.completions = completions;

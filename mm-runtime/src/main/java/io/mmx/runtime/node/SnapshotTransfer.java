@@ -1,7 +1,7 @@
 package io.mmx.runtime.node;
 
 import io.mmx.aeron.frame.FrameHeader;
-import io.mmx.aeron.transport.AeronTransport;
+import io.mmx.runtime.host.HostTransport;
 import io.mmx.runtime.snapshot.CorruptSnapshotException;
 import io.mmx.runtime.snapshot.SnapshotStore;
 import org.agrona.DirectBuffer;
@@ -67,7 +67,7 @@ final class SnapshotTransfer
 
     private final int self;
     private final int n;
-    private final AeronTransport transport;
+    private final HostTransport transport;
     private final ReplicaDurability durability;
     private final int maxBatch;
     private final UnsafeBuffer frame;
@@ -89,7 +89,7 @@ final class SnapshotTransfer
     private SnapshotStore.Receiver receiver;
     private volatile long transfersCompleted;
 
-    SnapshotTransfer(final int self, final int n, final AeronTransport transport, final ReplicaDurability durability,
+    SnapshotTransfer(final int self, final int n, final HostTransport transport, final ReplicaDurability durability,
         final int maxBatch, final Faults faults)
     {
         this.faults = faults;
@@ -98,7 +98,7 @@ final class SnapshotTransfer
         this.transport = transport;
         this.durability = durability;
         this.maxBatch = maxBatch;
-        final int maxPayload = transport.context().maxFrameLengthBytes() - FrameHeader.OVERHEAD_LENGTH;
+        final int maxPayload = transport.maxFrameLengthBytes() - FrameHeader.OVERHEAD_LENGTH;
         this.frame = new UnsafeBuffer(new byte[maxPayload]);
         this.chunkBytes = maxPayload - CHUNK_HEADER - 8;
         if (chunkBytes < 64)

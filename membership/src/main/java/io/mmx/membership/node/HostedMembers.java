@@ -1,0 +1,173 @@
+package io.mmx.membership.node;
+
+import io.mmx.aeron.frame.FrameHeader;
+import io.mmx.membership.MembershipConfig;
+import io.mmx.membership.MembershipListener;
+import io.mmx.membership.MembershipNode;
+import io.mmx.membership.Outbox;
+import io.mmx.membership.neighbour.FabricHeartbeats;
+import io.mmx.membership.neighbour.HostLiveness;
+import io.mmx.membership.wire.MessageType;
+import org.agrona.DirectBuffer;
+
+/**
+ * The membership nodes of every process one host runs, without I/O: frames are handed in, time is
+ * handed in as elapsed nanoseconds and turned into ticks, messages leave through an {@link Outbox}.
+ * A host's single thread calls every method.
+ *
+ * <p>What counts as work for an idle strategy: nothing here. Membership's frames, heartbeats and
+ * ticks are periodic and their deadlines are many ticks long; counted, they would reset the caller's
+ * idle strategy several times a tick, and an idle host would never park.
+ */
+public final class HostedMembers
+{
+    /** Shortest tick the nodes take. */
+    public static final long MIN_TICK_NS = 100_000;
+
+    private final long tickNs;
+    private final int[] hosted;
+    private final MembershipNode[] nodeByProcess;
+    private final FabricHeartbeats[] heartbeats;
+    private long nowTick;
+
+    /**
+     * @param config       membership configuration.
+     * @param processes    processes of the plan.
+     * @param hosted       ids of the processes this host runs.
+     * @param planDigest   the plan's content hash.
+     * @param neighboursOf plan neighbours of each hosted process, same order as {@code hosted}.
+     * @param seed         base seed; each node gets seed ^ its id.
+     * @param tickNs       nanoseconds per tick, at least {@link #MIN_TICK_NS}.
+     * @param outbox       where the nodes' messages go.
+     * @param listener     events of every hosted node, neighbour suspicions included.
+     * @param heartbeatsOf heartbeats of each hosted process, same order as {@code hosted} (an entry may be
+     *                     null: that process is not monitored through memory), or null for none.
+     * @param hostOf       the host (endpoint) of every process: processes of one host stop together.
+     * @param liveness     what the operating system says of other processes' hosts, or {@link HostLiveness#NONE}.
+     */
+    public HostedMembers(
+        final MembershipConfig config,
+        final int processes,
+        final int[] hosted,
+        final io.mmx.planner.plan.PlanDigest planDigest,
+        final int[][] neighboursOf,
+        final long seed,
+        final long tickNs,
+        final Outbox outbox,
+        final MembershipListener listener,
+        final FabricHeartbeats[] heartbeatsOf,
+        final int[] hostOf,
+        final HostLiveness liveness)
+    {
+        if (tickNs < MIN_TICK_NS)
+        {
+            throw new IllegalArgumentException("tickNs must be at least " + MIN_TICK_NS + " (100 µs), got " + tickNs);
+        }
+        if (heartbeatsOf != null && heartbeatsOf.length != hosted.length)
+        {
+            throw new IllegalArgumentException("heartbeatsOf has " + heartbeatsOf.length + " entries but " +
+                hosted.length + " processes are hosted: pass one per hosted process, in the same order");
+        }
+        if (config.concludedFor() != processes)
+        {
+            config.conclude(processes);
+        }
+        this.tickNs = tickNs;
+        this.hosted = hosted.clone();
+        heartbeats = new FabricHeartbeats[hosted.length];
+        nodeByProcess = new MembershipNode[processes];
+        for (int i = 0; i < hosted.length; i++)
+        {
+            final int id = hosted[i];
+            final FabricHeartbeats hb = heartbeatsOf != null ? heartbeatsOf[i] : null;
+            if (hb != null && hb.selfId() != id)
+            {
+                throw new IllegalArgumentException("heartbeatsOf[" + i + "] acts for process " + hb.selfId() +
+                    " but hosted[" + i + "] is process " + id + ": pass each process's own fabric");
+            }
+            heartbeats[i] = hb;
+            nodeByProcess[id] = new MembershipNode(config, processes, id, planDigest, neighboursOf[i], seed ^ id,
+                outbox, listener, hb, hb, 0, hostOf, liveness);
+        }
+    }
+
+    /**
+     * Hands a received frame to the hosted node it is for, or to every hosted node but its sender
+     * when {@code dst} is {@link FrameHeader#ALL_LOCAL}.
+     *
+     * @return false if {@code type} is not a membership message (the frame is the caller's).
+     */
+    public boolean onFrame(final int type, final int src, final int dst, final DirectBuffer buffer,
+        final int offset, final int length)
+    {
+        if (!MessageType.isMembership(type))
+        {
+            return false;
+        }
+        if (dst == FrameHeader.ALL_LOCAL)
+        {
+            for (final int id : hosted)
+            {
+                if (id != src)
+                {
+                    nodeByProcess[id].onMessage(nowTick, src, type, buffer, offset, length);
+                }
+            }
+        }
+        else if (dst >= 0 && dst < nodeByProcess.length && nodeByProcess[dst] != null)
+        {
+            nodeByProcess[dst].onMessage(nowTick, src, type, buffer, offset, length);
+        }
+        return true;
+    }
+
+    /**
+     * Polls the heartbeats, then advances every hosted node to the tick {@code elapsedNs} reaches (and
+     * polls again: memory on shm completes at once, so the tick's heartbeat reads are taken now).
+     *
+     * @param elapsedNs time since the host started.
+     * @return true if a tick passed.
+     */
+    public boolean advance(final long elapsedNs)
+    {
+        pollHeartbeats();
+        final long tick = elapsedNs / tickNs;
+        if (tick <= nowTick)
+        {
+            return false;
+        }
+        nowTick = tick;
+        for (final int id : hosted)
+        {
+            nodeByProcess[id].tick(tick);
+        }
+        pollHeartbeats();
+        return true;
+    }
+
+    private void pollHeartbeats()
+    {
+        for (final FabricHeartbeats hb : heartbeats)
+        {
+            if (hb != null)
+            {
+                hb.poll();
+            }
+        }
+    }
+
+    /**
+     * @param processId hosted here.
+     * @return its membership node.
+     */
+    public MembershipNode node(final int processId)
+    {
+        return nodeByProcess[processId];
+    }
+
+    /** @return the current tick. */
+    public long nowTick()
+    {
+        return nowTick;
+    }
+}

@@ -1,0 +1,451 @@
+package io.mmx.runtime.host;
+
+import io.mmx.aeron.frame.FrameHeader;
+import io.mmx.aeron.transport.FrameHandler;
+import io.mmx.membership.neighbour.FabricHeartbeats;
+import io.mmx.membership.node.HostedMembers;
+import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.core.Message;
+import io.mmx.runtime.node.Commands;
+import io.mmx.runtime.node.NodeFrames;
+import io.mmx.runtime.node.SubmitRefusedException;
+import io.mmx.runtime.node.SubmitTimeoutException;
+import io.mmx.runtime.node.wire.CoreMessageCodec;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Every process one JVM hosts, without I/O: their membership, their cores and replicas, and the
+ * routing of this host's commands to the leader. {@link #doWork(long)} is one duty cycle: the tick
+ * from the time handed in, the frames that arrived (membership's to the membership nodes, protocol,
+ * forward and snapshot frames to the processes), memory completions, membership and replica ticks,
+ * submissions and outside clients' commands, and one flush of the transport at the end.
+ *
+ * <p>It starts no thread, reads no clock and opens nothing: frames come and go through a
+ * {@link HostTransport}, memory through each process's fabric, outside clients through
+ * {@link HostClients}. The node drives it from an Agrona agent with the system clock; a test drives
+ * several hosts from one thread with a virtual clock. Only {@link #enqueue(Submission)}, {@link #closed()}
+ * and the pending counter it shares ({@link HostContext#pendingCount}) may be used from other threads.
+ */
+public final class ProcessHost implements FrameHandler
+{
+    private static final int DRAIN_LIMIT = 256;
+    /** How long a routed command waits for its commit before it is routed again. */
+    public static final long RESUBMIT_NS = 500_000_000L;
+
+    private final HostTransport transport;
+    private final HostedMembers members;
+    private final HostedProcess[] byId;
+    private final HostedProcess[] processes;
+    private final HostClients clients;
+    private final CoreMessageCodec codec;
+    private final int proposalWords;
+    private final int origin;
+    private final int incarnation;
+    private final long submitTimeoutTicks;
+    private final long resubmitTicks;
+    private final ManyToOneConcurrentArrayQueue<Submission> submissions;
+    private final AtomicInteger pendingCount;
+    private final Long2ObjectHashMap<Submission> pending = new Long2ObjectHashMap<>();
+    private final List<Submission> expired = new ArrayList<>();
+    private final long[] forwarded;
+    /** Commands drained in this cycle for a remote leader, sent together by {@link #flushForwards}. */
+    private final long[] forwardBatch;
+    private final int forwardCapacity;
+    private final UnsafeBuffer payload = new UnsafeBuffer(new byte[0]);
+    private int batchedCount;
+    private long counter;
+    private long lastTick = -1;
+    private long startNs;
+    private boolean started;
+    private int applicationFrames;
+    private long droppedFrames;
+    private Throwable handlerFailure;
+    private volatile boolean closed;
+
+    /**
+     * Makes the hosted processes' membership nodes and starts the processes at tick 0.
+     *
+     * @param context the host's ports, processes and settings; concluded here.
+     * @throws IllegalStateException naming every problem of the context.
+     */
+    public ProcessHost(final HostContext context)
+    {
+        context.conclude();
+        final CoreConfig config = context.core();
+        final HostedProcess[] processes = context.processes();
+        this.transport = context.transport();
+        this.processes = processes;
+        this.byId = new HostedProcess[config.n()];
+        final int[] hosted = new int[processes.length];
+        final int[][] neighboursOf = new int[processes.length][];
+        final FabricHeartbeats[] heartbeats = new FabricHeartbeats[processes.length];
+        for (int i = 0; i < processes.length; i++)
+        {
+            hosted[i] = processes[i].id();
+            neighboursOf[i] = processes[i].neighbours();
+            heartbeats[i] = processes[i].heartbeats();
+            byId[hosted[i]] = processes[i];
+        }
+        final long tickNs = context.tickNs();
+        this.members = new HostedMembers(context.membership(), config.n(), hosted, context.planDigest(), neighboursOf,
+            context.seed(), tickNs, transport::send, context.membershipListener(), heartbeats, context.hostOf(),
+            context.liveness());
+        this.clients = context.clients();
+        this.codec = new CoreMessageCodec(config);
+        this.proposalWords = config.proposalWords();
+        this.origin = hosted[0];
+        this.incarnation = context.incarnation();
+        this.submitTimeoutTicks = Math.max(1, context.submitTimeoutNs() / tickNs);
+        this.resubmitTicks = Math.max(1, RESUBMIT_NS / tickNs);
+        this.submissions = new ManyToOneConcurrentArrayQueue<>(context.maxPending());
+        this.pendingCount = context.pendingCount();
+        this.forwarded = new long[64 * proposalWords];
+        this.forwardCapacity = processes[0].forwardCapacity();
+        this.forwardBatch = new long[forwardCapacity * proposalWords];
+        for (final HostedProcess p : processes)
+        {
+            p.start(members.node(p.id()), 0);
+        }
+    }
+
+    /**
+     * Queues a submission for the next duty cycle; any thread.
+     *
+     * @return false if the queue is full.
+     */
+    public boolean enqueue(final Submission s)
+    {
+        return submissions.offer(s);
+    }
+
+    /**
+     * One duty cycle at time {@code nowNs} (any monotonic origin: ticks count from the first call).
+     *
+     * @return work after which more may follow at once: frames for the processes, memory completions,
+     * a leader change, submissions and client frames. Membership's frames and every tick's own work
+     * are periodic and not counted (see {@link HostedMembers}): an idle host parks.
+     * @throws IllegalStateException if handling a frame failed (a bug: stop the host).
+     */
+    public int doWork(final long nowNs)
+    {
+        if (!started)
+        {
+            started = true;
+            startNs = nowNs;
+        }
+        applicationFrames = 0;
+        transport.poll(this);
+        if (handlerFailure != null)
+        {
+            // A transport may count and swallow what a frame handler throws; a host must not.
+            throw new IllegalStateException("failure while handling a frame: " + handlerFailure, handlerFailure);
+        }
+        members.advance(nowNs - startNs);
+        int work = applicationFrames;
+        for (final HostedProcess p : processes)
+        {
+            work += p.pollMemory();
+        }
+        final long tick = members.nowTick();
+        // A leader named while polling reaches the cores now, and submissions follow it now, not at the
+        // next tick: after a failover the first commit waits on both.
+        boolean leaderMoved = false;
+        for (final HostedProcess p : processes)
+        {
+            leaderMoved |= p.syncLeader(tick);
+        }
+        if (leaderMoved)
+        {
+            work++;
+            retryAndExpire(tick);
+        }
+        if (tick > lastTick)
+        {
+            lastTick = tick;
+            for (final HostedProcess p : processes)
+            {
+                p.onTick(tick);
+                proposeEraReport(p, tick);
+            }
+            retryAndExpire(tick);
+            clients.onTick(tick);
+            // A tick's own work is not counted, or an idle host would never park; what it wrote to shm
+            // memory has completed, and is taken here.
+            for (final HostedProcess p : processes)
+            {
+                p.pollMemory();
+            }
+        }
+        work += drainSubmissions(tick);
+        work += clients.poll();
+        for (final HostedProcess p : processes)
+        {
+            p.flushProposals();
+        }
+        // Every frame of this cycle for one endpoint leaves as one message.
+        transport.flush();
+        return work;
+    }
+
+    private int drainSubmissions(final long tick)
+    {
+        int drained = 0;
+        Submission s;
+        while (drained < DRAIN_LIMIT && (s = submissions.poll()) != null)
+        {
+            drained++;
+            s.counter = ++counter;
+            s.words = new long[proposalWords];
+            if (s.probe)
+            {
+                Commands.encodeProbe(s.words, 0, proposalWords, origin, incarnation, s.counter);
+            }
+            else
+            {
+                payload.wrap(s.payload);
+                Commands.encode(s.words, 0, proposalWords, origin, incarnation, s.counter, payload, 0,
+                    s.payload.length);
+            }
+            s.deadlineTick = tick + submitTimeoutTicks;
+            pending.put(s.counter, s);
+            final int leader = byId[origin].leader();
+            if (leader >= 0 && byId[leader] == null)
+            {
+                // A remote leader: the commands drained together travel in as few frames as fit.
+                s.routedTick = tick;
+                s.routedTo = leader;
+                if (batchedCount == forwardCapacity)
+                {
+                    flushForwards(leader);
+                }
+                System.arraycopy(s.words, 0, forwardBatch, batchedCount * proposalWords, proposalWords);
+                batchedCount++;
+            }
+            else
+            {
+                route(s, tick);
+            }
+        }
+        if (batchedCount > 0)
+        {
+            flushForwards(byId[origin].leader());
+        }
+        return drained;
+    }
+
+    private void flushForwards(final int leader)
+    {
+        byId[origin].forward(leader, forwardBatch, 0, batchedCount);
+        batchedCount = 0;
+    }
+
+    /** Proposes at a hosted leader, or forwards to the remote one; nothing while no leader is known. */
+    private void route(final Submission s, final long tick)
+    {
+        final int leader = byId[origin].leader();
+        s.routedTick = tick;
+        s.routedTo = leader;
+        if (leader < 0)
+        {
+            return;
+        }
+        final HostedProcess local = byId[leader];
+        if (local != null)
+        {
+            local.propose(s.words, 0);
+        }
+        else
+        {
+            byId[origin].forward(leader, s.words, 0, 1);
+        }
+    }
+
+    /** A cold-started replica's era report goes to the leader, as a submission does. */
+    private void proposeEraReport(final HostedProcess p, final long tick)
+    {
+        final long[] report = p.eraReportDue(tick);
+        if (report == null)
+        {
+            return;
+        }
+        final HostedProcess local = byId[p.leader()];
+        if (local != null)
+        {
+            local.propose(report, 0);
+        }
+        else
+        {
+            p.forward(p.leader(), report, 0, 1);
+        }
+    }
+
+    private void retryAndExpire(final long tick)
+    {
+        if (pending.isEmpty())
+        {
+            return;
+        }
+        final int leader = byId[origin].leader();
+        for (final Submission s : pending.values())
+        {
+            if (tick >= s.deadlineTick)
+            {
+                expired.add(s);
+            }
+            else if (s.routedTo != leader || tick - s.routedTick >= resubmitTicks)
+            {
+                route(s, tick);
+            }
+        }
+        for (final Submission s : expired)
+        {
+            pending.remove(s.counter);
+            pendingCount.decrementAndGet();
+            s.future.completeExceptionally(new SubmitTimeoutException("command " + origin + "/" + s.counter +
+                " not seen committed within the submit timeout; it may still commit"));
+        }
+        expired.clear();
+    }
+
+    /** {@inheritDoc} */
+    @Override
+    public void onFrame(final FrameHeader header, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (handlerFailure != null)
+        {
+            return;
+        }
+        try
+        {
+            final int type = header.type();
+            if (!members.onFrame(type, header.srcProcessId(), header.dstProcessId(), buffer, offset, length))
+            {
+                applicationFrames++;
+                onProcessFrame(type, header.srcProcessId(), header.dstProcessId(), buffer, offset, length);
+            }
+        }
+        catch (final Throwable t)
+        {
+            handlerFailure = t;
+        }
+    }
+
+    private void onProcessFrame(final int type, final int src, final int dst, final DirectBuffer buffer,
+        final int offset, final int length)
+    {
+        final long nowTick = members.nowTick();
+        final HostedProcess to = dst >= 0 && dst < byId.length ? byId[dst] : null;
+        if (CoreMessageCodec.isCoreType(type))
+        {
+            final Message m = codec.decode(type, src, buffer, offset, length);
+            if (m == null)
+            {
+                droppedFrames++;
+            }
+            else if (dst == FrameHeader.ALL_LOCAL)
+            {
+                for (final HostedProcess p : processes)
+                {
+                    p.onMessage(m, nowTick);
+                }
+            }
+            else if (to != null)
+            {
+                to.onMessage(m, nowTick);
+            }
+        }
+        else if (type == NodeFrames.FORWARD && to != null && length > 0 && length % (8 * proposalWords) == 0 &&
+            length <= 8 * forwarded.length)
+        {
+            for (int w = 0; w < length / 8; w++)
+            {
+                forwarded[w] = buffer.getLong(offset + 8 * w, ByteOrder.LITTLE_ENDIAN);
+            }
+            // Not leading (any more), or the queue is full: drop; the origin re-routes.
+            for (int at = 0; at < length / 8; at += proposalWords)
+            {
+                to.propose(forwarded, at);
+            }
+        }
+        else if (NodeFrames.isTransfer(type) && to != null)
+        {
+            to.onTransferFrame(type, src, buffer, offset, length);
+        }
+        else
+        {
+            droppedFrames++;
+        }
+    }
+
+    /**
+     * A command was applied at a hosted replica; completes it if it is one of this host's submissions
+     * (its origin's replica reports it).
+     */
+    public void onApplied(final int origin, final int incarnation, final long counter, final long reply)
+    {
+        if (origin != this.origin || incarnation != this.incarnation)
+        {
+            return;
+        }
+        final Submission s = pending.remove(counter);
+        if (s != null)
+        {
+            pendingCount.decrementAndGet();
+            s.future.complete(reply);
+        }
+    }
+
+    /** Hosted replica {@code replica} applied an outside client's command. */
+    public void onClientApplied(final int replica, final long clientId, final long seq, final byte[] reply)
+    {
+        clients.onApplied(replica, clientId, seq, reply);
+    }
+
+    /** Fails everything still queued or pending: the host is closing or failed. */
+    public void failAll(final String why)
+    {
+        closed = true;
+        Submission s;
+        while ((s = submissions.poll()) != null)
+        {
+            s.future.completeExceptionally(new SubmitRefusedException(why));
+        }
+        for (final Submission p : pending.values())
+        {
+            p.future.completeExceptionally(new SubmitTimeoutException(why + "; the command's outcome is unknown"));
+        }
+        pending.clear();
+    }
+
+    /** @return true once {@link #failAll(String)} ran; any thread. */
+    public boolean closed()
+    {
+        return closed;
+    }
+
+    /** @return the current tick. */
+    public long nowTick()
+    {
+        return members.nowTick();
+    }
+
+    /** @return the hosted processes' membership. */
+    public HostedMembers members()
+    {
+        return members;
+    }
+
+    /** @return frames for a hosted process that could not be decoded or delivered. */
+    public long droppedFrames()
+    {
+        return droppedFrames;
+    }
+}
