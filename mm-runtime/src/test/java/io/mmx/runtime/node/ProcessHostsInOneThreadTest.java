@@ -237,7 +237,7 @@ class ProcessHostsInOneThreadTest
         {
             for (int id = 0; id < N; id++)
             {
-                if (running[hostOf[id]] && replicas[id].status().role().equals("LEADER"))
+                if (running[hostOf[id]] && replicas[id].status().leads())
                 {
                     return id;
                 }
