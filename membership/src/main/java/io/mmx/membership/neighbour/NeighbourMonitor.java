@@ -2,8 +2,11 @@ package io.mmx.membership.neighbour;
 
 /**
  * Bumps this process's heartbeat and watches its plan neighbours' heartbeats. A neighbour whose
- * counter has not advanced for {@code staleTicks} is suspected (the host takes over its acceptor,
- * which is safe even if the neighbour is only slow); it is cleared when the counter moves again.
+ * counter has not advanced for {@code staleTicks} ticks <em>and</em> over the last
+ * ⌈{@code staleTicks} / {@code intervalTicks}⌉ reads this process made is suspected (the host takes
+ * over its acceptor, which is safe even if the neighbour is only slow); it is cleared when the counter
+ * moves again. Counting reads, as {@link LeaderWatch} does, keeps this process's own stalls out: a
+ * reader that did not run for 300 ms makes one read when it wakes, not 30 intervals' worth.
  * Unreadable words do not count as advances: a neighbour behind a dead link is suspected too.
  */
 public final class NeighbourMonitor
@@ -22,25 +25,35 @@ public final class NeighbourMonitor
     private final int[] neighbours;
     private final long[] lastValue;
     private final long[] lastChangeTick;
+    private final int[] stillReads;
     private final boolean[] suspected;
     private final int intervalTicks;
     private final int staleTicks;
+    private final int staleReads;
     private long beat;
     private long nextBeatTick;
 
     /**
      * @param neighbours    plan neighbours.
-     * @param intervalTicks ticks between own heartbeats and between reads.
-     * @param staleTicks    ticks without an advance before suspicion.
+     * @param intervalTicks ticks between own heartbeats and between reads, at least 1.
+     * @param staleTicks    ticks without an advance before suspicion, at least 1; the reads without an
+     *                      advance this process must also have made are ⌈staleTicks / intervalTicks⌉.
      * @param startTick     tick the monitor starts at (grace: nobody is suspected before startTick + staleTicks).
      */
     public NeighbourMonitor(final int[] neighbours, final int intervalTicks, final int staleTicks, final long startTick)
     {
+        if (intervalTicks < 1 || staleTicks < 1)
+        {
+            throw new IllegalArgumentException("intervalTicks and staleTicks must be at least 1, got " +
+                intervalTicks + " and " + staleTicks);
+        }
         this.neighbours = neighbours.clone();
         this.intervalTicks = intervalTicks;
         this.staleTicks = staleTicks;
+        staleReads = (staleTicks + intervalTicks - 1) / intervalTicks;
         lastValue = new long[neighbours.length];
         lastChangeTick = new long[neighbours.length];
+        stillReads = new int[neighbours.length];
         suspected = new boolean[neighbours.length];
         java.util.Arrays.fill(lastValue, HeartbeatReader.NOT_READABLE);
         java.util.Arrays.fill(lastChangeTick, startTick);
@@ -90,6 +103,7 @@ public final class NeighbourMonitor
             {
                 lastValue[i] = value;
                 lastChangeTick[i] = nowTick;
+                stillReads[i] = 0;
                 if (suspected[i])
                 {
                     suspected[i] = false;
@@ -97,11 +111,16 @@ public final class NeighbourMonitor
                     listener.onNeighbourSuspicion(neighbours[i], false, nowTick);
                 }
             }
-            else if (!suspected[i] && nowTick - lastChangeTick[i] >= staleTicks)
+            else
             {
-                suspected[i] = true;
-                changes++;
-                listener.onNeighbourSuspicion(neighbours[i], true, nowTick);
+                // Saturates: only whether staleReads is reached matters.
+                stillReads[i] = Math.min(stillReads[i] + 1, staleReads);
+                if (!suspected[i] && stillReads[i] >= staleReads && nowTick - lastChangeTick[i] >= staleTicks)
+                {
+                    suspected[i] = true;
+                    changes++;
+                    listener.onNeighbourSuspicion(neighbours[i], true, nowTick);
+                }
             }
         }
         return changes;

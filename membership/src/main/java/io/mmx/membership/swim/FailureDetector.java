@@ -12,6 +12,11 @@ import java.util.SplittableRandom;
  * Probe order is a random cyclic walk (start and stride coprime with n, redrawn every pass), so
  * every live process probes every member within two passes: detection is bounded even with no
  * gossip at all ({@link MembershipConfig#detectionBoundTicks(int)}).
+ * <p>
+ * Timeouts run on this process's own time: a gap between two of its ticks of {@code probeTimeoutTicks}
+ * or more (its thread waited for a core, its JVM paused) counts as one tick. It could read no ACK or
+ * refutation meanwhile, and would otherwise suspect and declare dead, on waking, members that did
+ * answer. Shorter gaps (an idle host parks between ticks) count as time.
  */
 public final class FailureDetector
 {
@@ -74,6 +79,8 @@ public final class FailureDetector
     private long orderStart;
     private long orderStride = 1;
     private int orderIndex;
+    private long lastTick = Long.MIN_VALUE;
+    private long stalledTicks;
 
     /**
      * @param config    concluded configuration.
@@ -116,20 +123,44 @@ public final class FailureDetector
      */
     public void tick(final long nowTick)
     {
-        expireSuspicions(nowTick);
-        if (nowTick >= nextPeriodTick)
+        discountOwnStall(nowTick);
+        final long ownTick = ownTick(nowTick);
+        expireSuspicions(ownTick, nowTick);
+        if (ownTick >= nextPeriodTick)
         {
-            startPeriod(nowTick);
-            nextPeriodTick = nowTick + config.protocolPeriodTicks();
+            startPeriod(ownTick, nowTick);
+            nextPeriodTick = ownTick + config.protocolPeriodTicks();
         }
-        else if (probeState == DIRECT && nowTick >= probeDeadlineTick)
+        else if (probeState == DIRECT && ownTick >= probeDeadlineTick)
         {
             probeIndirectly();
             probeState = INDIRECT;
         }
     }
 
-    private void startPeriod(final long nowTick)
+    private void discountOwnStall(final long nowTick)
+    {
+        final long gap = lastTick == Long.MIN_VALUE ? 0 : nowTick - lastTick;
+        lastTick = nowTick;
+        if (gap >= Math.max(2, config.probeTimeoutTicks()))
+        {
+            stalledTicks += gap - 1;
+        }
+    }
+
+    /** Deadlines are kept in own ticks: the host's ticks less those this process stalled through. */
+    private long ownTick(final long nowTick)
+    {
+        return nowTick - stalledTicks;
+    }
+
+    /** @return ticks this process did not count as time: the gaps it stalled through, less one tick each. */
+    public long stalledTicks()
+    {
+        return stalledTicks;
+    }
+
+    private void startPeriod(final long ownTick, final long nowTick)
     {
         if (probeTarget >= 0 && probeState != ACKED && probeState != NO_PROBE && status[probeTarget] == ALIVE)
         {
@@ -143,7 +174,7 @@ public final class FailureDetector
         }
         probeSeq++;
         probeState = DIRECT;
-        probeDeadlineTick = nowTick + config.probeTimeoutTicks();
+        probeDeadlineTick = ownTick + config.probeTimeoutTicks();
         sender.send(MessageType.PING, probeTarget, probeSeq, -1, 0, -1);
     }
 
@@ -377,7 +408,7 @@ public final class FailureDetector
             }
             if (next == SUSPECT)
             {
-                final long deadline = nowTick + config.suspicionTimeoutTicks();
+                final long deadline = ownTick(nowTick) + config.suspicionTimeoutTicks();
                 suspectDeadline[member] = deadline;
                 enqueueSuspicion(member, deadline);
             }
@@ -422,11 +453,11 @@ public final class FailureDetector
         queueSize = kept;
     }
 
-    private void expireSuspicions(final long nowTick)
+    private void expireSuspicions(final long ownTick, final long nowTick)
     {
         // All suspicions last the same time, so deadlines leave the queue in FIFO order.
         final int capacity = suspectQueueIds.length;
-        while (queueSize > 0 && suspectQueueDeadlines[queueHead] <= nowTick)
+        while (queueSize > 0 && suspectQueueDeadlines[queueHead] <= ownTick)
         {
             final int member = suspectQueueIds[queueHead];
             final long deadline = suspectQueueDeadlines[queueHead];

@@ -125,4 +125,104 @@ class FailureDetectorTest
         detector.onDirectContact(5, restarted.selfIncarnation(), 2);
         assertEquals(MemberStatus.ALIVE, detector.status(5));
     }
+
+    private long pingReqsFor(final int target)
+    {
+        return sent.stream().filter(m -> m[0] == MessageType.PING_REQ && m[3] == target).count();
+    }
+
+    /**
+     * This process stalls 10 periods right after its PING: on waking its probe has not timed out, and the
+     * ACK it reads then settles the probe. Without the ACK the probe goes indirect after probeTimeoutTicks
+     * and the target is suspected after a period, both counted in ticks this process ran.
+     */
+    @Test
+    void ownStallDoesNotTimeAProbeOut()
+    {
+        for (final boolean answered : new boolean[]{true, false})
+        {
+            sent.clear();
+            changes.clear();
+            final FailureDetector d = new FailureDetector(config, 8, 3, new SplittableRandom(1),
+                (type, dst, seq, subject, subjectInc, origin) -> sent.add(new int[]{type, dst, seq, subject, origin}),
+                (member, status, inc, tick) -> changes.add(member + ":" + status + "@" + tick));
+            long tick = 0;
+            while (sent.isEmpty())
+            {
+                d.tick(tick++);
+            }
+            final long pinged = tick - 1;
+            final int[] ping = sent.get(0);
+            final int target = ping[1];
+            final long woke = pinged + 10L * config.protocolPeriodTicks();
+            d.tick(woke);
+            assertEquals(0, pingReqsFor(target), "no indirect probe on waking");
+            assertEquals(MemberStatus.ALIVE, d.status(target), "not suspected on waking");
+            if (answered)
+            {
+                d.onAck(ping[2], target, 0, -1, woke);
+            }
+            // Own ticks: pinged + 1 at woke, so the probe times out at woke + timeout - 1.
+            for (tick = woke + 1; tick < woke + config.probeTimeoutTicks() - 1; tick++)
+            {
+                d.tick(tick);
+            }
+            assertEquals(0, pingReqsFor(target));
+            d.tick(tick);
+            assertEquals(answered ? 0 : config.indirectProbes(), pingReqsFor(target), "answered " + answered);
+            for (tick++; tick <= woke + config.protocolPeriodTicks() - 1; tick++)
+            {
+                d.tick(tick);
+            }
+            assertEquals(answered ? List.of() : List.of(target + ":SUSPECT@" + (woke + config.protocolPeriodTicks() - 1)),
+                changes, "answered " + answered);
+            assertEquals(10L * config.protocolPeriodTicks() - 1, d.stalledTicks());
+        }
+    }
+
+    /**
+     * A member is suspected, then this process stalls 10 suspicion timeouts: on waking it is still only
+     * suspected, and a refutation read then clears it. Without one it is declared dead a suspicion
+     * timeout of this process's own ticks later.
+     */
+    @Test
+    void ownStallDoesNotTimeASuspicionOut()
+    {
+        final long suspectedAt = 7;
+        detector.tick(suspectedAt);
+        detector.apply(5, 0, MemberStatus.SUSPECT, suspectedAt);
+        detector.apply(6, 0, MemberStatus.SUSPECT, suspectedAt);
+        final long woke = suspectedAt + 10L * config.suspicionTimeoutTicks();
+        detector.tick(woke);
+        assertEquals(MemberStatus.SUSPECT, detector.status(5));
+        assertEquals(MemberStatus.SUSPECT, detector.status(6));
+        detector.apply(5, 1, MemberStatus.ALIVE, woke);
+        assertEquals(MemberStatus.ALIVE, detector.status(5), "refuted on waking");
+        final long dies = woke + config.suspicionTimeoutTicks() - 1;
+        for (long tick = woke + 1; tick <= dies; tick++)
+        {
+            detector.tick(tick);
+            assertEquals(tick < dies ? MemberStatus.SUSPECT : MemberStatus.DEAD, detector.status(6), "at " + tick);
+        }
+        // Its own unanswered probes may suspect 5 again here, but not for a suspicion timeout yet.
+        assertTrue(detector.status(5) != MemberStatus.DEAD, "the refuted suspicion does not run out");
+    }
+
+    /** Gaps shorter than the probe timeout (an idle host parking) are time: a suspicion runs out on schedule. */
+    @Test
+    void shortGapsCountAsTime()
+    {
+        final long gap = config.probeTimeoutTicks() - 1;
+        detector.tick(0);
+        detector.apply(6, 0, MemberStatus.SUSPECT, 0);
+        long tick = 0;
+        while (detector.status(6) == MemberStatus.SUSPECT)
+        {
+            tick += gap;
+            detector.tick(tick);
+        }
+        assertEquals(MemberStatus.DEAD, detector.status(6));
+        assertTrue(tick >= config.suspicionTimeoutTicks() && tick < config.suspicionTimeoutTicks() + gap, "dead at " + tick);
+        assertEquals(0, detector.stalledTicks());
+    }
 }
