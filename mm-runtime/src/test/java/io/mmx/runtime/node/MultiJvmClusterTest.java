@@ -343,25 +343,35 @@ class MultiJvmClusterTest
     {
         final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
         final io.mmx.runtime.cli.ReplicaAgreement replicas = new io.mmx.runtime.cli.ReplicaAgreement();
-        NodeTestSupport.await(() ->
+        final StringBuilder lastLine = new StringBuilder();
+        try
         {
-            replicas.clear();
-            try
+            NodeTestSupport.await(() ->
             {
-                replicas.add(mapper, StatusServer.json(node));
-                for (int j = fromJvm; j < toJvm; j++)
+                replicas.clear();
+                try
                 {
-                    replicas.add(mapper, cluster.status(j));
+                    replicas.add(mapper, StatusServer.json(node));
+                    for (int j = fromJvm; j < toJvm; j++)
+                    {
+                        replicas.add(mapper, cluster.status(j));
+                    }
                 }
-            }
-            catch (final java.io.IOException ex)
-            {
-                return false;
-            }
-            final io.mmx.runtime.cli.ReplicaAgreement.Result r = replicas.result();
-            assertTrue(r.agree(), r::line);
-            return done.test(r);
-        }, 120_000, what);
+                catch (final java.io.IOException ex)
+                {
+                    return false;
+                }
+                final io.mmx.runtime.cli.ReplicaAgreement.Result r = replicas.result();
+                assertTrue(r.agree(), r::line);
+                lastLine.setLength(0);
+                lastLine.append(r.line());
+                return done.test(r);
+            }, 120_000, what);
+        }
+        catch (final AssertionError timedOut)
+        {
+            throw new AssertionError(timedOut.getMessage() + "; last seen: " + lastLine, timedOut);
+        }
         return replicas.result().line();
     }
 
@@ -433,8 +443,18 @@ class MultiJvmClusterTest
             logs.add(cluster.appliedLog(p));
         }
         final List<String> unexplained = NodeTestSupport.unexplainedIndexes(logs, atLeast);
+        long gapLines = 0;
+        long snapshotLines = 0;
+        for (final Path log : logs)
+        {
+            for (final String line : Files.readAllLines(log))
+            {
+                gapLines += line.startsWith("gap ") ? 1 : 0;
+                snapshotLines += line.startsWith("snapshot ") ? 1 : 0;
+            }
+        }
         System.out.println("UNEXPLAINED indexes (a replica's applied log misses them without a line): " +
-            unexplained.size());
+            unexplained.size() + "; gap lines " + gapLines + ", snapshot lines " + snapshotLines);
         assertTrue(unexplained.isEmpty(), unexplained.size() + " indexes unexplained, the first: " +
             unexplained.subList(0, Math.min(10, unexplained.size())));
     }
