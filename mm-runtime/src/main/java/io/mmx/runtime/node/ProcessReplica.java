@@ -433,7 +433,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         final long slot = era.base() + eraSlot;
         if (slot <= restoredThroughSlot)
         {
-            return; // applied before the restart: restored from the snapshot and the journal
+            return; // held already: restored from disk, or in a peer's snapshot (StateMachine.onSnapshotLoaded)
         }
         if (durability != null)
         {

@@ -168,6 +168,7 @@ final class ReplicaDurability implements AutoCloseable
                     duplicates.readFrom(data);
                     stateMachine.loadSnapshot(data);
                 }
+                stateMachine.onSnapshotLoaded(snapshot.get().logIndex());
                 after = slotOf(snapshot.get().logIndex());
             }
             restoredSnapshotSlot = after;
@@ -270,8 +271,9 @@ final class ReplicaDurability implements AutoCloseable
     }
 
     /**
-     * Loads {@code snapshot} (received from a peer) as the state and replays the journaled slots
-     * after it (those decided while it was on its way).
+     * Loads {@code snapshot} (received from a peer) as the state, tells the state machine the index it
+     * holds through ({@link StateMachine#onSnapshotLoaded}: the slots up to it that were journaled
+     * while it travelled are never applied here), and replays the journaled slots after it.
      *
      * @return the last slot the state now holds.
      */
@@ -284,6 +286,7 @@ final class ReplicaDurability implements AutoCloseable
             duplicates.readFrom(data);
             stateMachine.loadSnapshot(data);
         }
+        stateMachine.onSnapshotLoaded(snapshot.logIndex());
         final long at = slotOf(snapshot.logIndex());
         final long last = journal.replay(at, new SlotJournal.Replay()
         {

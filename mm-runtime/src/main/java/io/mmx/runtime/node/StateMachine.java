@@ -56,6 +56,19 @@ public interface StateMachine
     }
 
     /**
+     * The state {@link #loadSnapshot} just loaded holds every command through {@code logIndex}; the next
+     * {@link #apply} is after it. Called after each load that succeeded: of this replica's own snapshot
+     * when it restarts, and of a peer's snapshot after a state transfer. A peer's snapshot may hold
+     * commands this replica never saw as {@link #apply} or {@link #onGap}: those it missed, those decided
+     * while the snapshot travelled (journaled, not applied), and those at or below {@code logIndex} that
+     * it learns of only later (skipped, as the state already holds them). An application that keeps a
+     * record of what it applied says here that the commands up to {@code logIndex} came in a snapshot.
+     */
+    default void onSnapshotLoaded(final long logIndex)
+    {
+    }
+
+    /**
      * A digest of the whole state, if this state machine keeps one: replicas that applied the same
      * commands report the same digest at the same log index, so the node's status can show whether
      * they agree. Called on the agent thread at every status refresh (about every 100 ms): keep it

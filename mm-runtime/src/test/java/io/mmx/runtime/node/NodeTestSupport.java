@@ -5,9 +5,14 @@ import io.mmx.planner.plan.Plan;
 import io.mmx.planner.plan.Planner;
 import io.mmx.planner.plan.ProgressListener;
 
+import io.mmx.runtime.example.kv.AppliedLog;
+
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 
 /** Plans, ports and deadlines for node tests. */
@@ -88,5 +93,55 @@ final class NodeTestSupport
             // Poll, do not spin: the cluster under test shares two cores with this thread.
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
         }
+    }
+
+    /**
+     * Checks replicas' applied logs against each other: no two hold different commands at one index,
+     * and together they hold more than {@code atLeast} indexes (else fails). Returns one line per index
+     * that some replica applied and another's log, below its own last command, neither holds nor
+     * names in a gap or snapshot line: an index that replica lost without saying so.
+     */
+    static List<String> unexplainedIndexes(final List<Path> logs, final long atLeast) throws IOException
+    {
+        final List<SortedMap<Long, String>> entries = new ArrayList<>();
+        final SortedMap<Long, String> union = new TreeMap<>();
+        for (int p = 0; p < logs.size(); p++)
+        {
+            final SortedMap<Long, String> log = AppliedLog.byIndex(logs.get(p));
+            entries.add(log);
+            for (final java.util.Map.Entry<Long, String> e : log.entrySet())
+            {
+                final String other = union.putIfAbsent(e.getKey(), e.getValue());
+                if (other != null && !other.equals(e.getValue()))
+                {
+                    throw new AssertionError(logs.get(p) + " holds another command at log index " + e.getKey() +
+                        " than a replica before it: " + e.getValue() + " against " + other);
+                }
+            }
+        }
+        if (union.size() <= atLeast)
+        {
+            throw new AssertionError("the replicas applied only " + union.size() + " log indexes, expected more " +
+                "than " + atLeast);
+        }
+        final List<String> unexplained = new ArrayList<>();
+        for (int p = 0; p < logs.size(); p++)
+        {
+            final SortedMap<Long, String> log = entries.get(p);
+            if (log.isEmpty())
+            {
+                continue;
+            }
+            final List<long[]> accounted = AppliedLog.accounted(logs.get(p));
+            for (final long index : union.headMap(log.lastKey()).keySet())
+            {
+                if (!log.containsKey(index) && accounted.stream().noneMatch(r -> r[0] <= index && index <= r[1]))
+                {
+                    unexplained.add(logs.get(p).getFileName() + " misses log index " + index + " below its last (" +
+                        log.lastKey() + ") and no gap or snapshot line names it");
+                }
+            }
+        }
+        return unexplained;
     }
 }

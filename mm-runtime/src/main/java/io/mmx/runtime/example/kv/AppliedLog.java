@@ -14,7 +14,11 @@ import java.util.List;
 /**
  * A replica's applied commands as text, one line each ({@code logIndex origin hex-bytes}), flushed
  * per line so that what a SIGKILLed replica applied is on disk: tests check that every replica's
- * log is a prefix of one log. A gap is a line {@code gap from to}.
+ * log is a prefix of one log. Two more lines account for indexes the replica did not apply itself:
+ * {@code gap from to}, commands it will never see (its state is incomplete), and
+ * {@code snapshot from to}, commands that came in a snapshot it loaded, which holds every command
+ * through {@code to} ({@code from} is the first index no earlier line names). So a command at an
+ * index below the highest one the log names is either in the log or inside a gap or snapshot line.
  *
  * <p>Reopened after a restart, it continues where it stopped: a torn last line (a kill mid-write) is
  * cut, and commands at or below the last index already written are not written again (a replica
@@ -68,7 +72,7 @@ public final class AppliedLog implements AutoCloseable
         for (final String line : new String(bytes, 0, end, StandardCharsets.US_ASCII).split("\n"))
         {
             final String[] f = line.split(" ");
-            last = Math.max(last, f[0].equals("gap") ? Long.parseLong(f[2]) : Long.parseLong(f[0]));
+            last = Math.max(last, isRange(line) ? Long.parseLong(f[2]) : Long.parseLong(f[0]));
         }
         return last;
     }
@@ -108,6 +112,17 @@ public final class AppliedLog implements AutoCloseable
         lastIndex = to;
     }
 
+    /** The state was replaced by a snapshot holding every command through {@code logIndex}. */
+    void snapshot(final long logIndex)
+    {
+        if (logIndex <= lastIndex)
+        {
+            return; // every index up to it has a line already (a restart loading its own snapshot)
+        }
+        line("snapshot " + (lastIndex + 1) + " " + logIndex);
+        lastIndex = logIndex;
+    }
+
     private void line(final String s)
     {
         try
@@ -122,7 +137,7 @@ public final class AppliedLog implements AutoCloseable
         }
     }
 
-    /** The entries of a log file (gap lines dropped), for comparison; a torn last line is dropped. */
+    /** The entries of a log file (gap and snapshot lines dropped), for comparison; a torn last line is dropped. */
     public static List<String> entries(final Path file) throws IOException
     {
         final List<String> entries = new ArrayList<>();
@@ -131,12 +146,36 @@ public final class AppliedLog implements AutoCloseable
         // The last element is "" for a complete file, or a torn line cut by SIGKILL mid-write.
         for (int i = 0; i < lines.length - 1; i++)
         {
-            if (!lines[i].startsWith("gap "))
+            if (!isRange(lines[i]))
             {
                 entries.add(lines[i]);
             }
         }
         return entries;
+    }
+
+    /**
+     * The index ranges ({@code {from, to}}) of a log file's gap and snapshot lines: indexes the replica
+     * did not apply itself but accounted for. A torn last line is dropped.
+     */
+    public static List<long[]> accounted(final Path file) throws IOException
+    {
+        final List<long[]> ranges = new ArrayList<>();
+        final String[] lines = Files.readString(file, StandardCharsets.US_ASCII).split("\n", -1);
+        for (int i = 0; i < lines.length - 1; i++)
+        {
+            if (isRange(lines[i]))
+            {
+                final String[] f = lines[i].split(" ");
+                ranges.add(new long[]{Long.parseLong(f[1]), Long.parseLong(f[2])});
+            }
+        }
+        return ranges;
+    }
+
+    private static boolean isRange(final String line)
+    {
+        return line.startsWith("gap ") || line.startsWith("snapshot ");
     }
 
     /**

@@ -193,6 +193,15 @@ public final class KeyValueStore implements StateMachine
         }
     }
 
+    @Override
+    public void onSnapshotLoaded(final long logIndex)
+    {
+        if (log != null)
+        {
+            log.snapshot(logIndex);
+        }
+    }
+
     private static long orAbsent(final Long v)
     {
         return v == null ? KeyValueCommand.ABSENT : v;

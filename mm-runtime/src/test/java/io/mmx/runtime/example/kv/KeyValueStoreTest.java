@@ -91,4 +91,32 @@ class KeyValueStoreTest
         assertEquals(java.util.Set.of(2L, 10L, 11L), AppliedLog.byIndex(file).keySet());
         assertEquals(3, AppliedLog.entries(file).size());
     }
+
+    @Test
+    void aSnapshotLoadedIsOneLineForTheIndexesNoLineNamedAndTheLogReopensAfterIt(@TempDir final Path dir)
+        throws Exception
+    {
+        final Path file = dir.resolve("snapshot.log");
+        final int length = KeyValueCommand.encode(buffer, KeyValueCommand.PUT, "k", 1, 0);
+        try (AppliedLog log = new AppliedLog(file))
+        {
+            final KeyValueStore logged = new KeyValueStore(log);
+            logged.apply(2, 2, buffer, 0, length);
+            logged.onGap(3, 7);
+            logged.onSnapshotLoaded(23);  // a peer's snapshot: it holds 8-23, which no line named yet
+            logged.apply(24, 2, buffer, 0, length);
+        }
+        assertEquals(java.util.List.of("gap 3 7", "snapshot 8 23"), java.nio.file.Files.readAllLines(file).stream()
+            .filter(l -> !Character.isDigit(l.charAt(0))).toList());
+        try (AppliedLog log = new AppliedLog(file))
+        {
+            final KeyValueStore logged = new KeyValueStore(log);
+            logged.onSnapshotLoaded(23);  // the restart loads that snapshot from its own disk: nothing new
+            logged.apply(24, 2, buffer, 0, length);
+            logged.apply(25, 2, buffer, 0, length);
+        }
+        assertEquals(java.util.Set.of(2L, 24L, 25L), AppliedLog.byIndex(file).keySet());
+        assertEquals(java.util.List.of(3L, 7L, 8L, 23L), AppliedLog.accounted(file).stream()
+            .flatMap(r -> java.util.stream.Stream.of(r[0], r[1])).toList());
+    }
 }
