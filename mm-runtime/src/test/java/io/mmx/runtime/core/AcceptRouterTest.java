@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class AcceptRouterTest
 {
     /** Sends as "send TO [acceptors]" or "host TO [acceptors]". */
-    private static final class Recording implements Effects
+    private static final class Recording extends IgnoringEffects
     {
         final List<String> sends = new ArrayList<>();
 
@@ -37,27 +37,6 @@ class AcceptRouterTest
         public void broadcast(final Message message)
         {
             sends.add("broadcast");
-        }
-
-        @Override
-        public void memory(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
-            final int lengthWords, final long expected, final long value, final long[] payload)
-        {
-        }
-
-        @Override
-        public void decided(final long slot, final long[] value)
-        {
-        }
-
-        @Override
-        public void skipped(final long fromSlot, final long toSlot)
-        {
-        }
-
-        @Override
-        public void status(final Status status)
-        {
         }
     }
 

@@ -12,21 +12,11 @@ import static org.junit.jupiter.api.Assertions.*;
 class AcceptorDriverTest
 {
     /** Records the driver's memory ops and replies; completions are fed by the test. */
-    static class Script implements Effects, AcceptorReplies
+    static class Script extends IgnoringEffects implements AcceptorReplies
     {
         long opId;
         MemoryOpKind kind;
         final List<String> replies = new ArrayList<>();
-
-        @Override
-        public void send(final int to, final Message message)
-        {
-        }
-
-        @Override
-        public void broadcast(final Message message)
-        {
-        }
 
         @Override
         public void memory(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
@@ -34,21 +24,6 @@ class AcceptorDriverTest
         {
             this.opId = opId;
             this.kind = kind;
-        }
-
-        @Override
-        public void decided(final long slot, final long[] value)
-        {
-        }
-
-        @Override
-        public void skipped(final long fromSlot, final long toSlot)
-        {
-        }
-
-        @Override
-        public void status(final Status status)
-        {
         }
 
         @Override

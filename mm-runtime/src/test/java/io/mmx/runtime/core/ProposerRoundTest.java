@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class ProposerRoundTest
 {
     /** One process's region as words; ops are recorded and completed by the test. */
-    static final class Memory implements Effects
+    static final class Memory extends IgnoringEffects
     {
         final long[] words;
         final List<long[]> ops = new ArrayList<>(); // opId, kind, offset, expected, value
@@ -59,31 +59,6 @@ class ProposerRoundTest
                 words[offset] = op[4];
             }
             return previous;
-        }
-
-        @Override
-        public void send(final int to, final Message message)
-        {
-        }
-
-        @Override
-        public void broadcast(final Message message)
-        {
-        }
-
-        @Override
-        public void decided(final long slot, final long[] value)
-        {
-        }
-
-        @Override
-        public void skipped(final long fromSlot, final long toSlot)
-        {
-        }
-
-        @Override
-        public void status(final Status status)
-        {
         }
     }
 
