@@ -1,5 +1,6 @@
 package io.mmx.perf.failover;
 
+import io.mmx.perf.idle.ProcFs;
 import io.mmx.planner.plan.Plan;
 import io.mmx.runtime.local.ClusterLayout;
 import io.mmx.runtime.local.LocalCluster;
@@ -257,7 +258,8 @@ public final class FailoverBenchmark
         report.add("");
         report.add(String.format(Locale.ROOT, "%s, %d cores, load average %s; n = %d in %d JVMs of %d, degree %d, " +
             "%d commands/s submitted open loop through process %d's JVM.", java.time.Instant.now().toString()
-            .substring(0, 16).replace('T', ' ') + " UTC", Runtime.getRuntime().availableProcessors(), loadAverage(), n,
+            .substring(0, 16).replace('T', ' ') + " UTC",
+            Runtime.getRuntime().availableProcessors(), ProcFs.loadAverage(), n,
             layout.jvms(), procsPerJvm, degree, rate, layout.ids(layout.jvms() - 1)[0]));
         report.add("");
         report.add("| kills | p50 ms | p99 ms | max ms | min ms | steady commit p50 ms (baseline) | failover p50 / baseline |");
@@ -343,7 +345,8 @@ public final class FailoverBenchmark
             report.add("");
             report.add(String.format(Locale.ROOT, "%s, %d cores, load average %s at the end; n = %d in %d JVMs of %d, " +
                 "degree %d, %d commands/s, %d busy threads (%s), %d minutes.", java.time.Instant.now().toString()
-                .substring(0, 16).replace('T', ' ') + " UTC", Runtime.getRuntime().availableProcessors(), loadAverage(), n,
+                .substring(0, 16).replace('T', ' ') + " UTC",
+                Runtime.getRuntime().availableProcessors(), ProcFs.loadAverage(), n,
                 layout.jvms(), procsPerJvm, degree, rate, busy, spinnerName(), minutes));
             report.add("");
             report.add("| leader at start | leader changes (all processes, from metrics) | changes seen here (sampled 10 ms) | " +
@@ -515,18 +518,5 @@ public final class FailoverBenchmark
     private static int firstLeader(final MmxNode node)
     {
         return node.status().get(0).leader();
-    }
-
-    private static String loadAverage()
-    {
-        try
-        {
-            final String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
-            return f[0] + " " + f[1] + " " + f[2];
-        }
-        catch (final IOException ex)
-        {
-            return "unknown";
-        }
     }
 }

@@ -365,7 +365,7 @@ public final class IdleBenchmark
         sb.append(String.format(Locale.ROOT, "%d cores, load average %s; child JVMs -Xmx%s -XX:+UseSerialGC, node " +
             "idle strategy %s; CPU is utime+stime from /proc over %d s after the first probe committed and %d s " +
             "settling; baseline: as many JVMs that only wait on stdin, over %d s.%n%n",
-            Runtime.getRuntime().availableProcessors(), loadAverage(), o.heap(),
+            Runtime.getRuntime().availableProcessors(), ProcFs.loadAverage(), o.heap(),
             o.idle() == null ? "default" : o.idle(), o.seconds(), o.settleS(), BASELINE_SECONDS));
         sb.append("| n | JVMs × procs | start s | first commit s | cores total | per process | per JVM | " +
             "idle-JVM baseline | × baseline | RSS per process MiB (anon, regions, Aeron, files) |\n");
@@ -408,18 +408,5 @@ public final class IdleBenchmark
             }
         }
         return sb.toString();
-    }
-
-    private static String loadAverage()
-    {
-        try
-        {
-            final String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
-            return f[0] + " " + f[1] + " " + f[2];
-        }
-        catch (final IOException ex)
-        {
-            return "unknown";
-        }
     }
 }

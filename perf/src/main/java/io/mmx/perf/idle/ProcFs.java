@@ -26,6 +26,20 @@ public final class ProcFs
     {
     }
 
+    /** The 1, 5 and 15 minute load averages as {@code /proc/loadavg} gives them, or "unknown". */
+    public static String loadAverage()
+    {
+        try
+        {
+            final String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
+    }
+
     /**
      * The kernel's USER_HZ from this process's auxiliary vector ({@code AT_CLKTCK}, entry 17), read from
      * {@code /proc/self/auxv}; 100 if it cannot be read. Read, not asked of {@code getconf}: starting a
