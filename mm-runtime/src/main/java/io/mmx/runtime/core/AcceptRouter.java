@@ -2,7 +2,7 @@ package io.mmx.runtime.core;
 
 /**
  * Routes a leader's new Accept groups to executors (thrifty phase 2): once it knows an executor
- * for enough acceptors (from earlier Accepted bundles), a group goes only to those executors,
+ * for enough acceptors (from this term's Promises and Accepted bundles), a group goes only to those executors,
  * one Accept per executor naming its acceptors, quorum + n/32 acceptors in all; until then it is
  * broadcast. With hosts of several processes ({@link CoreConfig#hosts}), the owners on one host that
  * execute their own acceptors share one Accept naming them all ({@link Effects#sendToHost}). Performance only: which acceptors answer never matters for safety, and
@@ -47,6 +47,12 @@ final class AcceptRouter
     void heard(final int acceptor, final int executor)
     {
         executorOf[acceptor] = executor;
+    }
+
+    /** A new term: no executor is known until this ballot's Promises and Accepted bundles name them. */
+    void forgetExecutors()
+    {
+        java.util.Arrays.fill(executorOf, -1);
     }
 
     /** Sends a new group: to the known executors of enough acceptors, else to every process. */

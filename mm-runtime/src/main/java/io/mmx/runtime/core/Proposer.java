@@ -181,6 +181,9 @@ final class Proposer
         role = Role.CANDIDATE;
         preempted = false;
         inFlight.clear();
+        // Executors heard in an earlier term may have crashed since (the leader we replace among
+        // them): the Promises of this ballot name live ones.
+        router.forgetExecutors();
         phase1.start(nowTicks);
     }
 
@@ -198,6 +201,10 @@ final class Proposer
 
     void onPromise(final Message.Promise p, final long nowTicks)
     {
+        if (role != Role.FOLLOWER && p.ballot == phase1.ballot())
+        {
+            router.heard(p.acceptor, p.from());
+        }
         if (role == Role.CANDIDATE && phase1.onPromise(p))
         {
             becomeLeader(nowTicks);

@@ -1,6 +1,7 @@
 package io.mmx.runtime.node;
 
 import io.mmx.membership.MembershipNode;
+import io.mmx.membership.Role;
 import io.mmx.membership.plan.PlanActivation;
 import io.mmx.runtime.core.Status;
 
@@ -56,6 +57,9 @@ final class ReplicaEvents
     private long foreignPlanLogged;
     private boolean planRefusedLogged;
     private boolean recovered;
+    /** The core's role at the last status, and the tick its current phase 1 began (-1: not preparing). */
+    private Role coreRole = Role.FOLLOWER;
+    private long preparingSinceTick = -1;
 
     /**
      * @param restart true if the process's region existed at start (a restart), false if it was formatted now.
@@ -164,6 +168,7 @@ final class ReplicaEvents
 
     private void statusEvents(final ProcessStatus published, final Status s, final long tick)
     {
+        roleEvents(s, tick);
         if (published.blocked())
         {
             if (blockedSinceTick < 0)
@@ -236,6 +241,36 @@ final class ReplicaEvents
     long blockedNs()
     {
         return blockedTicksSeen * tickNs;
+    }
+
+    /** A line when the core starts to lead, with how long its phase 1 took: the part of a failover after the news. */
+    private void roleEvents(final Status s, final long tick)
+    {
+        if (s.role == coreRole)
+        {
+            return;
+        }
+        if (s.role == Role.CANDIDATE)
+        {
+            preparingSinceTick = tick;
+        }
+        else if (s.role == Role.LEADER)
+        {
+            leaderLimiter.log(tick, EventLog.Level.INFO, "leads", id, "leads at ballot " + s.ballot +
+                (preparingSinceTick >= 0 ? " after a phase 1 of " + millis(tick - preparingSinceTick) + " ms" : "") +
+                ", reaching " + s.reachableAcceptors + " acceptors (a quorum is " + s.neededAcceptors + ")");
+            preparingSinceTick = -1;
+        }
+        else
+        {
+            preparingSinceTick = -1;
+        }
+        coreRole = s.role;
+    }
+
+    private long millis(final long ticks)
+    {
+        return ticks * tickNs / 1_000_000;
     }
 
     private String seconds(final long ticks)

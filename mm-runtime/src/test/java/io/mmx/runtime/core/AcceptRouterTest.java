@@ -64,6 +64,30 @@ class AcceptRouterTest
     }
 
     @Test
+    void aNewTermForgetsTheExecutorsOfTheLastOne()
+    {
+        final CoreConfig config = new CoreConfig().graph(GRAPH).conclude();
+        final Recording effects = new Recording();
+        final AcceptRouter router = new AcceptRouter(0, config, effects, q -> q == 0);
+        for (int q = 1; q < 8; q++)
+        {
+            router.heard(q, q);
+        }
+        // Processes 1 and 2 crash with the old leader; a new phase 1 starts and 3-7 promise (quorum 5, target 6).
+        router.forgetExecutors();
+        router.send(2, 0, new long[][]{{1}}, -1, -1);
+        assertEquals(List.of("broadcast"), effects.sends, "the old term's executors are not trusted");
+        effects.sends.clear();
+        for (int q = 3; q < 8; q++)
+        {
+            router.heard(q, q);
+        }
+        router.send(2, 0, new long[][]{{1}}, -1, -1);
+        assertEquals(List.of("send 0 [0]", "send 3 [3]", "send 4 [4]", "send 5 [5]", "send 6 [6]", "send 7 [7]"), effects.sends,
+            "only this term's executors, none of the crashed ones");
+    }
+
+    @Test
     void withoutSharedHostsEveryExecutorGetsItsOwnAccept()
     {
         final CoreConfig config = new CoreConfig().graph(GRAPH).conclude();
