@@ -37,6 +37,13 @@ public final class MembershipConfig
     public static final int DEFAULT_LEADER_STALE_TICKS = 5;
     /** Default reads (one per tick) that must see the leader's heartbeat stand still before it is declared stopped. */
     public static final int DEFAULT_LEADER_STALE_READS = 4;
+    /**
+     * Default ticks the leader's heartbeat may stand still before a neighbour asks the host whether the
+     * leader's process is dead (only a host that can tell answers; a confirmed death is declared at once).
+     */
+    public static final int DEFAULT_LEADER_CONFIRMED_STALE_TICKS = 5;
+    /** Default still reads before that question. */
+    public static final int DEFAULT_LEADER_CONFIRMED_STALE_READS = 3;
     /** Largest cluster a node accepts. */
     public static final int MAX_PROCESSES = 1 << 20;
 
@@ -54,6 +61,8 @@ public final class MembershipConfig
     private int neighbourStaleTicks = DEFAULT_NEIGHBOUR_STALE_TICKS;
     private int leaderStaleTicks = DEFAULT_LEADER_STALE_TICKS;
     private int leaderStaleReads = DEFAULT_LEADER_STALE_READS;
+    private int leaderConfirmedStaleTicks = DEFAULT_LEADER_CONFIRMED_STALE_TICKS;
+    private int leaderConfirmedStaleReads = DEFAULT_LEADER_CONFIRMED_STALE_READS;
     private int concludedFor;
 
     /**
@@ -119,6 +128,13 @@ public final class MembershipConfig
         {
             errors.add("leaderStaleTicks must be >= 2 and leaderStaleReads 1..leaderStaleTicks (one read per tick), got " +
                 leaderStaleTicks + " and " + leaderStaleReads);
+        }
+        if (leaderConfirmedStaleReads < 1 || leaderConfirmedStaleReads > leaderConfirmedStaleTicks ||
+            leaderConfirmedStaleTicks > leaderStaleTicks)
+        {
+            errors.add("leaderConfirmedStaleReads must be 1..leaderConfirmedStaleTicks and leaderConfirmedStaleTicks at " +
+                "most leaderStaleTicks, got " + leaderConfirmedStaleReads + ", " + leaderConfirmedStaleTicks + " and " +
+                leaderStaleTicks);
         }
         if (!errors.isEmpty())
         {
@@ -378,6 +394,40 @@ public final class MembershipConfig
     public MembershipConfig leaderStaleReads(final int value)
     {
         leaderStaleReads = value;
+        return this;
+    }
+
+    /** @return ticks of standing still before a host that can tell is asked whether the leader's process died. */
+    public int leaderConfirmedStaleTicks()
+    {
+        return leaderConfirmedStaleTicks;
+    }
+
+    /**
+     * @param value ticks the leader's heartbeat may stand still before a neighbour asks its host whether the
+     *              leader's process is dead ({@code HostLiveness.surelyDead}); a confirmed death is declared
+     *              then, without waiting for {@link #leaderStaleTicks()}. At most leaderStaleTicks.
+     * @return this.
+     */
+    public MembershipConfig leaderConfirmedStaleTicks(final int value)
+    {
+        leaderConfirmedStaleTicks = value;
+        return this;
+    }
+
+    /** @return still reads before that question (asked again every as many reads while the word stands). */
+    public int leaderConfirmedStaleReads()
+    {
+        return leaderConfirmedStaleReads;
+    }
+
+    /**
+     * @param value still reads (one per tick) before a neighbour asks its host; 1..leaderConfirmedStaleTicks.
+     * @return this.
+     */
+    public MembershipConfig leaderConfirmedStaleReads(final int value)
+    {
+        leaderConfirmedStaleReads = value;
         return this;
     }
 }

@@ -271,7 +271,11 @@ public final class MembershipNode
                 return;
             }
         }
-        if (watchedNeighbourIndex >= 0 && leaderWatch.onRead(nowTick, heartbeatReader.readHeartbeat(leader)))
+        if (watchedNeighbourIndex < 0)
+        {
+            return;
+        }
+        if (leaderWatch.onRead(nowTick, heartbeatReader.readHeartbeat(leader)))
         {
             if (liveness.surelyRuns(leader))
             {
@@ -280,19 +284,34 @@ public final class MembershipNode
                 leaderWatch.vetoed();
                 return;
             }
-            leaderDeclarations++;
-            listener.onLeaderStopped(leader, leaderWatch.stillTicks(nowTick), leaderWatch.stillReads(), nowTick);
-            // A rare event: every member hears it directly, so that a new leader commits at once.
-            for (int p = 0; p < processes; p++)
-            {
-                if (p != self)
-                {
-                    leaderDownSent++;
-                    send(MessageType.LEADER_DOWN, p, 0, leader, detector.incarnation(leader), -1);
-                }
-            }
-            onLeaderDown(leader, nowTick);
         }
+        else if (leaderWatch.earlyCheckDue(nowTick, config.leaderConfirmedStaleTicks(), config.leaderConfirmedStaleReads()) &&
+            liveness.surelyDead(leader))
+        {
+            // Still only briefly, but the operating system says its process is gone: no reason to wait.
+            leaderWatch.declareConfirmed();
+        }
+        else
+        {
+            return;
+        }
+        declareLeaderStopped(leader, nowTick);
+    }
+
+    private void declareLeaderStopped(final int leader, final long nowTick)
+    {
+        leaderDeclarations++;
+        listener.onLeaderStopped(leader, leaderWatch.stillTicks(nowTick), leaderWatch.stillReads(), nowTick);
+        // A rare event: every member hears it directly, so that a new leader commits at once.
+        for (int p = 0; p < processes; p++)
+        {
+            if (p != self)
+            {
+                leaderDownSent++;
+                send(MessageType.LEADER_DOWN, p, 0, leader, detector.incarnation(leader), -1);
+            }
+        }
+        onLeaderDown(leader, nowTick);
     }
 
     /**

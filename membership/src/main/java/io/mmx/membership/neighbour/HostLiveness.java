@@ -18,4 +18,15 @@ public interface HostLiveness
      * not a crash); false if it is dead or this cannot tell.
      */
     boolean surelyRuns(int processId);
+
+    /**
+     * @param processId a member.
+     * @return true only if the process hosting it is surely dead (the operating system says so), so a
+     * leader whose word stood still only briefly may be declared stopped at once; false if it runs or
+     * this cannot tell. {@link #NONE} never knows.
+     */
+    default boolean surelyDead(final int processId)
+    {
+        return false;
+    }
 }

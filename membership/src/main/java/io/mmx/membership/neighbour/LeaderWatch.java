@@ -98,6 +98,30 @@ public final class LeaderWatch
     }
 
     /**
+     * After a read that did not declare: true when the word has stood still for the early bound
+     * ({@code earlyTicks} ticks and {@code earlyReads} reads) and a host that can tell should now be
+     * asked whether the leader's process is dead (every {@code earlyReads} still reads, never
+     * after a declaration). Only a confirmed death may be declared on this bound
+     * ({@link #declareConfirmed}): the word alone waits for the full bound.
+     *
+     * @param nowTick    now.
+     * @param earlyTicks ticks of the early bound, at least 1.
+     * @param earlyReads reads of the early bound, at least 1.
+     * @return true if the host should ask now.
+     */
+    public boolean earlyCheckDue(final long nowTick, final int earlyTicks, final int earlyReads)
+    {
+        return watched >= 0 && !declared && seenMoving && stillReads >= earlyReads && stillReads % earlyReads == 0 &&
+            nowTick - lastAdvanceTick >= earlyTicks;
+    }
+
+    /** The host confirmed the leader's process dead on the early bound: declared, once, as {@link #onRead} would. */
+    public void declareConfirmed()
+    {
+        declared = true;
+    }
+
+    /**
      * The host said the leader runs after all: ask again after another {@code staleReads} still reads
      * (the leader may die while its word still stands).
      */

@@ -35,11 +35,31 @@ class LeaderDownTest
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
     /** Hosts the operating system says run (none by default: the word alone decides). */
     private final boolean[] hostRuns = new boolean[N];
-    private final HostLiveness liveness = p -> hostRuns[p];
+    /** Hosts the operating system says are gone (none by default: it cannot tell). */
+    private final boolean[] hostDead = new boolean[N];
+    private final HostLiveness liveness = new HostLiveness()
+    {
+        @Override
+        public boolean surelyRuns(final int p)
+        {
+            return hostRuns[p];
+        }
+
+        @Override
+        public boolean surelyDead(final int p)
+        {
+            return hostDead[p];
+        }
+    };
 
     private MembershipNode node(final int self, final int... neighbours)
     {
-        return new MembershipNode(new MembershipConfig().conclude(N), N, self, PLAN, neighbours, 7,
+        return node(new MembershipConfig(), self, neighbours);
+    }
+
+    private MembershipNode node(final MembershipConfig config, final int self, final int... neighbours)
+    {
+        return new MembershipNode(config.conclude(N), N, self, PLAN, neighbours, 7,
             (src, dst, type, b, offset, length) -> sent.add(new int[]{type, dst}), MembershipListener.NO_OP,
             q -> words[q], value -> words[self] = value, 0, HOST_OF, liveness);
     }
@@ -97,6 +117,48 @@ class LeaderDownTest
         }
         assertEquals(7, sentTo(MessageType.LEADER_CLAIM).size(), "one announcement per leadership");
         assertEquals(7, sentTo(MessageType.LEADER_DOWN).size(), "one declaration per stop");
+    }
+
+    @Test
+    void aLeaderWhoseProcessTheHostKnowsDeadIsDeclaredOnTheEarlyBound()
+    {
+        // The word alone: 15 ticks and 4 reads; a death the host confirms: 5 ticks and 3 reads.
+        final MembershipConfig config = new MembershipConfig().leaderStaleTicks(15).leaderStaleReads(4)
+            .leaderConfirmedStaleTicks(5).leaderConfirmedStaleReads(3);
+        final MembershipNode four = node(config, 4, 0, 6);
+        deliver(four, 1, 0, MessageType.PING, -1, 0, 1);
+        long t = 1;
+        for (; t <= 30; t++)
+        {
+            words[0] = t;
+            four.tick(t);
+        }
+        // Paused, not dead (the host cannot tell either way): the early bound passes and nothing happens.
+        for (; t <= 40; t++)
+        {
+            four.tick(t);
+        }
+        assertEquals(List.of(), sentTo(MessageType.LEADER_DOWN), "no declaration on the early bound without a confirmed death");
+        words[0] = t; // it beats again
+        four.tick(t++);
+        final long lastBeat = t - 1;
+        hostDead[0] = true; // then its JVM is killed
+        for (; sentTo(MessageType.LEADER_DOWN).isEmpty() && t < lastBeat + 100; t++)
+        {
+            four.tick(t);
+        }
+        assertEquals(lastBeat + 7, t, "asked every 3 still reads once 5 ticks passed: the 6th read, tick " + (lastBeat + 6));
+        assertEquals(List.of(0, 1, 2, 3, 5, 6, 7), sentTo(MessageType.LEADER_DOWN));
+        assertEquals(4, four.leaderId());
+        assertEquals(0, four.leaderDeclarationsVetoed());
+    }
+
+    @Test
+    void theEarlyBoundMayNotExceedTheFullOne()
+    {
+        final IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+            () -> new MembershipConfig().leaderStaleTicks(5).leaderConfirmedStaleTicks(6).conclude(N));
+        assertTrue(e.getMessage().contains("leaderConfirmedStaleTicks"), e.getMessage());
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.mmx.membership.neighbour;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -35,6 +37,29 @@ class LeaderWatchTest
         watch.watch(3, 0);
         assertEquals(-1, readEveryTick(0, 10_000, t -> t));
         assertEquals(1, watch.longestSilenceTicks());
+    }
+
+    @Test
+    void theEarlyCheckIsDueEveryFewStillReadsPastTheEarlyBoundUntilADeclaration()
+    {
+        watch.watch(3, 0);
+        final List<Long> due = new java.util.ArrayList<>();
+        for (long t = 0; t <= 40; t++)
+        {
+            final boolean declared = watch.onRead(t, Math.min(t, 10)); // stands still from tick 10
+            if (!declared && watch.earlyCheckDue(t, 2, 2))
+            {
+                due.add(t);
+            }
+            if (t == 13)
+            {
+                watch.declareConfirmed();
+            }
+        }
+        assertEquals(List.of(12L), due, "2 ticks and 2 reads at tick 12; declared at 13, so never again");
+        assertFalse(watch.onRead(41, 10), "a confirmed declaration is a declaration: no second one");
+        assertFalse(watch.onRead(42, 11), "it moved");
+        assertFalse(watch.earlyCheckDue(42, 2, 2), "it moved: still reads start afresh");
     }
 
     @Test

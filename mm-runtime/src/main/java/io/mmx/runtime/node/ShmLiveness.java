@@ -18,7 +18,8 @@ import java.util.List;
  * hosts, and the kernel drops the lock the moment the JVM dies, SIGKILL included. Another node asks
  * {@link #surelyRuns} only when a leader's heartbeat word has stood still past the bound: if it cannot
  * take the lock, the leader's JVM runs and is only slow (a busy machine, a collector pause), so the
- * leader is not declared stopped.
+ * leader is not declared stopped. {@link #surelyDead} answers the other way, for the early bound: a
+ * free lock whose file a node created means that node's JVM is gone.
  */
 final class ShmLiveness implements HostLiveness, AutoCloseable
 {
@@ -87,28 +88,47 @@ final class ShmLiveness implements HostLiveness, AutoCloseable
     @Override
     public boolean surelyRuns(final int processId)
     {
+        return lockState(processId) == HELD;
+    }
+
+    @Override
+    public boolean surelyDead(final int processId)
+    {
+        return lockState(processId) == FREE;
+    }
+
+    private static final int HELD = 1;
+    private static final int FREE = 2;
+    private static final int UNKNOWN = 3;
+
+    /**
+     * HELD: its owner holds the lock, that JVM runs. FREE: the file exists (a node hosted the process)
+     * and nobody holds it: that JVM is gone. UNKNOWN: no file (never hosted here) or an I/O error.
+     */
+    private int lockState(final int processId)
+    {
         final Path file = file(processId);
         if (!Files.exists(file))
         {
-            return false;
+            return UNKNOWN;
         }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
         {
             final FileLock lock = channel.tryLock();
             if (lock == null)
             {
-                return true; // its owner holds it: that JVM runs
+                return HELD;
             }
             lock.release();
-            return false;
+            return FREE;
         }
         catch (final OverlappingFileLockException ex)
         {
-            return true; // held in this JVM, which runs
+            return HELD; // held in this JVM, which runs
         }
         catch (final IOException ex)
         {
-            return false; // cannot tell: the word alone decides
+            return UNKNOWN; // cannot tell: the word alone decides
         }
     }
 
