@@ -27,6 +27,9 @@ final class DuplicateFilter
     private final int maxRuns;
     private final Map<Long, Run> runs;
     private final ClientSessions clients;
+    /** The run of the last command's key: a slot's commands mostly share an origin. Always a run in the map. */
+    private long lastKey = -1;
+    private Run lastRun;
 
     DuplicateFilter(final int maxRuns)
     {
@@ -57,14 +60,20 @@ final class DuplicateFilter
     /** True if this is the first copy of the command: apply it. */
     boolean firstCopy(final int origin, final int incarnation, final long counter)
     {
-        final Long key = ((long)origin << 32) | (incarnation & 0xFFFF_FFFFL);
-        Run run = runs.get(key);
-        if (run == null)
+        final long key = ((long)origin << 32) | (incarnation & 0xFFFF_FFFFL);
+        if (lastRun == null || key != lastKey)
         {
-            run = new Run();
-            runs.put(key, run);
+            Run run = runs.get(key);
+            if (run == null)
+            {
+                // May evict the eldest run, never this one: the cache then holds the new run.
+                run = new Run();
+                runs.put(key, run);
+            }
+            lastKey = key;
+            lastRun = run;
         }
-        return run.mark(counter);
+        return lastRun.mark(counter);
     }
 
     /**
@@ -107,6 +116,7 @@ final class DuplicateFilter
                 maxRuns + ": the snapshot is of another configuration");
         }
         runs.clear();
+        lastRun = null;
         for (int r = 0; r < count; r++)
         {
             final long key = in.readLong();

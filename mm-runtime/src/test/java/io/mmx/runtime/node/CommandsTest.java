@@ -55,6 +55,28 @@ class CommandsTest
     }
 
     @Test
+    void anEvictedRunIsForgottenEvenRightAfterItsLastCommand() throws Exception
+    {
+        final DuplicateFilter f = new DuplicateFilter(2);
+        assertTrue(f.firstCopy(1, 9, 5));
+        assertTrue(f.firstCopy(2, 9, 5));
+        assertTrue(f.firstCopy(3, 9, 5), "a third run evicts the first (oldest) one");
+        assertFalse(f.firstCopy(3, 9, 5));
+        assertTrue(f.firstCopy(1, 9, 5), "run 1 was evicted: its counter is new again (and evicts run 2)");
+        assertTrue(f.firstCopy(2, 9, 5), "run 2 was evicted too");
+        // A filter restored from a snapshot answers as the original does.
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        f.writeTo(new java.io.DataOutputStream(bytes));
+        final DuplicateFilter g = new DuplicateFilter(2);
+        assertTrue(g.firstCopy(2, 9, 7), "a run the restore replaces");
+        g.readFrom(new java.io.DataInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray())));
+        assertFalse(g.firstCopy(2, 9, 5), "restored, not the run it had before");
+        assertTrue(g.firstCopy(2, 9, 7), "7 was marked only before the restore");
+        assertFalse(f.firstCopy(2, 9, 5));
+        assertTrue(f.firstCopy(2, 9, 7));
+    }
+
+    @Test
     void aProbeIsNamedLikeACommandButCarriesNoPayload()
     {
         final int w = Commands.proposalWords(32);
