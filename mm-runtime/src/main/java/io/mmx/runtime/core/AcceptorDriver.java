@@ -411,7 +411,11 @@ final class AcceptorDriver
         transitions++;
         retries = 0;
         cachedHead = nextHead;
-        cached.copyFrom(next);
+        // The record just published becomes the cache; the old cache is the next build's space
+        // (build copies into it first). A swap, not a copy of the whole window per transition.
+        final AcceptorRecord was = cached;
+        cached = next;
+        next = was;
         cacheValid = true;
         resolveFlight(cached);
         kick();

@@ -24,14 +24,19 @@ import java.util.Arrays;
  */
 public final class AcceptorRecord
 {
-    static final int SEQ = 0;
-    static final int LENGTH = 1;
-    static final int PROMISED = 2;
-    static final int FLOOR = 3;
+    /** Word index of the head sequence, as in the table above. */
+    public static final int SEQ = 0;
+    /** Word index of the length, as in the table above. */
+    public static final int LENGTH = 1;
+    /** Word index of the promised ballot, as in the table above. */
+    public static final int PROMISED = 2;
+    /** Word index of the floor, as in the table above. */
+    public static final int FLOOR = 3;
     static final int COUNT = 4;
     static final int PREV = 5;
     static final int ENTRIES = 6;
-    static final int ENTRY_FIXED_WORDS = 3;
+    /** Words of an entry before its value: slot, ballot, value length. */
+    public static final int ENTRY_FIXED_WORDS = 3;
 
     private static final long[] EMPTY = new long[0];
 
@@ -315,43 +320,21 @@ public final class AcceptorRecord
     {
         assert previous != this;
         clear();
-        if (availableWords < ENTRIES + 1 || src[offset + SEQ] != expectedSeq)
+        if (valueAt == null)
+        {
+            valueAt = new int[maxEntries];
+        }
+        final int n = index(src, offset, availableWords, expectedSeq, maxEntries, maxBatch, slots, ballots, valueAt);
+        if (n < 0)
         {
             return false;
         }
-        final long length = src[offset + LENGTH];
-        final long n = src[offset + COUNT];
-        if (length < ENTRIES + 1 || length > availableWords || n < 0 || n > maxEntries ||
-            src[offset + (int)length - 1] != expectedSeq)
-        {
-            return false;
-        }
-        int w = offset + ENTRIES;
-        final int end = offset + (int)length - 1;
         int j = 0;
         for (int i = 0; i < n; i++)
         {
-            count = i; // a failure below clears what was filled so far
-            if (w + ENTRY_FIXED_WORDS > end)
-            {
-                clear();
-                return false;
-            }
-            final long slot = src[w++];
-            final long ballot = src[w++];
-            final long len = src[w++];
-            if (len < 0 || len > maxBatch || w + len > end)
-            {
-                clear();
-                return false;
-            }
-            if (i > 0 && slot <= slots[i - 1])
-            {
-                clear();
-                return false;
-            }
-            slots[i] = slot;
-            ballots[i] = ballot;
+            final long slot = slots[i];
+            final int w = valueAt[i];
+            final int len = (int)src[w - 1];
             if (previous != null)
             {
                 while (j < previous.count && previous.slots[j] < slot)
@@ -364,30 +347,75 @@ public final class AcceptorRecord
                 values[i] = EMPTY;
             }
             else if (previous != null && j < previous.count && previous.slots[j] == slot &&
-                Arrays.equals(previous.values[j], 0, previous.values[j].length, src, w, w + (int)len))
+                Arrays.equals(previous.values[j], 0, previous.values[j].length, src, w, w + len))
             {
                 values[i] = previous.values[j];
             }
             else
             {
-                values[i] = Arrays.copyOfRange(src, w, w + (int)len);
+                values[i] = Arrays.copyOfRange(src, w, w + len);
             }
-            w += (int)len;
-        }
-        count = (int)n;
-        if (w != end)
-        {
-            // The entries do not fill the length: length and count come from different records.
-            clear();
-            return false;
         }
         seq = expectedSeq;
         promised = src[offset + PROMISED];
         floor = src[offset + FLOOR];
         prevHead = src[offset + PREV];
-        count = (int)n;
+        count = n;
         changed = false;
         return true;
+    }
+
+    /** Where {@link #decode} finds each entry's value; allocated on the first decode. */
+    private int[] valueAt;
+
+    /**
+     * The checks of {@link #decode}, without copying values: whether {@code src[offset..]} is
+     * visibly a whole record published with {@code expectedSeq} of at most {@code maxEntries}
+     * entries of at most {@code maxBatch} words. Fills entry i's slot, ballot and where its value
+     * starts ({@code valueAt[i]}; its length is the word before) and returns the entry count, or
+     * -1 when the record is not whole (the arrays then hold garbage). For readers that keep
+     * records as words, such as the simulator's audit.
+     */
+    public static int index(final long[] src, final int offset, final int availableWords, final long expectedSeq,
+        final int maxEntries, final int maxBatch, final long[] slots, final long[] ballots, final int[] valueAt)
+    {
+        if (availableWords < ENTRIES + 1 || src[offset + SEQ] != expectedSeq)
+        {
+            return -1;
+        }
+        final long length = src[offset + LENGTH];
+        final long n = src[offset + COUNT];
+        if (length < ENTRIES + 1 || length > availableWords || n < 0 || n > maxEntries ||
+            src[offset + (int)length - 1] != expectedSeq)
+        {
+            return -1;
+        }
+        int w = offset + ENTRIES;
+        final int end = offset + (int)length - 1;
+        for (int i = 0; i < n; i++)
+        {
+            if (w + ENTRY_FIXED_WORDS > end)
+            {
+                return -1;
+            }
+            final long slot = src[w++];
+            final long ballot = src[w++];
+            final long len = src[w++];
+            if (len < 0 || len > maxBatch || w + len > end)
+            {
+                return -1;
+            }
+            if (i > 0 && slot <= slots[i - 1])
+            {
+                return -1;
+            }
+            slots[i] = slot;
+            ballots[i] = ballot;
+            valueAt[i] = w;
+            w += (int)len;
+        }
+        // The entries must fill the length exactly, or length and count come from different records.
+        return w == end ? (int)n : -1;
     }
 
     /** Same promised ballot, floor and entries (sequence numbers ignored). */

@@ -1,9 +1,10 @@
 package io.mmx.runtime.sim;
 
-import io.mmx.runtime.core.AcceptorRecord;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.Message;
 import io.mmx.runtime.core.RegionLayout;
+
+import org.agrona.collections.LongHashSet;
 
 import java.util.Arrays;
 
@@ -19,14 +20,11 @@ final class AcceptorAudit
     private final CoreConfig config;
     private final RegionLayout layout;
     private final SafetyChecker checker;
-    private final AcceptorRecord[] last;
+    private final PublishedState[] last;
     /** Per acceptor: fingerprints of every state it published (what a Promise may report). */
-    private final java.util.HashSet<Long>[] states;
-    private long[] words;
-    /** Decoding space for the next published record; it becomes {@code last[q]} when it passes. */
-    private AcceptorRecord spare;
-    /** Per acceptor: the sum of the entry hashes of {@code last[q]} (see {@link #fingerprint}). */
-    private final long[] entrySum;
+    private final LongHashSet[] states;
+    /** Reading space for the next published record; it becomes {@code last[q]} when it passes. */
+    private PublishedState spare;
     /** Per-slot counts of one quorum check. */
     private int[] counts = new int[64];
     /**
@@ -40,20 +38,21 @@ final class AcceptorAudit
         this.config = config;
         this.layout = config.layout();
         this.checker = checker;
-        this.last = new AcceptorRecord[config.graph().n()];
-        this.entrySum = new long[config.graph().n()];
-        @SuppressWarnings("unchecked")
-        final java.util.HashSet<Long>[] sets = new java.util.HashSet[config.graph().n()];
-        this.states = sets;
+        this.last = new PublishedState[config.graph().n()];
+        this.states = new LongHashSet[config.graph().n()];
     }
 
     /** Slots of each group proposed, by (first slot, ballot): an Accepted answers for all of them. */
-    private final java.util.HashMap<SlotBallot, Integer> groupSlots = new java.util.HashMap<>();
+    private final SlotBallotIndex<Integer> groupSlots = new SlotBallotIndex<>();
 
     /** A leader sent an Accept for {@code slots} slots from {@code firstSlot} at {@code ballot}. */
     void proposedGroup(final long ballot, final long firstSlot, final int slots)
     {
-        groupSlots.merge(new SlotBallot(firstSlot, ballot), slots, Math::max);
+        final Integer before = groupSlots.get(firstSlot, ballot);
+        if (before == null || before < slots)
+        {
+            groupSlots.put(firstSlot, ballot, slots);
+        }
     }
 
     /**
@@ -76,7 +75,7 @@ final class AcceptorAudit
             long sum = 0;
             for (int i = 0; i < p.slots.length; i++)
             {
-                sum += entry(p.slots[i], p.ballots[i], p.values[i]);
+                sum += entry(p.slots[i], p.ballots[i], p.values[i], 0, p.values[i].length);
             }
             final long h = fingerprint(p.ballot, p.floor, p.slots.length, sum);
             if (states[p.acceptor] == null || !states[p.acceptor].contains(h))
@@ -90,10 +89,11 @@ final class AcceptorAudit
         else if (m instanceof Message.Accepted)
         {
             final Message.Accepted a = (Message.Accepted)m;
-            final int slots = groupSlots.getOrDefault(new SlotBallot(a.firstSlot, a.ballot), 1);
+            final Integer group = groupSlots.get(a.firstSlot, a.ballot);
+            final int slots = group == null ? 1 : group;
             for (final int q : a.acceptors)
             {
-                final AcceptorRecord r = last[q];
+                final PublishedState r = last[q];
                 int i = r == null ? 0 : r.indexAtOrAbove(a.firstSlot);
                 for (long s = a.firstSlot; s < a.firstSlot + slots; s++)
                 {
@@ -169,15 +169,47 @@ final class AcceptorAudit
         return z ^ (z >>> 31);
     }
 
-    /** One entry's hash; a state's fingerprint sums them, so a publish updates it by what changed. */
-    private static long entry(final long slot, final long ballot, final long[] value)
+    /** One entry's hash, of value words [from, from + length); a state's fingerprint sums them. */
+    private static long entry(final long slot, final long ballot, final long[] words, final int from, final int length)
     {
-        long e = mix(mix(mix(SEED, slot), ballot), value.length);
-        for (final long v : value)
+        long e = mix(mix(mix(SEED, slot), ballot), length);
+        for (int i = from; i < from + length; i++)
         {
-            e = mix(e, v);
+            e = mix(e, words[i]);
         }
         return e;
+    }
+
+    /**
+     * The entry hash of the proposal for (slot, ballot), which every acceptor that accepts it
+     * holds: computed once per proposal, not once per acceptor.
+     */
+    private long proposalEntry(final long slot, final long ballot, final long[] proposal)
+    {
+        if (slot >= entryHashBallot.length)
+        {
+            final int old = entryHashBallot.length;
+            entryHashBallot = Arrays.copyOf(entryHashBallot, (int)Math.max(slot + 1, old * 2L));
+            Arrays.fill(entryHashBallot, old, entryHashBallot.length, Long.MIN_VALUE);
+            entryHash = Arrays.copyOf(entryHash, entryHashBallot.length);
+        }
+        final int s = (int)slot;
+        if (entryHashBallot[s] != ballot)
+        {
+            entryHashBallot[s] = ballot;
+            entryHash[s] = entry(slot, ballot, proposal, 0, proposal.length);
+        }
+        return entryHash[s];
+    }
+
+    /** Per slot: the ballot whose proposal's entry hash {@link #entryHash} holds (MIN_VALUE: none). */
+    private long[] entryHashBallot = filled(new long[1024]);
+    private long[] entryHash = new long[1024];
+
+    private static long[] filled(final long[] a)
+    {
+        Arrays.fill(a, Long.MIN_VALUE);
+        return a;
     }
 
     private static long fingerprint(final long promised, final long floor, final int count, final long entrySum)
@@ -205,7 +237,7 @@ final class AcceptorAudit
             counts = new int[k];
         }
         Arrays.fill(counts, 0, k, 0);
-        for (final AcceptorRecord r : last)
+        for (final PublishedState r : last)
         {
             if (r == null)
             {
@@ -256,7 +288,8 @@ final class AcceptorAudit
      * Acceptor q's head changed: check the record it points to against the last one published.
      * Entries that did not change were checked when they were published (the promise only rises
      * and a (slot, ballot)'s proposal never changes), so only new and changed ones are checked
-     * and hashed again: a publish costs a decode and one walk, not a check of the whole window.
+     * and hashed again: a publish costs a copy of the record's words and one walk, comparing
+     * words, not a check of the whole window.
      */
     void published(final int q, final SimRegion region, final int executor)
     {
@@ -265,18 +298,13 @@ final class AcceptorAudit
             return;
         }
         final long head = region.get(RegionLayout.HEAD_WORD);
-        if (words == null)
-        {
-            words = new long[layout.recordCapacityWords()];
-        }
-        region.read(layout.recordOffsetWords(RegionLayout.headLane(head), RegionLayout.headIndex(head)), words,
-            words.length);
-        final AcceptorRecord before = last[q];
-        final AcceptorRecord now = spare != null ? spare :
-            new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
+        final PublishedState before = last[q];
+        final PublishedState now = spare != null ? spare : new PublishedState(config.recordMaxEntries(), config.valueWords());
         spare = null;
-        if (!now.decode(words, 0, words.length, RegionLayout.headSeq(head), before))
+        if (!now.read(region, layout.recordOffsetWords(RegionLayout.headLane(head), RegionLayout.headIndex(head)),
+            layout.recordCapacityWords(), RegionLayout.headSeq(head)))
         {
+            spare = now;
             checker.acceptorViolation(where(q, executor, head) + ": the head was published pointing to a record that is not whole");
             return;
         }
@@ -285,7 +313,7 @@ final class AcceptorAudit
             checker.acceptorViolation(where(q, executor, head) + ": promise or floor went down: " + before + " -> " + now);
             return;
         }
-        long sum = before == null ? 0 : entrySum[q];
+        long sum = 0;
         final int beforeCount = before == null ? 0 : before.count();
         int j = 0;
         for (int i = 0; i <= now.count(); i++)
@@ -300,22 +328,38 @@ final class AcceptorAudit
                         before.ballot(j) + " was lost or went back: " + before + " -> " + now);
                     return;
                 }
-                sum -= entry(before.slot(j), before.ballot(j), before.value(j));
             }
             if (i == now.count())
             {
                 break;
             }
             final boolean held = j < beforeCount && before.slot(j) == slot;
+            if (held)
+            {
+                // Entries unchanged since the last state: the same words; checked when they were published.
+                final int run = now.sameRun(i, before, j);
+                if (run > 0)
+                {
+                    System.arraycopy(before.hashes, j, now.hashes, i, run);
+                    for (int k = i; k < i + run; k++)
+                    {
+                        sum += now.hashes[k];
+                    }
+                    i += run - 1;
+                    j += run;
+                    continue;
+                }
+            }
             if (held && now.ballot(i) < before.ballot(j))
             {
                 checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " +
                     before.ballot(j) + " was lost or went back: " + before + " -> " + now);
                 return;
             }
-            if (held && now.ballot(i) == before.ballot(j) &&
-                (now.value(i) == before.value(j) || Arrays.equals(now.value(i), before.value(j))))
+            if (held && now.ballot(i) == before.ballot(j) && now.sameValue(i, before, j))
             {
+                now.hashes[i] = before.hashes[j];
+                sum += now.hashes[i];
                 j++;
                 continue; // unchanged: checked when it was published
             }
@@ -326,31 +370,29 @@ final class AcceptorAudit
                 return;
             }
             final long[] proposed = checker.proposalAt(slot, now.ballot(i));
-            if (proposed == null || !Arrays.equals(proposed, now.value(i)))
+            if (proposed == null || !now.holds(i, proposed))
             {
                 checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " at ballot " + now.ballot(i) +
                     " holds " + Arrays.toString(now.value(i)) + ", but the proposal was " +
                     (proposed == null ? "never made" : Arrays.toString(proposed)));
                 return;
             }
-            now.shareValue(i, proposed); // the audited records of all acceptors hold one array per proposal
             if (!held || before.ballot(j) != now.ballot(i))
             {
                 chosenIfQuorum(q, slot, now.ballot(i));
             }
             if (held)
             {
-                sum -= entry(before.slot(j), before.ballot(j), before.value(j));
                 j++;
             }
-            sum += entry(slot, now.ballot(i), now.value(i));
+            now.hashes[i] = proposalEntry(slot, now.ballot(i), proposed);
+            sum += now.hashes[i];
         }
         last[q] = now;
         spare = before;
-        entrySum[q] = sum;
         if (states[q] == null)
         {
-            states[q] = new java.util.HashSet<>();
+            states[q] = new LongHashSet(64); // about as many states as one acceptor publishes in a run
         }
         states[q].add(fingerprint(now.promised(), now.floor(), now.count(), sum));
     }

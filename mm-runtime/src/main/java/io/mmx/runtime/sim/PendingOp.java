@@ -64,37 +64,48 @@ final class PendingOp
     /** Applies chunk {@code i} to {@code r} now. */
     void apply(final int i, final SimRegion r)
     {
-        final int from = chunkStart[i];
-        final int to = chunkStart[i + 1];
+        result = applyWords(kind, r, offset, chunkStart[i], chunkStart[i + 1], expected, value, payload, data);
+        resolve(i);
+    }
+
+    /**
+     * Applies words [from, to) of an op of {@code kind} at {@code offset} to {@code r} (a bulk
+     * read into {@code data}); returns the word a READ, CAS or FETCH_ADD read, 0 for the others.
+     */
+    static long applyWords(final MemoryOpKind kind, final SimRegion r, final int offset, final int from, final int to,
+        final long expected, final long value, final long[] payload, final long[] data)
+    {
         switch (kind)
         {
             case READ:
-                result = r.get(offset);
-                break;
+                return r.get(offset);
             case WRITE:
                 r.set(offset, value);
-                break;
+                return 0;
             case CAS:
-                result = r.get(offset);
-                if (result == expected)
+            {
+                final long was = r.get(offset);
+                if (was == expected)
                 {
                     r.set(offset, value);
                 }
-                break;
+                return was;
+            }
             case FETCH_ADD:
-                result = r.get(offset);
-                r.set(offset, result + value);
-                break;
+            {
+                final long was = r.get(offset);
+                r.set(offset, was + value);
+                return was;
+            }
             case READ_BULK:
                 r.read(offset + from, data, from, to - from);
-                break;
+                return 0;
             case WRITE_BULK:
                 r.write(offset + from, payload, from, to - from);
-                break;
+                return 0;
             default:
                 throw new IllegalStateException("unknown memory op " + kind);
         }
-        resolve(i);
     }
 
     /** Marks chunk {@code i} done, applied or dropped. */

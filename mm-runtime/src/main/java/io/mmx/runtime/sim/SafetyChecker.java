@@ -23,7 +23,7 @@ public final class SafetyChecker
     private long[] idSlot = new long[1024];
     private final long[] lastApplied;
     private String violation;
-    private final java.util.HashMap<SlotBallot, long[]> proposals = new java.util.HashMap<>();
+    private final SlotBallotIndex<long[]> proposals = new SlotBallotIndex<>();
 
     SafetyChecker(final int n)
     {
@@ -107,7 +107,7 @@ public final class SafetyChecker
         final long b = slot < decidedBallot.length ? decidedBallot[(int)slot] : NOT_DECIDED;
         if (b != NOT_DECIDED && ballot > b && violation == null)
         {
-            final long[] chosenValue = proposals.get(new SlotBallot(slot, b));
+            final long[] chosenValue = proposals.get(slot, b);
             if (chosenValue != null && !Arrays.equals(chosenValue, value))
             {
                 violation = "proposal: slot " + slot + " was decided at ballot " + b + " as " +
@@ -116,7 +116,7 @@ public final class SafetyChecker
                 return;
             }
         }
-        final long[] before = proposals.putIfAbsent(new SlotBallot(slot, ballot), value);
+        final long[] before = proposals.putIfAbsent(slot, ballot, value);
         if (before != null && before != value && !Arrays.equals(before, value) && violation == null)
         {
             violation = "one value per ballot: slot " + slot + " proposed at ballot " + ballot + " as " +
@@ -126,7 +126,7 @@ public final class SafetyChecker
 
     long[] proposalAt(final long slot, final long ballot)
     {
-        return proposals.get(new SlotBallot(slot, ballot));
+        return proposals.get(slot, ballot);
     }
 
     void acceptorViolation(final String description)

@@ -51,6 +51,8 @@ public final class Simulation
     /** Draws of slow-request reads only: a seed without them draws from {@link #random} as it always did. */
     private final SplittableRandom requestRandom;
     private final EventQueue queue;
+    /** Messages the queue's DELIVER events name by handle (c). */
+    private final MessagesInFlight messages = new MessagesInFlight();
     private final RegionLayout layout;
     private final SimRegion[] regions;
     private final MmPaxosCore[] cores;
@@ -283,7 +285,7 @@ public final class Simulation
                 return done.getAsBoolean();
             }
             final int e = queue.pop();
-            now = queue.time[e];
+            now = queue.poppedTime();
             stats.events++;
             dispatch(e);
             queue.release(e);
@@ -299,38 +301,42 @@ public final class Simulation
 
     private void dispatch(final int e)
     {
-        final int p = queue.proc[e];
-        switch (queue.kind[e])
+        final int p = queue.proc(e);
+        switch (queue.kind(e))
         {
             case DELIVER:
+            {
+                final Message m = messages.take(queue.c(e));
                 if (up[p])
                 {
                     stats.messagesDelivered++;
                     enter();
-                    cores[p].onMessage((Message)queue.obj[e], ticks());
+                    cores[p].onMessage(m, ticks());
                     exit();
                 }
                 break;
+            }
             case MEM_DONE:
-                if (up[p] && incarnation[p] == queue.inc[e])
+                if (up[p] && incarnation[p] == queue.inc(e))
                 {
-                    final PendingOp op = (PendingOp)queue.obj[e];
+                    // A PendingOp, or for an op applied whole at issue what it read (b, and obj for a bulk read).
+                    final PendingOp op = queue.obj(e) instanceof PendingOp ? (PendingOp)queue.obj(e) : null;
                     // Words dropped because the region was lost meanwhile: the op did not complete.
-                    final MemoryStatus status = op != null && op.lostWords ? MemoryStatus.TIMEOUT : STATUSES[queue.c[e]];
+                    final MemoryStatus status = op != null && op.lostWords ? MemoryStatus.TIMEOUT : STATUSES[queue.c(e)];
                     enter();
-                    cores[p].onMemoryCompletion(queue.a[e], status, op == null ? 0 : op.result,
-                        op == null ? null : op.data, ticks());
+                    cores[p].onMemoryCompletion(queue.a(e), status, op == null ? queue.b(e) : op.result,
+                        op == null ? (long[])queue.obj(e) : op.data, ticks());
                     exit();
                 }
                 break;
             case MEM_APPLY:
-                applyChunk((PendingOp)queue.obj[e], queue.c[e]);
+                applyChunk((PendingOp)queue.obj(e), queue.c(e));
                 break;
             case SPLIT_END:
                 announce(computeLeader());
                 break;
             case TICK:
-                if (up[p] && incarnation[p] == queue.inc[e])
+                if (up[p] && incarnation[p] == queue.inc(e))
                 {
                     enter();
                     cores[p].onTick(ticks());
@@ -341,11 +347,11 @@ public final class Simulation
             case SUSPICION:
             case FALSE_SUSPICION_END:
             {
-                final int q = queue.c[e];
-                if (up[p] && incarnation[p] == queue.inc[e])
+                final int q = queue.c(e);
+                if (up[p] && incarnation[p] == queue.inc(e))
                 {
                     // a = 1: a false suspicion (holds until its end event); otherwise suspect what is down now.
-                    final boolean suspected = queue.kind[e] == SUSPICION && queue.a[e] == 1 || !up[q];
+                    final boolean suspected = queue.kind(e) == SUSPICION && queue.a(e) == 1 || !up[q];
                     enter();
                     cores[p].onSuspicion(q, suspected, ticks());
                     exit();
@@ -354,11 +360,11 @@ public final class Simulation
             }
             case LEADER:
                 // Announcements may arrive skewed; a process acts only on a newer one than it saw.
-                if (up[p] && incarnation[p] == queue.inc[e] && queue.a[e] > leaderVersionSeen[p])
+                if (up[p] && incarnation[p] == queue.inc(e) && queue.a(e) > leaderVersionSeen[p])
                 {
-                    leaderVersionSeen[p] = queue.a[e];
+                    leaderVersionSeen[p] = queue.a(e);
                     enter();
-                    cores[p].onLeaderChange(queue.c[e], ticks());
+                    cores[p].onLeaderChange(queue.c(e), ticks());
                     exit();
                 }
                 break;
@@ -376,7 +382,7 @@ public final class Simulation
                 }
                 break;
             case CRASH:
-                if (up[p] && incarnation[p] == queue.inc[e])
+                if (up[p] && incarnation[p] == queue.inc(e))
                 {
                     dying[p] = false;
                     crash(p);
@@ -404,7 +410,7 @@ public final class Simulation
                 partitioned = false;
                 break;
             default:
-                throw new IllegalStateException("unknown event kind " + queue.kind[e]);
+                throw new IllegalStateException("unknown event kind " + queue.kind(e));
         }
     }
 
@@ -848,10 +854,10 @@ public final class Simulation
             stats.messagesDropped++;
             return;
         }
-        queue.push(now + messageDelay(), DELIVER, to, 0, 0, 0, 0, m);
+        queue.push(now + messageDelay(), DELIVER, to, 0, messages.hold(m), 0, 0, null);
         if (faults.messageDuplication > 0 && random.nextDouble() < faults.messageDuplication)
         {
-            queue.push(now + messageDelay(), DELIVER, to, 0, 0, 0, 0, m);
+            queue.push(now + messageDelay(), DELIVER, to, 0, messages.hold(m), 0, 0, null);
         }
     }
 
@@ -898,13 +904,24 @@ public final class Simulation
             return;
         }
         fence(executor, region);
-        final int[] chunks = chunks(length);
+        // Torn memory cuts the op into chunks (a draw); otherwise it is one chunk.
+        final int[] chunks = faults.tornMemory ? chunks(length) : null;
         final boolean slowRequest = faults.slowRequestRead > 0 && kind == MemoryOpKind.READ_BULK && length > 2 &&
             requestRandom.nextDouble() < faults.slowRequestRead;
-        final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value, payload,
-            slowRequest ? slowRequestChunks(length) : chunks);
-        op.target = r;
         final boolean timeout = faults.memoryTimeout > 0 && random.nextDouble() < faults.memoryTimeout;
+        if (chunks == null && !slowRequest && !timeout)
+        {
+            // Whole at issue time: nothing stays pending, the completion carries what was read.
+            final long[] data = kind == MemoryOpKind.READ_BULK ? new long[length] : null;
+            final long before = headBefore(kind, r, offset);
+            final long result = PendingOp.applyWords(kind, r, offset, 0, length, expected, value, payload, data);
+            landed(kind, region, r, offset, before, executor);
+            queue.push(now + latency, MEM_DONE, executor, inc, MemoryStatus.OK.ordinal(), opId, result, data);
+            return;
+        }
+        final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value, payload,
+            slowRequest ? slowRequestChunks(length) : chunks != null ? chunks : new int[] {0, length});
+        op.target = r;
         if (timeout)
         {
             // The completion reports TIMEOUT. The op never lands, lands before the timeout, or lands
@@ -934,25 +951,14 @@ public final class Simulation
             complete(executor, inc, opId, MemoryStatus.OK, op, slowAt - now);
             return;
         }
-        if (!faults.tornMemory)
-        {
-            // Atomic at issue time: the kind memory of earlier simulators.
-            for (int i = 0; i < op.chunks(); i++)
-            {
-                applyChunk(op, i);
-            }
-        }
-        else
-        {
-            schedule(op, now, now + latency);
-        }
+        schedule(op, now, now + latency);
         complete(executor, inc, opId, MemoryStatus.OK, op, latency);
     }
 
-    /** Cuts {@code length} words into chunks at random boundaries (one chunk unless memory is torn). */
+    /** Cuts {@code length} words of torn memory into chunks at random boundaries. */
     private int[] chunks(final int length)
     {
-        final int count = !faults.tornMemory || length == 1 ? 1 : 1 + random.nextInt(Math.min(length, 6));
+        final int count = length == 1 ? 1 : 1 + random.nextInt(Math.min(length, 6));
         final int[] start = new int[count + 1];
         for (int i = 1; i < count; i++)
         {
@@ -1013,18 +1019,31 @@ public final class Simulation
         }
         else
         {
-            final long before = op.kind == MemoryOpKind.CAS || op.kind == MemoryOpKind.WRITE ? r.get(op.offset) : 0;
+            final long before = headBefore(op.kind, r, op.offset);
             op.apply(chunk, r);
-            if (op.offset == RegionLayout.HEAD_WORD && (op.kind == MemoryOpKind.CAS || op.kind == MemoryOpKind.WRITE) &&
-                r.get(RegionLayout.HEAD_WORD) != before)
-            {
-                stats.transitionsPublished++;
-                audit.published(op.region, r, op.executor);
-            }
+            landed(op.kind, op.region, r, op.offset, before, op.executor);
         }
         if (op.unresolved == 0)
         {
             pending[op.executor].remove(op);
+        }
+    }
+
+    /** The word a single-word write is about to change (0 for other ops): see {@link #landed}. */
+    private static long headBefore(final MemoryOpKind kind, final SimRegion r, final int offset)
+    {
+        return kind == MemoryOpKind.CAS || kind == MemoryOpKind.WRITE ? r.get(offset) : 0;
+    }
+
+    /** Words of an op took effect: if they changed the head word, an acceptor transition was published. */
+    private void landed(final MemoryOpKind kind, final int region, final SimRegion r, final int offset, final long before,
+        final int executor)
+    {
+        if (offset == RegionLayout.HEAD_WORD && (kind == MemoryOpKind.CAS || kind == MemoryOpKind.WRITE) &&
+            r.get(RegionLayout.HEAD_WORD) != before)
+        {
+            stats.transitionsPublished++;
+            audit.published(region, r, executor);
         }
     }
 
