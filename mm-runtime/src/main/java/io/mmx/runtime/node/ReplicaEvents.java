@@ -39,6 +39,7 @@ final class ReplicaEvents
     private final long blockedReportTicks;
     private String blockedMessage;
     private final EventLimiter leaderLimiter;
+    private final EventLimiter leadsLimiter;
     private final EventLimiter foreignPlanLimiter;
     private final ConditionEvents[] suspicion;
     private final ConditionEvents[] takeover;
@@ -74,6 +75,7 @@ final class ReplicaEvents
         this.neighbours = neighbours.clone();
         this.tickNs = tickNs;
         this.leaderLimiter = EventLimiter.of(WINDOW_NS, tickNs, 5);
+        this.leadsLimiter = EventLimiter.of(WINDOW_NS, tickNs, 5);
         this.foreignPlanLimiter = EventLimiter.of(WINDOW_NS, tickNs, 1);
         this.suspicion = new ConditionEvents[neighbours.length];
         this.takeover = new ConditionEvents[neighbours.length];
@@ -256,7 +258,7 @@ final class ReplicaEvents
         }
         else if (s.role == Role.LEADER)
         {
-            leaderLimiter.log(tick, EventLog.Level.INFO, "leads", id, "leads at ballot " + s.ballot +
+            leadsLimiter.log(tick, EventLog.Level.INFO, "leads", id, "leads at ballot " + s.ballot +
                 (preparingSinceTick >= 0 ? " after a phase 1 of " + millis(tick - preparingSinceTick) + " ms" : "") +
                 ", reaching " + s.reachableAcceptors + " acceptors (a quorum is " + s.neededAcceptors + ")");
             preparingSinceTick = -1;
