@@ -88,47 +88,50 @@ final class ShmLiveness implements HostLiveness, AutoCloseable
     @Override
     public boolean surelyRuns(final int processId)
     {
-        return lockState(processId) == HELD;
+        return lockState(processId) == LockState.HELD;
     }
 
     @Override
     public boolean surelyDead(final int processId)
     {
-        return lockState(processId) == FREE;
+        return lockState(processId) == LockState.FREE;
     }
 
-    private static final int HELD = 1;
-    private static final int FREE = 2;
-    private static final int UNKNOWN = 3;
+    /** What a process's lock file says of the JVM hosting it. */
+    private enum LockState
+    {
+        /** Its owner holds the lock: that JVM runs. */
+        HELD,
+        /** The file exists (a node hosted the process) and nobody holds it: that JVM is gone. */
+        FREE,
+        /** No file (never hosted on this machine) or an I/O error: cannot tell. */
+        UNKNOWN
+    }
 
-    /**
-     * HELD: its owner holds the lock, that JVM runs. FREE: the file exists (a node hosted the process)
-     * and nobody holds it: that JVM is gone. UNKNOWN: no file (never hosted here) or an I/O error.
-     */
-    private int lockState(final int processId)
+    private LockState lockState(final int processId)
     {
         final Path file = file(processId);
         if (!Files.exists(file))
         {
-            return UNKNOWN;
+            return LockState.UNKNOWN;
         }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
         {
             final FileLock lock = channel.tryLock();
             if (lock == null)
             {
-                return HELD;
+                return LockState.HELD;
             }
             lock.release();
-            return FREE;
+            return LockState.FREE;
         }
         catch (final OverlappingFileLockException ex)
         {
-            return HELD; // held in this JVM, which runs
+            return LockState.HELD; // held in this JVM, which runs
         }
         catch (final IOException ex)
         {
-            return UNKNOWN; // cannot tell: the word alone decides
+            return LockState.UNKNOWN; // cannot tell: the word alone decides
         }
     }
 
