@@ -1,6 +1,7 @@
 package io.mmx.membership.election;
 
 import io.mmx.membership.MembershipConfig;
+import io.mmx.membership.OwnStalls;
 import io.mmx.membership.Role;
 
 /**
@@ -46,7 +47,7 @@ public final class LeaderElection
     private long altBornTick = Long.MIN_VALUE / 2;
     private long candidateSinceTick;
     private long lastHeardTick;
-    private long lastTick = Long.MIN_VALUE;
+    private final OwnStalls stalls;
     private int reportedLeader = -2;
     private int lastLeaderId = -1;
     private long reportedEpoch = -1;
@@ -59,6 +60,8 @@ public final class LeaderElection
     public LeaderElection(final MembershipConfig config, final int self, final Listener listener)
     {
         this.config = config;
+        // Longer than a protocol period and an eighth of the lease: a parked idle host is not stalled.
+        this.stalls = new OwnStalls(Math.max(config.protocolPeriodTicks(), config.leaderLeaseTicks() / 8) + 1);
         this.self = self;
         this.listener = listener;
     }
@@ -123,19 +126,10 @@ public final class LeaderElection
      */
     private void discountOwnStall(final long nowTick)
     {
-        final long gap = lastTick == Long.MIN_VALUE ? 0 : nowTick - lastTick;
-        lastTick = nowTick;
-        if (gap > ownStallTicks())
-        {
-            claimBornTick += gap - 1;
-            altBornTick += gap - 1;
-            lastHeardTick += gap - 1;
-        }
-    }
-
-    private long ownStallTicks()
-    {
-        return Math.max(config.protocolPeriodTicks(), config.leaderLeaseTicks() / 8);
+        final long stalled = stalls.onTick(nowTick);
+        claimBornTick += stalled;
+        altBornTick += stalled;
+        lastHeardTick += stalled;
     }
 
     private void becomeLeader(final long nowTick)

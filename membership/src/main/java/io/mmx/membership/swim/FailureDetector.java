@@ -1,6 +1,7 @@
 package io.mmx.membership.swim;
 
 import io.mmx.membership.MembershipConfig;
+import io.mmx.membership.OwnStalls;
 import io.mmx.membership.wire.MessageType;
 
 import java.util.SplittableRandom;
@@ -79,8 +80,7 @@ public final class FailureDetector
     private long orderStart;
     private long orderStride = 1;
     private int orderIndex;
-    private long lastTick = Long.MIN_VALUE;
-    private long stalledTicks;
+    private final OwnStalls stalls;
 
     /**
      * @param config    concluded configuration.
@@ -99,6 +99,8 @@ public final class FailureDetector
         final StatusListener listener)
     {
         this.config = config;
+        // Probe deadlines shorter than this gap would expire on the stall alone.
+        this.stalls = new OwnStalls(Math.max(2, config.probeTimeoutTicks()));
         this.processes = processes;
         this.self = self;
         this.random = random;
@@ -123,7 +125,7 @@ public final class FailureDetector
      */
     public void tick(final long nowTick)
     {
-        discountOwnStall(nowTick);
+        stalls.onTick(nowTick);
         final long ownTick = ownTick(nowTick);
         expireSuspicions(ownTick, nowTick);
         if (ownTick >= nextPeriodTick)
@@ -138,26 +140,16 @@ public final class FailureDetector
         }
     }
 
-    private void discountOwnStall(final long nowTick)
-    {
-        final long gap = lastTick == Long.MIN_VALUE ? 0 : nowTick - lastTick;
-        lastTick = nowTick;
-        if (gap >= Math.max(2, config.probeTimeoutTicks()))
-        {
-            stalledTicks += gap - 1;
-        }
-    }
-
     /** Deadlines are kept in own ticks: the host's ticks less those this process stalled through. */
     private long ownTick(final long nowTick)
     {
-        return nowTick - stalledTicks;
+        return nowTick - stalls.stalledTicks();
     }
 
     /** @return ticks this process did not count as time: the gaps it stalled through, less one tick each. */
     public long stalledTicks()
     {
-        return stalledTicks;
+        return stalls.stalledTicks();
     }
 
     private void startPeriod(final long ownTick, final long nowTick)
