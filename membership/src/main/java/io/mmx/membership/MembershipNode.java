@@ -266,10 +266,6 @@ public final class MembershipNode
         {
             watchedNeighbourIndex = leader < 0 || hostOf(leader) == hostOf(self) ? -1 : neighbourIndex(leader);
             leaderWatch.watch(watchedNeighbourIndex < 0 ? -1 : leader, nowTick);
-            if (watchedNeighbourIndex < 0)
-            {
-                return;
-            }
         }
         if (watchedNeighbourIndex < 0)
         {
@@ -282,7 +278,10 @@ public final class MembershipNode
                 // Its word stood still, but its host runs: slowness (a busy machine, a pause), not a crash.
                 leaderDeclarationsVetoed++;
                 leaderWatch.vetoed();
-                return;
+            }
+            else
+            {
+                declareLeaderStopped(leader, nowTick);
             }
         }
         else if (leaderWatch.earlyCheckDue(nowTick, config.leaderConfirmedStaleTicks(), config.leaderConfirmedStaleReads()) &&
@@ -290,12 +289,8 @@ public final class MembershipNode
         {
             // Still only briefly, but the operating system says its process is gone: no reason to wait.
             leaderWatch.declareConfirmed();
+            declareLeaderStopped(leader, nowTick);
         }
-        else
-        {
-            return;
-        }
-        declareLeaderStopped(leader, nowTick);
     }
 
     private void declareLeaderStopped(final int leader, final long nowTick)
