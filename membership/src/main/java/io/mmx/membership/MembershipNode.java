@@ -163,18 +163,34 @@ public final class MembershipNode
         detector = new FailureDetector(config, processes, self, new SplittableRandom(seed), this::send, this::onStatus);
         plan = new PlanActivation(planDigest, neighbours);
         isDead = detector::isDead;
-        monitor = heartbeatReader != null && heartbeatWriter != null ?
-            new NeighbourMonitor(neighbours, config.heartbeatIntervalTicks(), config.neighbourStaleTicks(), startTick) :
-            null;
-        leaderWatch = monitor != null ? new LeaderWatch(config.leaderStaleTicks(), config.leaderStaleReads()) : null;
         if (hostOf != null && hostOf.length != processes)
         {
             throw new IllegalArgumentException("hostOf has " + hostOf.length + " entries for " + processes +
                 " processes: give one host per process");
         }
+        monitor = heartbeatReader != null && heartbeatWriter != null ?
+            new NeighbourMonitor(otherHosts(neighbours, self, hostOf), config.heartbeatIntervalTicks(),
+                config.neighbourStaleTicks(), startTick) :
+            null;
+        leaderWatch = monitor != null ? new LeaderWatch(config.leaderStaleTicks(), config.leaderStaleReads()) : null;
         this.hostOf = hostOf == null ? null : hostOf.clone();
         this.liveness = liveness;
         this.hostMembers = hostOf == null ? null : membersByHost(hostOf);
+    }
+
+    /**
+     * The neighbours whose heartbeats are worth reading: those on other hosts. A neighbour on this
+     * process's own host stops only with it, so nobody would be left to act on its stop; reading its
+     * word costs a memory operation per interval for nothing (a quarter of all reads with 256
+     * processes per JVM at n = 1024).
+     */
+    private static int[] otherHosts(final int[] neighbours, final int self, final int[] hostOf)
+    {
+        if (hostOf == null)
+        {
+            return neighbours;
+        }
+        return java.util.Arrays.stream(neighbours).filter(v -> hostOf[v] != hostOf[self]).toArray();
     }
 
     private static int[][] membersByHost(final int[] hostOf)

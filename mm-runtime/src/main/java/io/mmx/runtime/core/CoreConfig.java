@@ -26,6 +26,7 @@ public final class CoreConfig
     private int retransmitTicks = 4;
     private int prepareRetryTicks = 4;
     private int heartbeatTicks = 10;
+    private boolean bumpsHeartbeat = true;
     private boolean leaderExecutesNeighbours = true;
     /** Host (JVM, endpoint) of each process, or null: every process on a host of its own. */
     private int[] hostOf;
@@ -177,6 +178,19 @@ public final class CoreConfig
     {
         checkMutable();
         this.heartbeatTicks = heartbeatTicks;
+        return this;
+    }
+
+    /**
+     * Whether the core bumps its own region's heartbeat word every {@link #heartbeatTicks(int)} (default
+     * true). A host whose membership already bumps that word (the node's neighbour monitor does, each
+     * interval) turns it off: a second bump of the same word is a memory operation per process and
+     * interval that tells no reader anything more.
+     */
+    public CoreConfig bumpsHeartbeat(final boolean bumpsHeartbeat)
+    {
+        checkMutable();
+        this.bumpsHeartbeat = bumpsHeartbeat;
         return this;
     }
 
@@ -462,6 +476,12 @@ public final class CoreConfig
     public boolean sharedHosts()
     {
         return hostOf != null;
+    }
+
+    /** See {@link #bumpsHeartbeat(boolean)}. */
+    public boolean bumpsHeartbeat()
+    {
+        return bumpsHeartbeat;
     }
 
     /** See {@link #leaderExecutesNeighbours(boolean)}. */

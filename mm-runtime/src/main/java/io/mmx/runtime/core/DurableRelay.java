@@ -15,6 +15,11 @@ final class DurableRelay
     /** When each process last reported its durable prefix (ticks). */
     private final long[] durableHeardTick;
     private final long[] topDurable;
+    /** {@link #relayed} as last computed; it holds until a report comes or a reporter goes stale. */
+    private long lastRelayed = -1L;
+    private boolean dirty = true;
+    /** The first tick at which a process counted as reporting in the last computation no longer does. */
+    private long nextStaleTick = Long.MAX_VALUE;
 
     DurableRelay(final CoreConfig config)
     {
@@ -32,6 +37,7 @@ final class DurableRelay
     {
         durableOf[process] = Math.max(durableOf[process], durableThrough);
         durableHeardTick[process] = nowTicks;
+        dirty = true;
     }
 
     /**
@@ -43,6 +49,15 @@ final class DurableRelay
      */
     long relayed(final long nowTicks)
     {
+        // Walking all n processes every tick is what an idle leader of thousands spent its ticks on;
+        // the answer changes only with a report or when a reporter's last report ages out.
+        if (!dirty && nowTicks < nextStaleTick)
+        {
+            return lastRelayed;
+        }
+        dirty = false;
+        final long window = config.heartbeatTicks() * 4L;
+        nextStaleTick = Long.MAX_VALUE;
         final int k = topDurable.length;
         java.util.Arrays.fill(topDurable, -1L);
         int reporting = 0;
@@ -50,8 +65,9 @@ final class DurableRelay
         for (int p = 0; p < n; p++)
         {
             final long d = durableOf[p];
-            if (d >= 0 && nowTicks - durableHeardTick[p] <= config.heartbeatTicks() * 4L)
+            if (d >= 0 && nowTicks - durableHeardTick[p] <= window)
             {
+                nextStaleTick = Math.min(nextStaleTick, durableHeardTick[p] + window + 1);
                 reporting++;
                 lowestReporting = Math.min(lowestReporting, d);
             }
@@ -66,6 +82,8 @@ final class DurableRelay
                 topDurable[i] = d;
             }
         }
-        return reporting > 0 && reporting < k ? Math.max(topDurable[k - 1], lowestReporting) : topDurable[k - 1];
+        lastRelayed = reporting > 0 && reporting < k ? Math.max(topDurable[k - 1], lowestReporting) :
+            topDurable[k - 1];
+        return lastRelayed;
     }
 }

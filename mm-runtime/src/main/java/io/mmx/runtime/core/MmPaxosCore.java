@@ -331,7 +331,7 @@ public final class MmPaxosCore implements AcceptorReplies
         {
             return;
         }
-        if (nowTicks - lastHeartbeatTick >= config.heartbeatTicks() && heartbeatOpId == -1)
+        if (config.bumpsHeartbeat() && nowTicks - lastHeartbeatTick >= config.heartbeatTicks() && heartbeatOpId == -1)
         {
             lastHeartbeatTick = nowTicks;
             heartbeatOpId = OpIds.make(OpIds.HEARTBEAT, 0, ++opSeq);

@@ -72,10 +72,10 @@ public final class NodeContext
     private final CoreConfig core = new CoreConfig()
         .maxBatch(8).pipelineSlots(32).maxSlotsPerAccept(16).recordMaxEntries(128).decidedCapacity(256)
         .driverQueueCapacity(32)
-        .retransmitTicks(25).prepareRetryTicks(25).heartbeatTicks(10).catchupTicks(25);
+        .retransmitTicks(25).prepareRetryTicks(25).heartbeatTicks(10).catchupTicks(25).bumpsHeartbeat(false);
     private final MembershipConfig membership = new MembershipConfig()
         .protocolPeriodTicks(50).probeTimeoutTicks(40).suspicionTimeoutTicks(2500).leaderLeaseTicks(1000)
-        .candidateStaggerTicks(25).heartbeatIntervalTicks(10).neighbourStaleTicks(100)
+        .candidateStaggerTicks(25).heartbeatIntervalTicks(50).neighbourStaleTicks(150)
         .leaderStaleTicks(15).leaderStaleReads(4);
     private TransportContext transport;
     private ProcessDirectory directory;
