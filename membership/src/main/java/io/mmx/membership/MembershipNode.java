@@ -68,6 +68,8 @@ public final class MembershipNode
     private int downCount;
     private long lastLedTick = Long.MIN_VALUE / 2;
     private long announcedEpoch = -1;
+    /** When this leader last renewed its claim at every host (see {@link #renewClaim}). */
+    private long renewedTick = Long.MIN_VALUE / 2;
     private int watchedNeighbourIndex = -1;
     private final HostLiveness liveness;
     private long leaderDownNotices;
@@ -234,6 +236,7 @@ public final class MembershipNode
         expireDownHosts(nowTick);
         election.tick(nowTick, rank());
         announceIfNewLeader();
+        renewClaim();
         if (nowTick >= nextNewsTick && election.wantsLeaderNews(nowTick))
         {
             // At most one extra message per period, and only while the leader claim is ageing or
@@ -374,8 +377,44 @@ public final class MembershipNode
         }
     }
 
+    /**
+     * A leader renews its claim at every host four times a lease: one message per host, which hands
+     * it to each of its processes. Gossip alone carries a claim from process to process one protocol
+     * period per hop; with a thousand processes on a busy machine the hops took longer than a lease,
+     * and followers dropped a live leader (dozens of lapses per JVM a minute at n = 1024).
+     */
+    private void renewClaim()
+    {
+        if (election.role() != Role.LEADER || nowTick - renewedTick < config.leaderLeaseTicks() / 4)
+        {
+            return;
+        }
+        renewedTick = nowTick;
+        if (hostMembers == null)
+        {
+            for (int p = 0; p < processes; p++)
+            {
+                if (p != self)
+                {
+                    sendToHostOf(MessageType.LEADER_CLAIM, p);
+                }
+            }
+            return;
+        }
+        for (final int[] members : hostMembers)
+        {
+            // Any process of the host addresses it; the own host's others hear it over IPC.
+            final int to = members.length == 0 ? -1 : members[0] != self ? members[0] : members.length > 1 ? members[1] : -1;
+            if (to >= 0)
+            {
+                sendToHostOf(MessageType.LEADER_CLAIM, to);
+            }
+        }
+    }
+
     private void announce()
     {
+        renewedTick = nowTick;
         announcedEpoch = election.maxEpochSeen();
         for (int p = 0; p < processes; p++)
         {
@@ -679,6 +718,13 @@ public final class MembershipNode
         listener.onMemberStatus(member, status, incarnation, tick);
     }
 
+    private void sendToHostOf(final int type, final int dst)
+    {
+        final int length = encode(0, -1, 0, -1);
+        messagesSent++;
+        outbox.sendToHostOf(self, dst, type, sendBuffer, 0, length);
+    }
+
     private void send(
         final int type,
         final int dst,
@@ -686,6 +732,13 @@ public final class MembershipNode
         final int subject,
         final int subjectIncarnation,
         final int origin)
+    {
+        final int length = encode(probeSeq, subject, subjectIncarnation, origin);
+        messagesSent++;
+        outbox.send(self, dst, type, sendBuffer, 0, length);
+    }
+
+    private int encode(final int probeSeq, final int subject, final int subjectIncarnation, final int origin)
     {
         final int leaderAge = election.recordAgeTicks(nowTick);
         encoder.wrapForEncode(sendBuffer, 0).header(
@@ -701,9 +754,7 @@ public final class MembershipNode
             election.recordIncarnation(detector.selfIncarnation()));
         // News about the leader (its death, its refutation) goes first: Ω waits on it.
         final int count = detector.dissemination().fill(encoder, config.maxPiggybackUpdates(), election.lastLeaderId());
-        final int length = encoder.updateCount(count);
-        messagesSent++;
-        outbox.send(self, dst, type, sendBuffer, 0, length);
+        return encoder.updateCount(count);
     }
 
     /** @return this process id. */

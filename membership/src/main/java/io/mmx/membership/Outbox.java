@@ -18,4 +18,22 @@ public interface Outbox
      * @param length       in bytes.
      */
     void send(int srcProcessId, int dstProcessId, int type, DirectBuffer buffer, int offset, int length);
+
+    /**
+     * One message for every process of {@code dstProcessId}'s host (the receiving host hands it to each
+     * of its processes). The default sends it to {@code dstProcessId} alone: right where every process
+     * is a host of its own; a transport that knows hosts overrides it.
+     *
+     * @param srcProcessId sender.
+     * @param dstProcessId any process of the receiving host.
+     * @param type         message type.
+     * @param buffer       holding the message.
+     * @param offset       of the message.
+     * @param length       in bytes.
+     */
+    default void sendToHostOf(int srcProcessId, int dstProcessId, int type, DirectBuffer buffer, int offset,
+        int length)
+    {
+        send(srcProcessId, dstProcessId, type, buffer, offset, length);
+    }
 }

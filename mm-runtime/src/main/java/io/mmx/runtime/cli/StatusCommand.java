@@ -113,8 +113,8 @@ final class StatusCommand implements Callable<Integer>
                 out.printf("%-22s %-8d FAILED: %s%n", targets.get(i), doc.get("pid").asLong(), doc.get("failed").asText());
                 failed++;
             }
-            final StringBuilder roles = new StringBuilder();
-            final StringBuilder qps = new StringBuilder();
+            final java.util.List<String> roles = new java.util.ArrayList<>();
+            final java.util.List<String> qps = new java.util.ArrayList<>();
             int first = Integer.MAX_VALUE;
             int last = -1;
             long nodeCommit = -1;
@@ -123,8 +123,8 @@ final class StatusCommand implements Callable<Integer>
             {
                 processes++;
                 final String role = p.get("role").asText();
-                roles.append(roles.length() == 0 ? "" : ",").append(role.charAt(0));
-                qps.append(qps.length() == 0 ? "" : ",").append(p.get("qps").asInt());
+                roles.add(role.substring(0, 1));
+                qps.add(Integer.toString(p.get("qps").asInt()));
                 first = Math.min(first, p.get("id").asInt());
                 last = Math.max(last, p.get("id").asInt());
                 nodeCommit = Math.max(nodeCommit, p.get("commitIndex").asLong());
@@ -141,9 +141,10 @@ final class StatusCommand implements Callable<Integer>
             commit = Math.max(commit, nodeCommit);
             agreement.add(doc);
             out.printf("%-22s %-8d %-7s %-12s %-8d %-10s %s%n", targets.get(i), doc.get("pid").asLong(),
-                first == last ? Integer.toString(first) : first + "-" + last, roles, nodeCommit, acceptors, qps);
+                first == last ? Integer.toString(first) : first + "-" + last, runs(roles), nodeCommit, acceptors, runs(qps));
         }
-        out.println("roles: L leader, C candidate, F follower, B blocked, R recovering; acceptors: reached/needed");
+        out.println("roles: L leader, C candidate, F follower, B blocked, R recovering (Fx30: 30 followers in a row); " +
+            "acceptors: reached/needed");
         out.printf("%d of %d nodes answer, %d processes; leader %s; highest commit index %d; %d blocked%n",
             answering, targets.size(), processes, leaders.isEmpty() ? "unknown" : leaders.toString(), commit, blocked);
         final ReplicaAgreement.Result replicas = agreement.result();
@@ -153,4 +154,32 @@ final class StatusCommand implements Callable<Integer>
     }
 
 
+
+    /**
+     * The values in process order, a run of three or more equal ones written once with its length
+     * ({@code L,Fx255}): a node of 256 processes fits a line.
+     */
+    static String runs(final java.util.List<String> values)
+    {
+        final StringBuilder out = new StringBuilder();
+        for (int i = 0; i < values.size(); )
+        {
+            int j = i + 1;
+            while (j < values.size() && values.get(j).equals(values.get(i)))
+            {
+                j++;
+            }
+            final int run = j - i;
+            for (int k = 0; k < (run >= 3 ? 1 : run); k++)
+            {
+                out.append(out.length() == 0 ? "" : ",").append(values.get(i));
+            }
+            if (run >= 3)
+            {
+                out.append('x').append(run);
+            }
+            i = j;
+        }
+        return out.toString();
+    }
 }

@@ -21,6 +21,8 @@ final class InFlightGroups
         int ackCount;
         long sentTick;
         long firstSentTick;
+        /** Times it was broadcast again; each doubles the wait before the next (up to 8 periods). */
+        int resends;
 
         Group(final long firstSlot, final long[][] values, final int n)
         {
@@ -176,16 +178,26 @@ final class InFlightGroups
         }
     }
 
-    /** Broadcasts again the oldest groups that waited a retransmit period, at most 4. */
+    /** Longest wait between two broadcasts of one group: the retransmit period times 2^this. */
+    static final int MAX_BACKOFF_SHIFT = 3;
+
+    /**
+     * Broadcasts again the oldest groups that waited their retransmit period, at most 4: the period the
+     * first time, then twice as long after each broadcast, up to 8 periods. A broadcast makes every
+     * acceptor execute; when answers are late because the hosts are short of CPU (a thousand acceptors
+     * on two cores), broadcasting every period only adds work, and the leader reached fewer acceptors
+     * with each round. Timing only: safety never rests on when an Accept is sent.
+     */
     void retransmitOverdue(final long ballot, final long decidedBase, final long nowTicks)
     {
         int resent = 0;
         for (int i = 0; i < groups.size() && resent < MAX_RESENT_PER_TICK; i++)
         {
             final Group g = groups.get(i);
-            if (nowTicks - g.sentTick >= config.retransmitTicks())
+            if (nowTicks - g.sentTick >= (long)config.retransmitTicks() << Math.min(g.resends, MAX_BACKOFF_SHIFT))
             {
                 g.sentTick = nowTicks;
+                g.resends++;
                 resent++;
                 retransmissions++;
                 // A fresh copy: it carries today's durable prefix, which lets executors raise

@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * {@code --out DIR}, to {@code DIR/consensus.md}.
  * <p>
  * Usage: {@code ConsensusBenchmark [--duration S] [--warmup S] [--payload-bytes B] [--in-flight 1,16,256]
- * [--members 5,256,..] [--idle NAME] [--out DIR]}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands,
+ * [--members 5,256,..] [--idle NAME] [--out DIR] [--keep DIR]}. {@code --keep DIR} copies the logs of a
+ * system that failed to start or stalled to {@code DIR/<system>-<n>}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands,
  * in-flight 1, 16 and 256, the mmx node at 5 and 32 processes ({@code --members} replaces these; the baseline
  * always runs its own 3 members; clusters of 256 and more get 120 s to start), each system's own idle strategy (Aeron Cluster and the client: backoff; mmx: its node's
  * default); about 25 s for the Aeron Cluster baseline alone.
@@ -35,7 +36,7 @@ public final class ConsensusBenchmark
     /** Largest command: the mmx node carries commands of up to 56 bytes inline. */
     public static final int MAX_PAYLOAD_BYTES = 56;
     private static final String USAGE = "usage: consensus [--duration S] [--warmup S] [--payload-bytes 8..56] " +
-        "[--in-flight N,N,..] [--members N,N,..] [--idle park|backoff|sleeping|yielding|busy|noop] [--out DIR]\n" +
+        "[--in-flight N,N,..] [--members N,N,..] [--idle park|backoff|sleeping|yielding|busy|noop] [--out DIR] [--keep DIR]\n" +
         "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, mmx at 5 and 32 processes " +
         "(the Aeron Cluster baseline always has 3 members), each system's own idle strategy; " +
         "writes DIR/consensus.md too with --out";
@@ -49,7 +50,7 @@ public final class ConsensusBenchmark
 
     /** Parsed command line. */
     record Options(double durationS, double warmupS, int payloadBytes, int[] inFlight, int[] members, String idle,
-        Path out)
+        Path out, Path keep)
     {
         static Options parse(final String[] args)
         {
@@ -60,6 +61,7 @@ public final class ConsensusBenchmark
             int[] members = null;
             String idle = null;
             Path out = null;
+            Path keep = null;
             for (int i = 0; i < args.length; i++)
             {
                 final String option = args[i];
@@ -81,9 +83,10 @@ public final class ConsensusBenchmark
                             .mapToInt(Integer::parseInt).toArray();
                         case "--idle" -> idle = value;
                         case "--out" -> out = Path.of(value);
+                        case "--keep" -> keep = Path.of(value);
                         default -> throw new IllegalArgumentException("unknown option '" + option + "'; use " +
                             "--duration S, --warmup S, --payload-bytes B, --in-flight N,N,.., --members N,N,.., --idle NAME, " +
-                            "--out DIR");
+                            "--out DIR, --keep DIR");
                     }
                 }
                 catch (final NumberFormatException ex)
@@ -114,7 +117,7 @@ public final class ConsensusBenchmark
             {
                 TransportContext.idleStrategy(idle); // names the valid choices if this one is unknown
             }
-            return new Options(durationS, warmupS, payloadBytes, inFlight, members, idle, out);
+            return new Options(durationS, warmupS, payloadBytes, inFlight, members, idle, out, keep);
         }
     }
 
@@ -205,8 +208,9 @@ public final class ConsensusBenchmark
                 catch (final Exception ex)
                 {
                     allRan = false;
-                    notes.add(String.format(Locale.ROOT, "%s n = %d FAILED at %s: %s%s", system.name(), members, stage,
-                        ex, ex.getStackTrace().length == 0 ? "" : " (thrown at " + ex.getStackTrace()[0] + ")"));
+                    notes.add(String.format(Locale.ROOT, "%s n = %d FAILED at %s: %s%s%s", system.name(), members, stage,
+                        ex, ex.getStackTrace().length == 0 ? "" : " (thrown at " + ex.getStackTrace()[0] + ")",
+                        keep(options.keep(), workDir, system.name() + "-" + members)));
                 }
                 finally
                 {
@@ -215,6 +219,34 @@ public final class ConsensusBenchmark
             }
         }
         return allRan;
+    }
+
+    /** Copies a failed system's work directory (its logs) under {@code keep}; says where, or nothing without it. */
+    private static String keep(final Path keep, final Path workDir, final String name)
+    {
+        if (keep == null)
+        {
+            return "";
+        }
+        final Path to = keep.resolve(name);
+        try (java.util.stream.Stream<Path> files = Files.walk(workDir))
+        {
+            for (final Path from : (Iterable<Path>)files::iterator)
+            {
+                // Regions and Aeron directories are large and say nothing a log does not.
+                if (Files.isRegularFile(from) && from.toString().endsWith(".log"))
+                {
+                    final Path target = to.resolve(workDir.relativize(from).toString());
+                    Files.createDirectories(target.getParent());
+                    Files.copy(from, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            return "; its logs are in " + to;
+        }
+        catch (final IOException ex)
+        {
+            return "; its logs could not be kept in " + to + ": " + ex.getMessage();
+        }
     }
 
     private static String header(final Options options)
