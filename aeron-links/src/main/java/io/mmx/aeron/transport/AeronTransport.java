@@ -123,7 +123,7 @@ public final class AeronTransport implements AutoCloseable
                 launched = MediaDriver.launchEmbedded(new MediaDriver.Context()
                     .aeronDirectoryName(ctx.aeronDirectoryName())
                     .threadingMode(ThreadingMode.SHARED)
-                    .sharedIdleStrategy(TransportContext.driverIdleStrategyOf(ctx.driverIdleStrategy()))
+                    .sharedIdleStrategy(TransportContext.idleStrategy(ctx.driverIdleStrategy()))
                     // Its executor only resolves host names, which directories give as addresses; its thread
                     // woke every millisecond for nothing (a tenth of an idle node's CPU).
                     .asyncExecutorEnabled(false)

@@ -200,27 +200,6 @@ public final class TransportContext
     }
 
     /**
-     * The embedded driver's idle strategy of that name: as {@link #idleStrategy(String)}, except that a
-     * parking driver counts as quiet after 5 ms without work, not 100 ms. Aeron's own periodic work
-     * (heartbeats on idle publications, status messages, the conductor's timers) reaches the driver every
-     * few milliseconds of an idle cluster, so a driver waiting for 100 quiet milliseconds never got there
-     * and parked at most 1 ms: about 1,000 wake-ups a second per JVM. A frame that finds a quiet driver
-     * waits for its next wake, at most 8 ms, as one that finds a quiet node agent does.
-     *
-     * @param name park, backoff, sleeping, yielding, busy or noop.
-     * @return a new idle strategy of that name.
-     */
-    public static IdleStrategy driverIdleStrategyOf(final String name)
-    {
-        if ("park".equals(name))
-        {
-            return new QuietParkIdleStrategy(10, 1, TimeUnit.MICROSECONDS.toNanos(100),
-                TimeUnit.MILLISECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(8), TimeUnit.MILLISECONDS.toNanos(5));
-        }
-        return idleStrategy(name);
-    }
-
-    /**
      * @param name park, backoff, sleeping, yielding, busy or noop.
      * @return a new idle strategy of that name.
      */
