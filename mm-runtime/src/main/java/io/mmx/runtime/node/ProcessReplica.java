@@ -133,6 +133,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return duplicates.clients();
     }
 
+    /** A deliberate bug the host simulation selects to test its checker; set before {@link #start}. */
+    void flaw(final ReplicaFlaw flaw)
+    {
+        duplicates.flaw(flaw);
+    }
+
     /** Faults a test injects into the snapshot chunks this replica sends; set before {@link #restoreFrom}. */
     void transferFaults(final SnapshotTransfer.Faults faults)
     {
