@@ -80,10 +80,22 @@ public final class SimCommand implements Callable<Integer>
     public Integer call()
     {
         final long[] range = range("--seeds", seeds, 0, Long.MAX_VALUE);
-        if (host)
+        if (everySeed && variant == null)
         {
-            return new HostSweep(range).call();
+            throw bad("--every-seed counts the seeds that catch a variant: give --variant NAME too");
         }
+        return host ? sweep(range, hostRunner(), "sim --host", " --host" + hostReplayOptions()) :
+            sweep(range, coreRunner(), "sim", replayOptions());
+    }
+
+    /** Runs one seed. */
+    private interface Runner
+    {
+        SeedSweep.Outcome run(long seed);
+    }
+
+    private Runner coreRunner()
+    {
         final SeedSweep.Options options = new SeedSweep.Options();
         if (n != null && nRange != null)
         {
@@ -118,11 +130,61 @@ public final class SimCommand implements Callable<Integer>
             }
             options.flaw = flaw;
         }
-        if (everySeed && variant == null)
-        {
-            throw bad("--every-seed counts the seeds that catch a variant: give --variant NAME too");
-        }
         options.verbose = verbose;
+        return seed -> SeedSweep.run(seed, options);
+    }
+
+    /** {@code --host}: the node's own hosts ({@link HostSimulation}); a variant may be the core's or a replica's. */
+    private Runner hostRunner()
+    {
+        if (nRange != null || !"all".equals(faults) || slots != 20)
+        {
+            throw bad("--host draws its own shape and faults: --n-range, --faults and --slots do not apply (--n does)");
+        }
+        final HostSimulation.Options options = new HostSimulation.Options();
+        if (n != null)
+        {
+            if (n < 2 || n > 256)
+            {
+                throw bad("--n " + n + " with --host: a host simulation has 2..256 processes");
+            }
+            options.n = n;
+        }
+        if (variant != null)
+        {
+            final Flaw flaw = Flaw.byName(variant);
+            final ReplicaFlaw replicaFlaw = ReplicaFlaw.byName(variant);
+            if ((flaw == null || flaw == Flaw.NONE) && (replicaFlaw == null || replicaFlaw == ReplicaFlaw.NONE))
+            {
+                throw bad("--variant '" + variant + "': not a variant; known: " +
+                    System.getProperty("mmx.sim.variants") + "," + System.getProperty("mmx.sim.replicaVariants"));
+            }
+            options.flaw = flaw != null ? flaw : Flaw.NONE;
+            options.replicaFlaw = replicaFlaw != null ? replicaFlaw : ReplicaFlaw.NONE;
+        }
+        options.trace = verbose;
+        final PrintWriter out = spec.commandLine().getOut();
+        return seed ->
+        {
+            final HostSimulation sim = new HostSimulation(seed, options);
+            final SeedSweep.Outcome o = sim.run();
+            if (verbose)
+            {
+                out.println("seed " + seed + " " + o.verdict() + ": " + sim.description() + "; " + sim.summary());
+            }
+            return o;
+        };
+    }
+
+    /** A variant's description, whichever catalogue names it. */
+    private String variantDescription()
+    {
+        final Flaw flaw = Flaw.byName(variant);
+        return flaw != null ? flaw.description() : ReplicaFlaw.byName(variant).description();
+    }
+
+    private int sweep(final long[] range, final Runner runner, final String name, final String replay)
+    {
         final PrintWriter out = spec.commandLine().getOut();
         final long t0 = System.nanoTime();
         long count = 0;
@@ -132,7 +194,7 @@ public final class SimCommand implements Callable<Integer>
         long catches = 0;
         for (long seed = range[0]; seed <= range[1]; seed++)
         {
-            final SeedSweep.Outcome o = SeedSweep.run(seed, options);
+            final SeedSweep.Outcome o = runner.run(seed);
             count++;
             if (o.verdict() != SeedSweep.Verdict.OK)
             {
@@ -145,9 +207,9 @@ public final class SimCommand implements Callable<Integer>
                     liveness++;
                 }
                 out.println(o.verdict() + " " + o.description());
-                out.println("  replay: bin/mmx sim --seeds " + seed + "-" + seed + replayOptions());
+                out.println("  replay: bin/mmx sim --seeds " + seed + "-" + seed + replay);
                 out.flush();
-                if (options.flaw != Flaw.NONE)
+                if (variant != null)
                 {
                     caughtBy = caughtBy < 0 ? seed : caughtBy;
                     catches++;
@@ -163,122 +225,20 @@ public final class SimCommand implements Callable<Integer>
             }
         }
         final double secs = (System.nanoTime() - t0) / 1e9;
-        if (options.flaw != Flaw.NONE)
+        if (variant != null)
         {
-            out.println(caughtBy >= 0 ? "variant " + options.flaw.cliName() + " (" + options.flaw.description() +
-                "): caught by seed " + caughtBy + (everySeed ? " first, by " + catches + " of " + count + " seeds" :
-                " (" + count + " seeds run)") :
-                "variant " + options.flaw.cliName() + ": NOT caught by any of " + count + " seeds");
+            out.println(caughtBy >= 0 ? "variant " + variant + " (" + variantDescription() + "): caught by seed " +
+                caughtBy + (everySeed ? " first, by " + catches + " of " + count + " seeds" : " (" + count + " seeds run)") :
+                "variant " + variant + ": NOT caught by any of " + count + " seeds");
         }
-        out.printf("sim: %d seeds, %d safety violations, %d liveness failures, %.1f seeds/s%n", count, safety, liveness,
-            count / Math.max(secs, 1e-9));
+        out.printf("%s: %d seeds, %d safety violations, %d liveness failures, %.1f seeds/s%n", name, count, safety,
+            liveness, count / Math.max(secs, 1e-9));
         out.flush();
-        if (options.flaw != Flaw.NONE)
+        if (variant != null)
         {
             return caughtBy >= 0 ? MmxCommand.OK : MmxCommand.UNHEALTHY;
         }
         return safety == 0 && liveness == 0 ? MmxCommand.OK : MmxCommand.UNHEALTHY;
-    }
-
-    /** {@code --host}: the same sweep over {@link HostSimulation}, same lines and exit codes. */
-    private final class HostSweep
-    {
-        private final long[] range;
-
-        HostSweep(final long[] range)
-        {
-            this.range = range;
-        }
-
-        Integer call()
-        {
-            if (nRange != null || !"all".equals(faults) || slots != 20)
-            {
-                throw bad("--host draws its own shape and faults: --n-range, --faults and --slots do not apply (--n does)");
-            }
-            final HostSimulation.Options options = new HostSimulation.Options();
-            if (n != null)
-            {
-                if (n < 2 || n > 256)
-                {
-                    throw bad("--n " + n + " with --host: a host simulation has 2..256 processes");
-                }
-                options.n = n;
-            }
-            String caughtName = null;
-            if (variant != null)
-            {
-                final Flaw flaw = Flaw.byName(variant);
-                final ReplicaFlaw replicaFlaw = ReplicaFlaw.byName(variant);
-                if ((flaw == null || flaw == Flaw.NONE) && (replicaFlaw == null || replicaFlaw == ReplicaFlaw.NONE))
-                {
-                    throw bad("--variant '" + variant + "': not a variant; known: " +
-                        System.getProperty("mmx.sim.variants") + "," + System.getProperty("mmx.sim.replicaVariants"));
-                }
-                options.flaw = flaw != null ? flaw : Flaw.NONE;
-                options.replicaFlaw = replicaFlaw != null ? replicaFlaw : ReplicaFlaw.NONE;
-                caughtName = variant + " (" + (flaw != null ? flaw.description() : replicaFlaw.description()) + ")";
-            }
-            if (everySeed && variant == null)
-            {
-                throw bad("--every-seed counts the seeds that catch a variant: give --variant NAME too");
-            }
-            options.trace = verbose;
-            final PrintWriter out = spec.commandLine().getOut();
-            final long t0 = System.nanoTime();
-            long count = 0;
-            long safety = 0;
-            long liveness = 0;
-            long caughtBy = -1;
-            long catches = 0;
-            for (long seed = range[0]; seed <= range[1]; seed++)
-            {
-                final HostSimulation sim = new HostSimulation(seed, options);
-                final SeedSweep.Outcome o = sim.run();
-                count++;
-                if (verbose)
-                {
-                    out.println("seed " + seed + " " + o.verdict() + ": " + sim.description() + "; " + sim.summary());
-                }
-                if (o.verdict() != SeedSweep.Verdict.OK)
-                {
-                    safety += o.verdict() == SeedSweep.Verdict.SAFETY ? 1 : 0;
-                    liveness += o.verdict() == SeedSweep.Verdict.LIVENESS ? 1 : 0;
-                    out.println(o.verdict() + " " + o.description());
-                    out.println("  replay: bin/mmx sim --host --seeds " + seed + "-" + seed +
-                        (n != null ? " --n " + n : "") + (variant != null ? " --variant " + variant : "") + " --verbose");
-                    out.flush();
-                    if (variant != null)
-                    {
-                        caughtBy = caughtBy < 0 ? seed : caughtBy;
-                        catches++;
-                        if (!everySeed)
-                        {
-                            break;
-                        }
-                    }
-                }
-                if (seed == Long.MAX_VALUE)
-                {
-                    break;
-                }
-            }
-            final double secs = (System.nanoTime() - t0) / 1e9;
-            if (variant != null)
-            {
-                out.println(caughtBy >= 0 ? "variant " + caughtName + ": caught by seed " + caughtBy +
-                    (everySeed ? " first, by " + catches + " of " + count + " seeds" : " (" + count + " seeds run)") :
-                    "variant " + variant + ": NOT caught by any of " + count + " seeds");
-            }
-            out.printf("sim --host: %d seeds, %d safety violations, %d liveness failures, %.1f seeds/s%n", count, safety,
-                liveness, count / Math.max(secs, 1e-9));
-            out.flush();
-            if (variant != null)
-            {
-                return caughtBy >= 0 ? MmxCommand.OK : MmxCommand.UNHEALTHY;
-            }
-            return safety == 0 && liveness == 0 ? MmxCommand.OK : MmxCommand.UNHEALTHY;
-        }
     }
 
     private String replayOptions()
@@ -286,6 +246,11 @@ public final class SimCommand implements Callable<Integer>
         return (n != null ? " --n " + n : "") + (nRange != null ? " --n-range " + nRange : "") +
             ("all".equals(faults) ? "" : " --faults " + faults) + (slots != 20 ? " --slots " + slots : "") +
             (variant != null ? " --variant " + variant : "") + " --verbose";
+    }
+
+    private String hostReplayOptions()
+    {
+        return (n != null ? " --n " + n : "") + (variant != null ? " --variant " + variant : "") + " --verbose";
     }
 
     private Set<String> faultKinds(final String spec)

@@ -51,22 +51,8 @@ public final class InProcessHost
         final int[] hosted = ctx.hosted();
         final HostedProcess[] processes = new HostedProcess[hosted.length];
         replicas = new ProcessReplica[hosted.length];
-        // The host and the replicas need each other; replicas report to the host made last.
         final ProcessHost[] hostRef = new ProcessHost[1];
-        final ProcessReplica.Completions completions = new ProcessReplica.Completions()
-        {
-            @Override
-            public void onApplied(final int origin, final int inc, final long counter, final long reply)
-            {
-                hostRef[0].onApplied(origin, inc, counter, reply);
-            }
-
-            @Override
-            public void onClientApplied(final int replica, final long clientId, final long seq, final byte[] reply)
-            {
-                hostRef[0].onClientApplied(replica, clientId, seq, reply);
-            }
-        };
+        final ProcessReplica.Completions completions = ProcessReplica.Completions.toHost(hostRef);
         for (int i = 0; i < hosted.length; i++)
         {
             final int id = hosted[i];
