@@ -28,7 +28,7 @@ final class DelayedRegionLinks implements RegionLinkFactory
     private final SplittableRandom random;
     private final long minNs;
     private final long maxNs;
-    private final double tailProbability;
+    private double tailProbability;
     private final long tailMaxNs;
     private long delayed;
     /** Off while the hosts are built: formatting a region polls its fabric without moving the clock. */
@@ -59,6 +59,12 @@ final class DelayedRegionLinks implements RegionLinkFactory
     void start()
     {
         started = true;
+    }
+
+    /** No more slow operations from now on (ordinary latencies stay): the faults healed. */
+    void heal()
+    {
+        tailProbability = 0;
     }
 
     /** @return completions held back so far. */

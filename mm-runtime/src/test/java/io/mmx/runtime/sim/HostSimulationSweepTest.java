@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  */
 class HostSimulationSweepTest
 {
-    static final int SEEDS = Integer.getInteger("mmx.hostsim.seeds", 10);
+    static final int SEEDS = Integer.getInteger("mmx.hostsim.seeds", 8);
     static final long BASE = Long.getLong("mmx.hostsim.seedBase", 1);
 
     static String replay(final long seed)
@@ -34,6 +34,24 @@ class HostSimulationSweepTest
         final long to = only != null ? only : BASE + SEEDS - 1;
         System.out.println("host sweep: seeds " + from + ".." + to + " (replay one: -Dmmx.hostsim.seed=SEED)");
         for (long seed = from; seed <= to; seed++)
+        {
+            final HostSimulation sim = new HostSimulation(seed, new HostSimulation.Options());
+            final SeedSweep.Outcome o = sim.run();
+            System.out.println("host seed " + seed + " " + o.verdict() + ": " + sim.summary());
+            assertNull(o.description(), o.description() + "\n" + replay(seed));
+        }
+    }
+
+    /**
+     * Seeds the long sweep failed on, each passing now. 1216: slow memory operations (0.5 % of them,
+     * up to 82 ms) went on after the heal, the leader's memory heartbeat stalled past its stale bound
+     * again and again, leadership flapped between processes 0 and 2 for the whole liveness bound,
+     * and one command re-proposed every 500 ms never committed; the heal now ends slow memory too.
+     */
+    @Test
+    void theSeedsTheLongSweepFoundPass()
+    {
+        for (final long seed : new long[] {1216})
         {
             final HostSimulation sim = new HostSimulation(seed, new HostSimulation.Options());
             final SeedSweep.Outcome o = sim.run();
