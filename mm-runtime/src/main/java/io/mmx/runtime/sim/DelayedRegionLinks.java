@@ -67,7 +67,7 @@ final class DelayedRegionLinks implements RegionLinkFactory
         tailProbability = 0;
     }
 
-    /** @return completions held back so far. */
+    /** @return completions that passed through these links (held back from start() on). */
     long delayed()
     {
         return delayed;
