@@ -1,7 +1,9 @@
 package io.mmx.runtime.cli;
 
 import io.mmx.runtime.core.Flaw;
+import io.mmx.runtime.node.ReplicaFlaw;
 import io.mmx.runtime.sim.FaultPlan;
+import io.mmx.runtime.sim.HostSimulation;
 import io.mmx.runtime.sim.SeedSweep;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,7 +28,10 @@ import java.util.concurrent.Callable;
         "blocked).",
         "Last line: 'sim: S seeds, V safety violations, L liveness failures, R seeds/s'. Exit 0 when V = " +
         "L = 0, 1 otherwise, 2 on bad arguments. With --variant, a deliberately broken protocol runs, " +
-        "and the first seed that catches it is reported (exit 0 if one does)."})
+        "and the first seed that catches it is reported (exit 0 if one does).",
+        "With --host, each seed runs the node's own hosts instead (HostSimulation: ProcessHosts of several " +
+        "processes, membership, forwarding, the duplicate filter and the replicas, with frame faults, memory " +
+        "latency, host crashes and pauses); --variant then also takes the replica variants ${sys:mmx.sim.replicaVariants}."})
 public final class SimCommand implements Callable<Integer>
 {
     @Option(names = "--seeds", required = true, paramLabel = "FROM-TO", description = "Seeds to run, e.g. 1-100000.")
@@ -53,6 +58,9 @@ public final class SimCommand implements Callable<Integer>
         "that catches it, and report how many caught it (a catch rate, not only a first catch).")
     boolean everySeed;
 
+    @Option(names = "--host", description = "Run the host simulation (the node's ProcessHosts) instead of the core's.")
+    boolean host;
+
     @Option(names = "--verbose", description = "Print a diagnosis of every failing seed.")
     boolean verbose;
 
@@ -64,12 +72,30 @@ public final class SimCommand implements Callable<Integer>
         System.setProperty("mmx.sim.kinds", String.join(",", FaultPlan.KINDS));
         System.setProperty("mmx.sim.variants", String.join(",", Arrays.stream(Flaw.values())
             .filter(f -> f != Flaw.NONE).map(Flaw::cliName).toArray(String[]::new)));
+        System.setProperty("mmx.sim.replicaVariants", String.join(",", Arrays.stream(ReplicaFlaw.values())
+            .filter(f -> f != ReplicaFlaw.NONE).map(ReplicaFlaw::cliName).toArray(String[]::new)));
     }
 
     @Override
     public Integer call()
     {
         final long[] range = range("--seeds", seeds, 0, Long.MAX_VALUE);
+        if (everySeed && variant == null)
+        {
+            throw bad("--every-seed counts the seeds that catch a variant: give --variant NAME too");
+        }
+        return host ? sweep(range, hostRunner(), "sim --host", " --host" + hostReplayOptions()) :
+            sweep(range, coreRunner(), "sim", replayOptions());
+    }
+
+    /** Runs one seed. */
+    private interface Runner
+    {
+        SeedSweep.Outcome run(long seed);
+    }
+
+    private Runner coreRunner()
+    {
         final SeedSweep.Options options = new SeedSweep.Options();
         if (n != null && nRange != null)
         {
@@ -104,11 +130,61 @@ public final class SimCommand implements Callable<Integer>
             }
             options.flaw = flaw;
         }
-        if (everySeed && variant == null)
-        {
-            throw bad("--every-seed counts the seeds that catch a variant: give --variant NAME too");
-        }
         options.verbose = verbose;
+        return seed -> SeedSweep.run(seed, options);
+    }
+
+    /** {@code --host}: the node's own hosts ({@link HostSimulation}); a variant may be the core's or a replica's. */
+    private Runner hostRunner()
+    {
+        if (nRange != null || !"all".equals(faults) || slots != 20)
+        {
+            throw bad("--host draws its own shape and faults: --n-range, --faults and --slots do not apply (--n does)");
+        }
+        final HostSimulation.Options options = new HostSimulation.Options();
+        if (n != null)
+        {
+            if (n < 2 || n > 256)
+            {
+                throw bad("--n " + n + " with --host: a host simulation has 2..256 processes");
+            }
+            options.n = n;
+        }
+        if (variant != null)
+        {
+            final Flaw flaw = Flaw.byName(variant);
+            final ReplicaFlaw replicaFlaw = ReplicaFlaw.byName(variant);
+            if ((flaw == null || flaw == Flaw.NONE) && (replicaFlaw == null || replicaFlaw == ReplicaFlaw.NONE))
+            {
+                throw bad("--variant '" + variant + "': not a variant; known: " +
+                    System.getProperty("mmx.sim.variants") + "," + System.getProperty("mmx.sim.replicaVariants"));
+            }
+            options.flaw = flaw != null ? flaw : Flaw.NONE;
+            options.replicaFlaw = replicaFlaw != null ? replicaFlaw : ReplicaFlaw.NONE;
+        }
+        options.trace = verbose;
+        final PrintWriter out = spec.commandLine().getOut();
+        return seed ->
+        {
+            final HostSimulation sim = new HostSimulation(seed, options);
+            final SeedSweep.Outcome o = sim.run();
+            if (verbose)
+            {
+                out.println("seed " + seed + " " + o.verdict() + ": " + sim.description() + "; " + sim.summary());
+            }
+            return o;
+        };
+    }
+
+    /** A variant's description, whichever catalogue names it. */
+    private String variantDescription()
+    {
+        final Flaw flaw = Flaw.byName(variant);
+        return flaw != null ? flaw.description() : ReplicaFlaw.byName(variant).description();
+    }
+
+    private int sweep(final long[] range, final Runner runner, final String name, final String replay)
+    {
         final PrintWriter out = spec.commandLine().getOut();
         final long t0 = System.nanoTime();
         long count = 0;
@@ -118,7 +194,7 @@ public final class SimCommand implements Callable<Integer>
         long catches = 0;
         for (long seed = range[0]; seed <= range[1]; seed++)
         {
-            final SeedSweep.Outcome o = SeedSweep.run(seed, options);
+            final SeedSweep.Outcome o = runner.run(seed);
             count++;
             if (o.verdict() != SeedSweep.Verdict.OK)
             {
@@ -131,9 +207,9 @@ public final class SimCommand implements Callable<Integer>
                     liveness++;
                 }
                 out.println(o.verdict() + " " + o.description());
-                out.println("  replay: bin/mmx sim --seeds " + seed + "-" + seed + replayOptions());
+                out.println("  replay: bin/mmx sim --seeds " + seed + "-" + seed + replay);
                 out.flush();
-                if (options.flaw != Flaw.NONE)
+                if (variant != null)
                 {
                     caughtBy = caughtBy < 0 ? seed : caughtBy;
                     catches++;
@@ -149,17 +225,16 @@ public final class SimCommand implements Callable<Integer>
             }
         }
         final double secs = (System.nanoTime() - t0) / 1e9;
-        if (options.flaw != Flaw.NONE)
+        if (variant != null)
         {
-            out.println(caughtBy >= 0 ? "variant " + options.flaw.cliName() + " (" + options.flaw.description() +
-                "): caught by seed " + caughtBy + (everySeed ? " first, by " + catches + " of " + count + " seeds" :
-                " (" + count + " seeds run)") :
-                "variant " + options.flaw.cliName() + ": NOT caught by any of " + count + " seeds");
+            out.println(caughtBy >= 0 ? "variant " + variant + " (" + variantDescription() + "): caught by seed " +
+                caughtBy + (everySeed ? " first, by " + catches + " of " + count + " seeds" : " (" + count + " seeds run)") :
+                "variant " + variant + ": NOT caught by any of " + count + " seeds");
         }
-        out.printf("sim: %d seeds, %d safety violations, %d liveness failures, %.1f seeds/s%n", count, safety, liveness,
-            count / Math.max(secs, 1e-9));
+        out.printf("%s: %d seeds, %d safety violations, %d liveness failures, %.1f seeds/s%n", name, count, safety,
+            liveness, count / Math.max(secs, 1e-9));
         out.flush();
-        if (options.flaw != Flaw.NONE)
+        if (variant != null)
         {
             return caughtBy >= 0 ? MmxCommand.OK : MmxCommand.UNHEALTHY;
         }
@@ -171,6 +246,11 @@ public final class SimCommand implements Callable<Integer>
         return (n != null ? " --n " + n : "") + (nRange != null ? " --n-range " + nRange : "") +
             ("all".equals(faults) ? "" : " --faults " + faults) + (slots != 20 ? " --slots " + slots : "") +
             (variant != null ? " --variant " + variant : "") + " --verbose";
+    }
+
+    private String hostReplayOptions()
+    {
+        return (n != null ? " --n " + n : "") + (variant != null ? " --variant " + variant : "") + " --verbose";
     }
 
     private Set<String> faultKinds(final String spec)

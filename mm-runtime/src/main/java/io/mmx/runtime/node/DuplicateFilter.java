@@ -30,6 +30,8 @@ final class DuplicateFilter
     /** The run of the last command's key: a slot's commands mostly share an origin. Always a run in the map. */
     private long lastKey = -1;
     private Run lastRun;
+    /** {@link ReplicaFlaw#FILTER_FORGETS_OLDER}: a simulation's deliberate bug, never set by a node. */
+    private boolean forgetsOlder;
 
     DuplicateFilter(final int maxRuns)
     {
@@ -49,6 +51,12 @@ final class DuplicateFilter
                 return size() > DuplicateFilter.this.maxRuns;
             }
         };
+    }
+
+    /** Selects a deliberate bug ({@link ReplicaFlaw}); only the host simulation does. */
+    void flaw(final ReplicaFlaw flaw)
+    {
+        forgetsOlder = flaw == ReplicaFlaw.FILTER_FORGETS_OLDER;
     }
 
     /** Outside clients' sessions. */
@@ -72,6 +80,12 @@ final class DuplicateFilter
             }
             lastKey = key;
             lastRun = run;
+        }
+        if (forgetsOlder)
+        {
+            final boolean newer = counter > lastRun.highest;
+            lastRun.highest = Math.max(lastRun.highest, counter);
+            return newer || counter < lastRun.highest;
         }
         return lastRun.mark(counter);
     }

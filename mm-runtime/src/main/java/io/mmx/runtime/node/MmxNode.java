@@ -101,22 +101,8 @@ public final class MmxNode implements AutoCloseable
             final HostedProcess[] processes = new HostedProcess[hosted.length];
             final SecureRandom random = new SecureRandom();
             final AeronHostTransport hostTransport = new AeronHostTransport(launched);
-            // The host and the replicas need each other; replicas report to the host made last.
             final ProcessHost[] hostRef = new ProcessHost[1];
-            final ProcessReplica.Completions completions = new ProcessReplica.Completions()
-            {
-                @Override
-                public void onApplied(final int origin, final int inc, final long counter, final long reply)
-                {
-                    hostRef[0].onApplied(origin, inc, counter, reply);
-                }
-
-                @Override
-                public void onClientApplied(final int replica, final long clientId, final long seq, final byte[] reply)
-                {
-                    hostRef[0].onClientApplied(replica, clientId, seq, reply);
-                }
-            };
+            final ProcessReplica.Completions completions = ProcessReplica.Completions.toHost(hostRef);
             final List<Integer> formatted = new ArrayList<>();
             for (int i = 0; i < hosted.length; i++)
             {

@@ -27,6 +27,29 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
 
         /** An outside client's command was applied at replica {@code replica}. */
         void onClientApplied(int replica, long clientId, long seq, byte[] reply);
+
+        /**
+         * Completions that go to the host in {@code host[0]}: the host and its replicas need each
+         * other, so the replicas are made first and report to the host made last.
+         */
+        static Completions toHost(final io.mmx.runtime.host.ProcessHost[] host)
+        {
+            return new Completions()
+            {
+                @Override
+                public void onApplied(final int origin, final int inc, final long counter, final long reply)
+                {
+                    host[0].onApplied(origin, inc, counter, reply);
+                }
+
+                @Override
+                public void onClientApplied(final int replica, final long clientId, final long seq,
+                    final byte[] reply)
+                {
+                    host[0].onClientApplied(replica, clientId, seq, reply);
+                }
+            };
+        }
     }
 
     private final int id;
@@ -133,6 +156,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     ClientSessions clientSessions()
     {
         return duplicates.clients();
+    }
+
+    /** A deliberate bug the host simulation selects to test its checker; set before {@link #start}. */
+    void flaw(final ReplicaFlaw flaw)
+    {
+        duplicates.flaw(flaw);
     }
 
     /** Faults a test injects into the snapshot chunks this replica sends; set before {@link #restoreFrom}. */

@@ -48,6 +48,20 @@ class SimCommandTest
     }
 
     @Test
+    void theHostSweepEndsWithItsSummaryAndCatchesAReplicaVariant()
+    {
+        assertEquals(MmxCommand.OK, run("sim", "--host", "--seeds", "2-3"), out + "\n" + err);
+        assertTrue(lastLine().matches("sim --host: 2 seeds, 0 safety violations, 0 liveness failures, [0-9.]+ seeds/s"),
+            lastLine());
+        out.getBuffer().setLength(0);
+        assertEquals(MmxCommand.OK, run("sim", "--host", "--seeds", "1-5", "--variant", "filter-forgets-older"),
+            out.toString());
+        assertTrue(out.toString().contains("caught by seed 1"), out.toString());
+        assertTrue(out.toString().contains("replay: bin/mmx sim --seeds 1-1 --host --variant filter-forgets-older"),
+            out.toString());
+    }
+
+    @Test
     void badArgumentsExitTwoWithOneSentence()
     {
         for (final String[] args : new String[][] {
@@ -58,6 +72,10 @@ class SimCommandTest
             {"sim", "--seeds", "1-2", "--n", "0"},
             {"sim", "--seeds", "1-2", "--n", "3", "--n-range", "1-4"},
             {"sim", "--seeds", "1-2", "--slots", "0"},
+            {"sim", "--host", "--seeds", "1-2", "--faults", "crash"},
+            {"sim", "--host", "--seeds", "1-2", "--n", "1"},
+            {"sim", "--host", "--seeds", "1-2", "--variant", "nope"},
+            {"sim", "--host", "--seeds", "1-2", "--every-seed"},
             {"sim"}})
         {
             err.getBuffer().setLength(0);

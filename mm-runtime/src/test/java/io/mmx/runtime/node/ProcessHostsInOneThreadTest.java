@@ -1,20 +1,11 @@
 package io.mmx.runtime.node;
 
-import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.planner.plan.Plan;
-import io.mmx.planner.plan.PlanDigest;
-import io.mmx.rdma.fabric.ConnectionManager;
-import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.local.LocalRegionStore;
-import io.mmx.rdma.region.ClusterKey;
-import io.mmx.runtime.core.CoreConfig;
-import io.mmx.runtime.core.RegionLayout;
-import io.mmx.runtime.host.HostContext;
-import io.mmx.runtime.host.HostedProcess;
-import io.mmx.runtime.host.InMemoryNetwork;
 import io.mmx.runtime.host.ProcessHost;
 import io.mmx.runtime.host.Submission;
+import io.mmx.runtime.sim.InMemoryNetwork;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -119,7 +110,7 @@ class ProcessHostsInOneThreadTest
         final InMemoryNetwork network;
         final ProcessHost[] hosts = new ProcessHost[HOSTED.length];
         final boolean[] running = new boolean[HOSTED.length];
-        final ProcessReplica[] replicas = new ProcessReplica[N];
+        final InProcessHost[] processHosts = new InProcessHost[HOSTED.length];
         final Recorder[] machines = new Recorder[N];
         final AtomicInteger[] pending = new AtomicInteger[HOSTED.length];
         /** Cycles in which each host's doWork reported work. */
@@ -138,57 +129,19 @@ class ProcessHostsInOneThreadTest
             }
             final Plan plan = NodeTestSupport.plan(N, 3, 7);
             network = new InMemoryNetwork(random.nextLong(), hostOf, 0.02, 3_000_000,
-                context(plan, HOSTED[0]).transport().maxFrameLengthBytes());
-            final LocalRegionStore store = new LocalRegionStore();
-            final PlanDigest digest = PlanDigest.ofGraph(plan.graph());
-            final ClusterKey key = ClusterKey.of(NodeTestSupport.KEY);
-            final RegionLinkFactory links = store.linkFactory(digest, key);
+                InProcessHost.maxFrameLengthBytes(context(plan, HOSTED[0])));
+            final RegionLinkFactory links = InProcessHost.createRegions(new LocalRegionStore(), context(plan, HOSTED[0]),
+                NodeTestSupport.KEY);
+            for (int id = 0; id < N; id++)
+            {
+                machines[id] = new Recorder();
+            }
             for (int h = 0; h < HOSTED.length; h++)
             {
-                final NodeContext ctx = context(plan, HOSTED[h]);
-                final CoreConfig config = ctx.core();
-                for (final int id : HOSTED[h])
-                {
-                    store.createOrOpen(id, 8L * config.layout().regionWords(), digest, key);
-                }
-                final HostedProcess[] processes = new HostedProcess[HOSTED[h].length];
-                final ProcessHost[] hostRef = new ProcessHost[1];
-                for (int i = 0; i < processes.length; i++)
-                {
-                    final int id = HOSTED[h][i];
-                    final ConnectionManager connections = ConnectionManager.open(plan.graph(), id, links);
-                    final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, () -> nowNs);
-                    RegionSetup.formatIfNew(fabric, id, config.planHash(), false);
-                    final int[] neighbours = plan.graph().neighbours(id);
-                    final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
-                        8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
-                    final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
-                        (kind, latencyNs) -> { }, () -> nowNs);
-                    machines[id] = new Recorder();
-                    replicas[id] = new ProcessReplica(id, config, memory, network.endpoint(h), machines[id],
-                        new ProcessReplica.Completions()
-                        {
-                            @Override
-                            public void onApplied(final int origin, final int inc, final long counter, final long reply)
-                            {
-                                hostRef[0].onApplied(origin, inc, counter, reply);
-                            }
-
-                            @Override
-                            public void onClientApplied(final int replica, final long clientId, final long seq,
-                                final byte[] reply)
-                            {
-                            }
-                        }, NodeListener.NO_OP, random.nextLong(), connections.connectionCount(),
-                        new ReplicaEvents(id, neighbours, ctx.tickNs(), new ProcessCounters(id, null), false));
-                    processes[i] = new HostedReplica(replicas[id], neighbours, heartbeats);
-                }
                 pending[h] = new AtomicInteger();
-                hosts[h] = new ProcessHost(new HostContext().transport(network.endpoint(h)).core(config)
-                    .processes(processes).membership(ctx.membership()).planDigest(digest).hostOf(hostOf)
-                    .seed(random.nextLong()).tickNs(ctx.tickNs()).incarnation(random.nextInt())
-                    .submitTimeoutNs(ctx.submitTimeoutNs()).maxPending(ctx.maxPending()).pendingCount(pending[h]));
-                hostRef[0] = hosts[h];
+                processHosts[h] = new InProcessHost(context(plan, HOSTED[h]), hostOf, links, network.endpoint(h),
+                    () -> nowNs, id -> machines[id], random, ReplicaFlaw.NONE, pending[h]);
+                hosts[h] = processHosts[h].host();
                 running[h] = true;
             }
         }
@@ -232,14 +185,14 @@ class ProcessHostsInOneThreadTest
             runUntil(() -> leaderOrMinus() >= 0, "leader");
         }
 
-        /** The one process of a running host that leads, or -1. */
+        /** The process of a running host that leads (the lowest host's, if two think so), or -1. */
         int leaderOrMinus()
         {
-            for (int id = 0; id < N; id++)
+            for (int h = 0; h < HOSTED.length; h++)
             {
-                if (running[hostOf[id]] && replicas[id].status().leads())
+                if (running[h] && processHosts[h].leading() >= 0)
                 {
-                    return id;
+                    return processHosts[h].leading();
                 }
             }
             return -1;

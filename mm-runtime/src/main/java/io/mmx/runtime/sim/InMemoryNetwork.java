@@ -1,7 +1,8 @@
-package io.mmx.runtime.host;
+package io.mmx.runtime.sim;
 
 import io.mmx.aeron.frame.FrameHeader;
 import io.mmx.aeron.transport.FrameHandler;
+import io.mmx.runtime.host.HostTransport;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -15,13 +16,15 @@ import java.util.SplittableRandom;
  * between two hosts is delayed by a random time up to {@code maxDelayNs} (so frames overtake each
  * other) and dropped with probability {@code dropRate}; a host's frames to itself (Aeron's IPC) are
  * never lost and arrive in order. A frame leaves only at its sender's {@link HostTransport#flush()},
- * so a host that forgets to flush is heard by no one.
+ * so a host that forgets to flush is heard by no one. A crashed host's frames in flight and all
+ * frames to it are lost; a paused host's wait in its inbox. Used by {@link HostSimulation} and by
+ * tests that run a few hosts in one thread.
  */
 public final class InMemoryNetwork
 {
     private final SplittableRandom random;
-    private final double dropRate;
-    private final long maxDelayNs;
+    private double dropRate;
+    private long maxDelayNs;
     private final int maxFrameLengthBytes;
     private final int[] hostOf;
     private final Endpoint[] endpoints;
@@ -79,6 +82,23 @@ public final class InMemoryNetwork
         this.nowNs = nowNs;
     }
 
+    /**
+     * Changes the faults from now on (frames in flight keep their delays): a healed network is
+     * {@code (0, small delay)}.
+     */
+    public void faults(final double dropRate, final long maxDelayNs)
+    {
+        this.dropRate = dropRate;
+        this.maxDelayNs = Math.max(1, maxDelayNs);
+    }
+
+    /** Host {@code host} crashed: what waits for it is lost, and so is everything sent to it from now on. */
+    public void crash(final int host)
+    {
+        endpoints[host].crashed = true;
+        endpoints[host].inbox.clear();
+    }
+
     /** @return host {@code host}'s transport. */
     public HostTransport endpoint(final int host)
     {
@@ -101,6 +121,7 @@ public final class InMemoryNetwork
         private final List<Integer> outboxHost = new ArrayList<>();
         private final FrameHeader header = new FrameHeader();
         private long lastLocalNs;
+        private boolean crashed;
 
         Endpoint(final int host)
         {
@@ -206,6 +227,11 @@ public final class InMemoryNetwork
 
         private void deliver(final Endpoint to, final UnsafeBuffer bytes)
         {
+            if (to.crashed)
+            {
+                dropped++;
+                return;
+            }
             if (to == this)
             {
                 // IPC: lossless and in order, a moment later.

@@ -1,0 +1,129 @@
+package io.mmx.runtime.node;
+
+import io.mmx.membership.neighbour.FabricHeartbeats;
+import io.mmx.planner.plan.PlanDigest;
+import io.mmx.rdma.fabric.ConnectionManager;
+import io.mmx.rdma.fabric.PlanMemoryFabric;
+import io.mmx.rdma.fabric.RegionLinkFactory;
+import io.mmx.rdma.local.LocalRegionStore;
+import io.mmx.rdma.region.ClusterKey;
+import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.core.RegionLayout;
+import io.mmx.runtime.host.HostContext;
+import io.mmx.runtime.host.HostTransport;
+import io.mmx.runtime.host.HostedProcess;
+import io.mmx.runtime.host.ProcessHost;
+import org.agrona.concurrent.NanoClock;
+
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+/**
+ * One host's {@link ProcessHost} with its replicas, as a node builds them, over ports handed in: a
+ * {@link HostTransport}, region links (in-process regions), a clock and a seed. It starts no thread
+ * and opens nothing, so several hosts run in one thread on a virtual clock: the host simulation
+ * ({@code io.mmx.runtime.sim.HostSimulation}) and the one-thread tests build each host with it.
+ * The replicas keep no state on disk.
+ */
+public final class InProcessHost
+{
+    private final ProcessHost host;
+    private final ProcessReplica[] replicas;
+
+    /**
+     * @param ctx       the host's node settings, concluded: the plan, its hosted ids and the directory
+     *                  that says which processes share a host.
+     * @param hostOf    the host of every process (the directory's endpoint index).
+     * @param links     region links of every process's fabric (regions made by {@link #createRegions}).
+     * @param transport the host's frames.
+     * @param clock     the time memory operations are timed by.
+     * @param machines  the state machine of each hosted process id.
+     * @param random    draws the replicas' and the host's seeds and the host's incarnation.
+     * @param flaw      a deliberate replica bug for a simulation's checker, else {@link ReplicaFlaw#NONE}.
+     * @param pending   the host's pending submissions, counted by the submitter and the host.
+     */
+    public InProcessHost(final NodeContext ctx, final int[] hostOf, final RegionLinkFactory links,
+        final HostTransport transport, final NanoClock clock, final IntFunction<StateMachine> machines,
+        final SplittableRandom random, final ReplicaFlaw flaw, final AtomicInteger pending)
+    {
+        final CoreConfig config = ctx.core();
+        final int[] hosted = ctx.hosted();
+        final HostedProcess[] processes = new HostedProcess[hosted.length];
+        replicas = new ProcessReplica[hosted.length];
+        final ProcessHost[] hostRef = new ProcessHost[1];
+        final ProcessReplica.Completions completions = ProcessReplica.Completions.toHost(hostRef);
+        for (int i = 0; i < hosted.length; i++)
+        {
+            final int id = hosted[i];
+            final ConnectionManager connections = ConnectionManager.open(config.graph(), id, links);
+            final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, clock);
+            RegionSetup.formatIfNew(fabric, id, config.planHash(), false);
+            final int[] neighbours = config.graph().neighbours(id);
+            final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
+                8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
+            final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
+                (kind, latencyNs) -> { }, clock);
+            replicas[i] = new ProcessReplica(id, config, memory, transport, machines.apply(id), completions,
+                NodeListener.NO_OP, random.nextLong(), connections.connectionCount(),
+                new ReplicaEvents(id, neighbours, ctx.tickNs(), new ProcessCounters(id, null), false));
+            replicas[i].flaw(flaw);
+            processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);
+        }
+        host = new ProcessHost(new HostContext().transport(transport).core(config).processes(processes)
+            .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).seed(random.nextLong())
+            .tickNs(ctx.tickNs()).incarnation(random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs())
+            .maxPending(ctx.maxPending()).pendingCount(pending));
+        hostRef[0] = host;
+    }
+
+    /**
+     * Creates every process's region in {@code store} (all of them before any host opens its links:
+     * neighbours reach across hosts).
+     *
+     * @return the links every fabric opens.
+     */
+    public static RegionLinkFactory createRegions(final LocalRegionStore store, final NodeContext ctx,
+        final byte[] clusterKey)
+    {
+        final CoreConfig config = ctx.core();
+        final PlanDigest digest = PlanDigest.ofGraph(config.graph());
+        final ClusterKey key = ClusterKey.of(clusterKey);
+        for (int id = 0; id < config.n(); id++)
+        {
+            store.createOrOpen(id, 8L * config.layout().regionWords(), digest, key);
+        }
+        return store.linkFactory(digest, key);
+    }
+
+    /** @return the host. */
+    public ProcessHost host()
+    {
+        return host;
+    }
+
+    /** @return the hosted process that leads (its status says so), or -1. */
+    public int leading()
+    {
+        for (final ProcessReplica r : replicas)
+        {
+            if (r.status().leads())
+            {
+                return r.id();
+            }
+        }
+        return -1;
+    }
+
+    /** @return the largest frame of {@code ctx}'s transport, header included: what a simulated network carries. */
+    public static int maxFrameLengthBytes(final NodeContext ctx)
+    {
+        return ctx.transport().maxFrameLengthBytes();
+    }
+
+    /** @return the most submissions a host of {@code ctx} holds queued or pending: beyond, a node refuses. */
+    public static int maxPending(final NodeContext ctx)
+    {
+        return ctx.maxPending();
+    }
+}

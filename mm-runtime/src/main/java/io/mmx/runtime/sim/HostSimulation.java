@@ -1,0 +1,523 @@
+package io.mmx.runtime.sim;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.mmx.planner.generate.RandomRegularGenerator;
+import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.Plan;
+import io.mmx.rdma.fabric.RegionLinkFactory;
+import io.mmx.rdma.local.LocalRegionStore;
+import io.mmx.runtime.core.Flaw;
+import io.mmx.runtime.host.ProcessHost;
+import io.mmx.runtime.host.Submission;
+import io.mmx.runtime.node.EventLog;
+import io.mmx.runtime.node.InProcessHost;
+import io.mmx.runtime.node.NodeContext;
+import io.mmx.runtime.node.ReplicaFlaw;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A seeded simulation of the node's own code: H hosts of P processes each, every host the
+ * {@link ProcessHost} a node runs (membership, cores, replicas, forwarding to the leader,
+ * resubmission and the duplicate filter), built by {@link InProcessHost} with a node's settings,
+ * all in this thread on a virtual clock. Frames travel an {@link InMemoryNetwork}, memory is
+ * in-process regions behind {@link DelayedRegionLinks}.
+ *
+ * <p>The seed draws the cluster and its faults ({@link HostFaults}): frame delay, reordering and
+ * loss between hosts; memory latency with a slow tail (past the fabric's timeout); hosts that crash
+ * for good, all their processes together, never so many that the live processes' acceptors
+ * {@code |N[S]|} fall to n/2 or below (the tolerance line, as {@link SeedSweep} draws crashes);
+ * and pauses of a host's duty cycle (a slow JVM: its live leader looks dead, another takes over,
+ * then it comes back). Clients submit on every live host throughout, across leader changes.
+ *
+ * <p>For {@link #FAULT_PHASE_NS} faults run; then they heal (pauses end, frames flow without loss
+ * within 0.1 ms, memory operations keep their ordinary latency but none is slow)
+ * and clients submit for {@link #SUBMIT_AFTER_HEAL_NS} more. Within {@link #LIVENESS_NS} of the heal
+ * every command a live host submitted must have completed with its own reply and every live replica
+ * must hold the whole common order. {@link AppliedOrderChecker} checks safety throughout.
+ */
+public final class HostSimulation
+{
+    /** Virtual time between two duty cycles of a host. */
+    public static final long STEP_NS = 250_000;
+    /** Virtual time with faults. */
+    public static final long FAULT_PHASE_NS = 3_000_000_000L;
+    /** Clients keep submitting this long after the heal. */
+    public static final long SUBMIT_AFTER_HEAL_NS = 500_000_000L;
+    /** Liveness bound: from the heal, every live host's command completes and every live replica converges. */
+    public static final long LIVENESS_NS = 10_000_000_000L;
+    private static final long CHECK_EVERY_STEPS = 400;
+    private static final long LEADER_SAMPLE_STEPS = 8;
+    private static final byte[] CLUSTER_KEY = "host-simulation-cluster-key-0123".getBytes(StandardCharsets.US_ASCII);
+
+    /** What a run may be told besides its seed. */
+    public static final class Options
+    {
+        /** Exactly this many processes (0: drawn from the seed). */
+        public int n;
+        /** Exactly this many processes per host (0: drawn). */
+        public int perHost;
+        /** A deliberate protocol bug of the core. */
+        public Flaw flaw = Flaw.NONE;
+        /** A deliberate bug of the replicas. */
+        public ReplicaFlaw replicaFlaw = ReplicaFlaw.NONE;
+        /** Print the run's faults and leader changes, and the node's event lines, to stderr. */
+        public boolean trace;
+    }
+
+    private final long seed;
+    private final Options options;
+    private final HostFaults faults;
+    private final SplittableRandom random;
+    private final int n;
+    private final int hostCount;
+    private final int[] hostOf;
+    private final Graph graph;
+    private final InMemoryNetwork network;
+    private final DelayedRegionLinks links;
+    private final InProcessHost[] hosts;
+    private final AtomicInteger[] pending;
+    private final boolean[] crashed;
+    private final long[] pausedUntilNs;
+    private final long[] crashAtNs;
+    private final long[] pauseAtNs;
+    private final long[] pauseForNs;
+    private final AppliedOrderChecker checker;
+    private final List<Sent> sent = new ArrayList<>();
+    private final int maxPending;
+    private final String description;
+    private long nowNs;
+    private long steps;
+    private int lastLeader = -1;
+    private int leaderChanges;
+    private int pausesRun;
+    private int leaderPauses;
+    private int crashesRun;
+    private long refused;
+    private long acknowledged;
+    private long convergedAtNs = -1;
+
+    /** One submitted command: its host, its value, its submission. */
+    private static final class Sent
+    {
+        final int host;
+        final long value;
+        final Submission submission;
+        boolean checked;
+
+        Sent(final int host, final long value, final Submission submission)
+        {
+            this.host = host;
+            this.value = value;
+            this.submission = submission;
+        }
+    }
+
+    /** Builds seed {@code seed}'s cluster; {@link #run()} runs it. */
+    public HostSimulation(final long seed, final Options options)
+    {
+        this.seed = seed;
+        this.options = options;
+        this.faults = HostFaults.fromSeed(seed, options.n, options.perHost);
+        this.random = new SplittableRandom(seed);
+        this.n = faults.n;
+        this.hostCount = faults.hosts();
+        this.description = "host seed " + seed + ": " + faults +
+            (options.flaw == Flaw.NONE ? "" : " flaw " + options.flaw.cliName()) +
+            (options.replicaFlaw == ReplicaFlaw.NONE ? "" : " replica flaw " + options.replicaFlaw.cliName());
+        hostOf = new int[n];
+        final StringBuilder directory = new StringBuilder();
+        for (int h = 0; h < hostCount; h++)
+        {
+            final int first = h * faults.perHost;
+            final int last = Math.min(n, first + faults.perHost) - 1;
+            for (int p = first; p <= last; p++)
+            {
+                hostOf[p] = h;
+            }
+            directory.append(h == 0 ? "" : ";").append(first).append('-').append(last).append("@127.0.0.1:")
+                .append(40_000 + h);
+        }
+        graph = new RandomRegularGenerator().generate(n, faults.degree, random.nextLong());
+        final Plan plan = Plan.sealed(graph, faults.degree, "random", seed, null, JsonNodeFactory.instance.objectNode());
+        final NodeContext[] contexts = new NodeContext[hostCount];
+        for (int h = 0; h < hostCount; h++)
+        {
+            final int first = h * faults.perHost;
+            final int[] ids = java.util.stream.IntStream.rangeClosed(first, Math.min(n, first + faults.perHost) - 1)
+                .toArray();
+            contexts[h] = new NodeContext().plan(plan).hosted(ids).clusterKey(CLUSTER_KEY).directory(directory.toString());
+            contexts[h].core().flaw(options.flaw);
+            contexts[h].conclude();
+        }
+        maxPending = InProcessHost.maxPending(contexts[0]);
+        checker = new AppliedOrderChecker(n);
+        checker.trace = options.trace ? this::trace : null;
+        network = new InMemoryNetwork(random.nextLong(), hostOf, faults.frameLoss, faults.frameDelayMaxNs,
+            InProcessHost.maxFrameLengthBytes(contexts[0]));
+        final RegionLinkFactory regions = InProcessHost.createRegions(new LocalRegionStore(), contexts[0], CLUSTER_KEY);
+        links = new DelayedRegionLinks(regions, () -> nowNs, random.nextLong(), faults.memoryLatencyMinNs,
+            faults.memoryLatencyMaxNs, faults.memoryTailProbability, faults.memoryTailMaxNs);
+        hosts = new InProcessHost[hostCount];
+        pending = new AtomicInteger[hostCount];
+        for (int h = 0; h < hostCount; h++)
+        {
+            pending[h] = new AtomicInteger();
+            hosts[h] = new InProcessHost(contexts[h], hostOf, links, network.endpoint(h), () -> nowNs,
+                checker::replica, new SplittableRandom(random.nextLong()), options.replicaFlaw, pending[h]);
+        }
+        links.start();
+        crashed = new boolean[hostCount];
+        pausedUntilNs = new long[hostCount];
+        crashAtNs = drawCrashes();
+        pauseAtNs = new long[faults.pauses];
+        pauseForNs = new long[faults.pauses];
+        for (int i = 0; i < faults.pauses; i++)
+        {
+            pauseAtNs[i] = random.nextLong(FAULT_PHASE_NS);
+            pauseForNs[i] = 1_000_000 + random.nextLong(faults.pauseMaxNs);
+        }
+    }
+
+    /**
+     * Hosts to crash and when (or -1): a random order of hosts, each crashed only while the live
+     * processes' acceptors stay above n/2 with it gone too.
+     */
+    private long[] drawCrashes()
+    {
+        final long[] at = new long[hostCount];
+        java.util.Arrays.fill(at, -1);
+        final boolean[] down = new boolean[hostCount];
+        int left = faults.crashes;
+        for (final int h : shuffled(hostCount))
+        {
+            if (left == 0)
+            {
+                break;
+            }
+            down[h] = true;
+            if (liveAcceptors(down) > n / 2)
+            {
+                at[h] = random.nextLong(FAULT_PHASE_NS);
+                left--;
+            }
+            else
+            {
+                down[h] = false;
+            }
+        }
+        return at;
+    }
+
+    /** |N[S]|: the acceptors of the processes of live hosts and of their neighbours. */
+    private int liveAcceptors(final boolean[] downHosts)
+    {
+        final boolean[] covered = new boolean[n];
+        int count = 0;
+        for (int p = 0; p < n; p++)
+        {
+            if (downHosts[hostOf[p]])
+            {
+                continue;
+            }
+            if (!covered[p])
+            {
+                covered[p] = true;
+                count++;
+            }
+            for (final int q : graph.neighbours(p))
+            {
+                if (!covered[q])
+                {
+                    covered[q] = true;
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+
+    private int[] shuffled(final int count)
+    {
+        final int[] order = new int[count];
+        for (int i = 0; i < count; i++)
+        {
+            order[i] = i;
+        }
+        for (int i = count - 1; i > 0; i--)
+        {
+            final int j = random.nextInt(i + 1);
+            final int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        return order;
+    }
+
+    /** Runs seed {@code seed} with the node's event lines muted. */
+    public static SeedSweep.Outcome run(final long seed, final Options options)
+    {
+        return new HostSimulation(seed, options).run();
+    }
+
+    /** Runs the faults, the heal and the liveness bound; the verdict says what the checker found. */
+    public SeedSweep.Outcome run()
+    {
+        try (EventLog.Muted ignored = options.trace ? () -> { } : EventLog.muted())
+        {
+            final String failure = runChecked();
+            if (checker.violation() != null)
+            {
+                return new SeedSweep.Outcome(seed, SeedSweep.Verdict.SAFETY, description + ": " + checker.violation() +
+                    "; " + summary());
+            }
+            return failure == null ? new SeedSweep.Outcome(seed, SeedSweep.Verdict.OK, null) :
+                new SeedSweep.Outcome(seed, SeedSweep.Verdict.LIVENESS, description + ": liveness: " + failure + "; " +
+                summary());
+        }
+        catch (final AssertionError | RuntimeException e)
+        {
+            // The core asserts what must never happen (with -ea), and a host stops on a failed frame
+            // handler: a broken variant may get there before the checker sees a reply.
+            return new SeedSweep.Outcome(seed, SeedSweep.Verdict.SAFETY, description + ": at " + nowNs / 1_000_000 +
+                " virtual ms: " + e + "; " + summary());
+        }
+    }
+
+    private String runChecked()
+    {
+        final long healNs = FAULT_PHASE_NS;
+        final long stopSubmitNs = healNs + SUBMIT_AFTER_HEAL_NS;
+        int nextPause = 0;
+        final int[] pauseOrder = sortedPauses();
+        while (true)
+        {
+            nowNs += STEP_NS;
+            steps++;
+            if (nowNs >= healNs && nowNs - STEP_NS < healNs)
+            {
+                trace("faults heal");
+                network.faults(0, 100_000);
+                links.heal();
+                java.util.Arrays.fill(pausedUntilNs, 0);
+            }
+            network.advanceTo(nowNs);
+            for (int h = 0; h < hostCount; h++)
+            {
+                if (!crashed[h] && crashAtNs[h] >= 0 && nowNs >= crashAtNs[h])
+                {
+                    crashed[h] = true;
+                    crashesRun++;
+                    trace("host " + h + " crashes");
+                    network.crash(h);
+                }
+            }
+            while (nextPause < pauseOrder.length && pauseAtNs[pauseOrder[nextPause]] <= nowNs)
+            {
+                pause(pauseOrder[nextPause++], healNs);
+            }
+            if (nowNs < stopSubmitNs)
+            {
+                submit();
+            }
+            for (int h = 0; h < hostCount; h++)
+            {
+                if (!crashed[h] && pausedUntilNs[h] <= nowNs)
+                {
+                    hosts[h].host().doWork(nowNs);
+                }
+            }
+            if (steps % LEADER_SAMPLE_STEPS == 0)
+            {
+                sampleLeader();
+            }
+            if (steps % CHECK_EVERY_STEPS == 0)
+            {
+                checkAcknowledged();
+                if (checker.checkSafety() != null)
+                {
+                    return null;
+                }
+                if (nowNs >= stopSubmitNs && converged() == null)
+                {
+                    convergedAtNs = nowNs;
+                    return checkNoneFailed();
+                }
+                if (nowNs >= healNs + LIVENESS_NS)
+                {
+                    return "not converged " + LIVENESS_NS / 1_000_000 + " virtual ms after the heal: " + converged();
+                }
+            }
+        }
+    }
+
+    private void trace(final String what)
+    {
+        if (options.trace)
+        {
+            System.err.println("sim " + nowNs / 1_000_000 + " ms: " + what);
+        }
+    }
+
+    private int[] sortedPauses()
+    {
+        final Integer[] order = new Integer[pauseAtNs.length];
+        for (int i = 0; i < order.length; i++)
+        {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Long.compare(pauseAtNs[a], pauseAtNs[b]));
+        return java.util.Arrays.stream(order).mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Pauses the leader's host (with the drawn probability) or another live host, until at most the heal. */
+    private void pause(final int i, final long healNs)
+    {
+        int h = -1;
+        if (random.nextDouble() < faults.pauseLeaderProbability && lastLeader >= 0 && !crashed[hostOf[lastLeader]])
+        {
+            h = hostOf[lastLeader];
+            leaderPauses++;
+        }
+        else
+        {
+            final int pick = random.nextInt(hostCount);
+            h = crashed[pick] ? -1 : pick;
+        }
+        if (h >= 0)
+        {
+            pausesRun++;
+            pausedUntilNs[h] = Math.min(healNs, Math.max(pausedUntilNs[h], nowNs + pauseForNs[i]));
+            trace("host " + h + " pauses until " + pausedUntilNs[h] / 1_000_000 + " ms");
+        }
+    }
+
+    /** Each live host's clients submit a command with the drawn rate; a full host refuses it. */
+    private void submit()
+    {
+        for (int h = 0; h < hostCount; h++)
+        {
+            if (crashed[h] || random.nextLong(faults.submitIntervalNs) >= STEP_NS)
+            {
+                continue;
+            }
+            if (pending[h].incrementAndGet() > maxPending)
+            {
+                pending[h].decrementAndGet();
+                refused++;
+                continue;
+            }
+            final long value = ((long)h << 40) | sent.size();
+            final byte[] command = new byte[8];
+            new UnsafeBuffer(command).putLong(0, value, ByteOrder.LITTLE_ENDIAN);
+            final Submission s = new Submission(command, false);
+            checker.submitted(value);
+            if (!hosts[h].host().enqueue(s))
+            {
+                pending[h].decrementAndGet();
+                refused++;
+                continue;
+            }
+            sent.add(new Sent(h, value, s));
+        }
+    }
+
+    private void sampleLeader()
+    {
+        int leader = -1;
+        for (int h = 0; h < hostCount && leader < 0; h++)
+        {
+            if (!crashed[h] && pausedUntilNs[h] <= nowNs)
+            {
+                leader = hosts[h].leading();
+            }
+        }
+        if (leader >= 0 && leader != lastLeader)
+        {
+            leaderChanges += lastLeader >= 0 ? 1 : 0;
+            lastLeader = leader;
+            trace("process " + leader + " of host " + hostOf[leader] + " leads");
+        }
+    }
+
+    private void checkAcknowledged()
+    {
+        for (final Sent s : sent)
+        {
+            if (!s.checked && s.submission.future().isDone() && !s.submission.future().isCompletedExceptionally())
+            {
+                s.checked = true;
+                acknowledged++;
+                checker.acknowledged(s.value, s.submission.future().join());
+            }
+        }
+    }
+
+    /** @return what keeps the run from having converged, or null. */
+    private String converged()
+    {
+        int open = 0;
+        Sent first = null;
+        for (final Sent s : sent)
+        {
+            if (!crashed[s.host] && !s.submission.future().isDone())
+            {
+                open++;
+                first = first == null ? s : first;
+            }
+        }
+        if (open > 0)
+        {
+            return open + " commands of live hosts not completed, the first " +
+                AppliedOrderChecker.text(first.value);
+        }
+        final boolean[] live = new boolean[n];
+        for (int p = 0; p < n; p++)
+        {
+            live[p] = !crashed[hostOf[p]];
+        }
+        return checker.checkConverged(live);
+    }
+
+    private String checkNoneFailed()
+    {
+        for (final Sent s : sent)
+        {
+            if (!crashed[s.host] && s.submission.future().isCompletedExceptionally())
+            {
+                return "command " + AppliedOrderChecker.text(s.value) + " of live host " + s.host + " failed: " +
+                    s.submission.future().handle((v, e) -> e).join();
+            }
+        }
+        return null;
+    }
+
+    /** @return what the run did, in one line. */
+    public String summary()
+    {
+        return String.format("virtual %d ms%s, %d leader changes, %d pauses (%d of the leader's host), %d crashes, " +
+            "%d commands submitted, %d acknowledged, %d refused, %d in the common order, %d replicas told of a gap; " +
+            "frames %s; %d memory completions",
+            nowNs / 1_000_000, convergedAtNs < 0 ? "" : " (converged " + (convergedAtNs - FAULT_PHASE_NS) / 1_000_000 +
+            " ms after the heal)", leaderChanges, pausesRun, leaderPauses, crashesRun, sent.size(), acknowledged,
+            refused, checker.commonSize(), checker.replicasWithGaps(), network.countersText(), links.delayed());
+    }
+
+    /** @return a digest of the common order and the virtual end time: a replayed seed gives the same. */
+    public long digest()
+    {
+        return checker.digest() * 31 + nowNs;
+    }
+
+    /** @return the run's shape and faults, as a failure line begins. */
+    public String description()
+    {
+        return description;
+    }
+}

@@ -1,0 +1,58 @@
+package io.mmx.runtime.sim;
+
+import io.mmx.runtime.core.Flaw;
+import io.mmx.runtime.node.ReplicaFlaw;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The host simulation's checker must catch deliberately broken nodes: each variant runs through
+ * the same {@link HostSimulation} as {@link HostSimulationSweepTest}, seeds 1, 2, ..., and must fail
+ * within {@link #BUDGET} seeds, and the correct node must pass the seed that caught it, so the catch
+ * is the variant's doing. Measured over seeds 1-40 ({@code bin/mmx sim --host --seeds 1-40 --variant
+ * NAME --every-seed}): filter-forgets-older is caught by 27 seeds, first seed 1; skip-phase1 by 12,
+ * first seed 4.
+ */
+class HostBrokenVariantTest
+{
+    /** Seeds per variant before the test gives up. */
+    static final int BUDGET = Integer.getInteger("mmx.hostsim.variantBudget", 15);
+
+    @Test
+    void aDuplicateFilterThatForgetsOlderCommandsIsCaught()
+    {
+        final HostSimulation.Options options = new HostSimulation.Options();
+        options.replicaFlaw = ReplicaFlaw.FILTER_FORGETS_OLDER;
+        assertCaught(options, ReplicaFlaw.FILTER_FORGETS_OLDER.cliName());
+    }
+
+    @Test
+    void aLeaderThatSkipsPhase1IsCaught()
+    {
+        final HostSimulation.Options options = new HostSimulation.Options();
+        options.flaw = Flaw.SKIP_PHASE1;
+        assertCaught(options, Flaw.SKIP_PHASE1.cliName());
+    }
+
+    private static void assertCaught(final HostSimulation.Options options, final String name)
+    {
+        for (long seed = 1; seed <= BUDGET; seed++)
+        {
+            final SeedSweep.Outcome o = HostSimulation.run(seed, options);
+            if (o.verdict() != SeedSweep.Verdict.OK)
+            {
+                System.out.println("host variant " + name + ": caught by seed " + seed + " (" + o.verdict() + ") " +
+                    o.description().replaceAll("^.*?\\}[^:]*: ", "") + "\n  replay: bin/mmx sim --host --seeds " + seed +
+                    "-" + seed + " --variant " + name + " --verbose");
+                assertEquals(SeedSweep.Verdict.SAFETY, o.verdict(), "a broken variant breaks safety: " + o.description());
+                final SeedSweep.Outcome correct = HostSimulation.run(seed, new HostSimulation.Options());
+                assertEquals(SeedSweep.Verdict.OK, correct.verdict(),
+                    "the correct node must pass seed " + seed + ": " + correct.description());
+                return;
+            }
+        }
+        fail("host variant " + name + " survived seeds 1.." + BUDGET);
+    }
+}
