@@ -109,10 +109,11 @@ public final class MembershipConfig
         {
             errors.add("retransmitMultiplier must be 1..16, got " + retransmitMultiplier);
         }
-        if (leaderLeaseTicks < 4 * protocolPeriodTicks)
+        if (leaderLeaseTicks < 4)
         {
-            errors.add("leaderLeaseTicks must be at least 4 protocol periods (" + 4 * protocolPeriodTicks +
-                ") so that a claim can spread before it expires, got " + leaderLeaseTicks);
+            // A leader renews its claim at every host each quarter lease (MembershipNode), so claims do
+            // not wait on gossip; a quarter must still be a tick.
+            errors.add("leaderLeaseTicks must be at least 4, got " + leaderLeaseTicks);
         }
         if (candidateStaggerTicks < 1 || maxCandidateRank < 0 || maxCandidateRank > 1024)
         {

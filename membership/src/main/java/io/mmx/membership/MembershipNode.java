@@ -758,6 +758,17 @@ public final class MembershipNode
     }
 
     /** @return this process id. */
+    /**
+     * True while this process's tick is time-critical: it leads (or led within a lease: it beats its
+     * heartbeat word every tick for its watchers) or it watches the leader's word every tick. A host
+     * that is quiet may tick the others less often ({@code HostedMembers#advance(long, boolean)}).
+     */
+    public boolean needsEveryTick()
+    {
+        return nowTick - lastLedTick <= config.leaderLeaseTicks() || watchedNeighbourIndex >= 0;
+    }
+
+    /** @return this process's id. */
     public int self()
     {
         return self;

@@ -29,6 +29,8 @@ public final class HostedMembers
     private final MembershipNode[] nodeByProcess;
     private final FabricHeartbeats[] heartbeats;
     private long nowTick;
+    /** When each hosted node was last ticked, same order as {@code hosted}. */
+    private final long[] tickedAt;
 
     /**
      * @param config       membership configuration.
@@ -74,6 +76,7 @@ public final class HostedMembers
         }
         this.tickNs = tickNs;
         this.hosted = hosted.clone();
+        this.tickedAt = new long[hosted.length];
         heartbeats = new FabricHeartbeats[hosted.length];
         nodeByProcess = new MembershipNode[processes];
         for (int i = 0; i < hosted.length; i++)
@@ -130,6 +133,23 @@ public final class HostedMembers
      */
     public boolean advance(final long elapsedNs)
     {
+        return advance(elapsedNs, false);
+    }
+
+    /**
+     * As {@link #advance(long)}; on a {@code quiet} host (no work for a while) a node whose tick is
+     * not time-critical ({@link MembershipNode#needsEveryTick()}) is ticked only once
+     * {@link #QUIET_TICK_SPACING} ticks passed since its last tick. Its timers (probe timeouts,
+     * heartbeat intervals, suspicion deadlines: 50 ticks and more) then run up to that much late; the
+     * host's wake-ups no longer visit every process's state, which with hundreds of idle processes per
+     * host was most of its CPU (cache misses, not instructions).
+     *
+     * @param elapsedNs time since the host started.
+     * @param quiet     whether the host may thin the ticks of nodes that are not time-critical.
+     * @return true if a tick passed.
+     */
+    public boolean advance(final long elapsedNs, final boolean quiet)
+    {
         pollHeartbeats();
         final long tick = elapsedNs / tickNs;
         if (tick <= nowTick)
@@ -137,13 +157,21 @@ public final class HostedMembers
             return false;
         }
         nowTick = tick;
-        for (final int id : hosted)
+        for (int i = 0; i < hosted.length; i++)
         {
-            nodeByProcess[id].tick(tick);
+            final MembershipNode node = nodeByProcess[hosted[i]];
+            if (!quiet || tick - tickedAt[i] >= QUIET_TICK_SPACING || node.needsEveryTick())
+            {
+                tickedAt[i] = tick;
+                node.tick(tick);
+            }
         }
         pollHeartbeats();
         return true;
     }
+
+    /** Ticks between two ticks of a node that is not time-critical on a quiet host (see {@link #advance(long, boolean)}). */
+    public static final int QUIET_TICK_SPACING = 12;
 
     private void pollHeartbeats()
     {

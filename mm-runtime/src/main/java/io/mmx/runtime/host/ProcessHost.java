@@ -39,6 +39,12 @@ public final class ProcessHost implements FrameHandler
     private static final int DRAIN_LIMIT = 256;
     /** How long a routed command waits for its commit before it is routed again. */
     public static final long RESUBMIT_NS = 500_000_000L;
+    /**
+     * How long a host with nothing pending must have done no work to count as quiet: the node's idle
+     * strategy parks longer after the same 100 ms, and a quiet host ticks the processes whose ticks
+     * are not time-critical only every {@link HostedMembers#QUIET_TICK_SPACING} ticks.
+     */
+    public static final long QUIET_NS = 100_000_000L;
 
     private final HostTransport transport;
     private final HostedMembers members;
@@ -63,6 +69,10 @@ public final class ProcessHost implements FrameHandler
     private int batchedCount;
     private long counter;
     private long lastTick = -1;
+    /** When a duty cycle last did work; see {@link #QUIET_NS}. */
+    private long lastWorkNs;
+    /** When each hosted process was last ticked, same order as {@code processes}. */
+    private final long[] tickedAt;
     private long startNs;
     private boolean started;
     private int applicationFrames;
@@ -110,6 +120,7 @@ public final class ProcessHost implements FrameHandler
         this.forwarded = new long[64 * proposalWords];
         this.forwardCapacity = processes[0].forwardCapacity();
         this.forwardBatch = new long[forwardCapacity * proposalWords];
+        this.tickedAt = new long[processes.length];
         for (final HostedProcess p : processes)
         {
             p.start(members.node(p.id()), 0);
@@ -140,6 +151,7 @@ public final class ProcessHost implements FrameHandler
         {
             started = true;
             startNs = nowNs;
+            lastWorkNs = nowNs;
         }
         applicationFrames = 0;
         transport.poll(this);
@@ -148,7 +160,10 @@ public final class ProcessHost implements FrameHandler
             // A transport may count and swallow what a frame handler throws; a host must not.
             throw new IllegalStateException("failure while handling a frame: " + handlerFailure, handlerFailure);
         }
-        members.advance(nowNs - startNs);
+        // Quiet: nothing pending and no work for a while. Then only time-critical processes (the leader,
+        // its watchers) tick every wake; the others every QUIET_TICK_SPACING ticks (HostedMembers.advance).
+        final boolean quiet = pending.isEmpty() && nowNs - lastWorkNs >= QUIET_NS;
+        members.advance(nowNs - startNs, quiet);
         int work = applicationFrames;
         for (final HostedProcess p : processes)
         {
@@ -170,10 +185,16 @@ public final class ProcessHost implements FrameHandler
         if (tick > lastTick)
         {
             lastTick = tick;
-            for (final HostedProcess p : processes)
+            for (int i = 0; i < processes.length; i++)
             {
-                p.onTick(tick);
-                proposeEraReport(p, tick);
+                final HostedProcess p = processes[i];
+                if (!quiet || tick - tickedAt[i] >= HostedMembers.QUIET_TICK_SPACING ||
+                    members.node(p.id()).needsEveryTick())
+                {
+                    tickedAt[i] = tick;
+                    p.onTick(tick);
+                    proposeEraReport(p, tick);
+                }
             }
             retryAndExpire(tick);
             clients.onTick(tick);
@@ -192,6 +213,10 @@ public final class ProcessHost implements FrameHandler
         }
         // Every frame of this cycle for one endpoint leaves as one message.
         transport.flush();
+        if (work > 0)
+        {
+            lastWorkNs = nowNs;
+        }
         return work;
     }
 

@@ -18,6 +18,8 @@ public final class ConnectionManager implements AutoCloseable
     private final int[] peers;
     private final RegionLink[] peerLinks;
     private final RegionLink loopback;
+    /** The links {@link #doWork} polls: those that {@link RegionLink#needsWork()}. */
+    private final RegionLink[] polled;
 
     private ConnectionManager(final Graph plan, final int self, final RegionLinkFactory factory)
     {
@@ -41,6 +43,19 @@ public final class ConnectionManager implements AutoCloseable
             throw ex;
         }
         this.loopback = ownLink;
+        final java.util.List<RegionLink> active = new java.util.ArrayList<>();
+        if (ownLink.needsWork())
+        {
+            active.add(ownLink);
+        }
+        for (final RegionLink link : peerLinks)
+        {
+            if (link.needsWork())
+            {
+                active.add(link);
+            }
+        }
+        this.polled = active.toArray(new RegionLink[0]);
     }
 
     /**
@@ -121,8 +136,8 @@ public final class ConnectionManager implements AutoCloseable
     /** Calls {@link RegionLink#doWork} on every link; returns the total work. */
     public int doWork(final CompletionSink sink)
     {
-        int work = loopback.doWork(sink);
-        for (final RegionLink link : peerLinks)
+        int work = 0;
+        for (final RegionLink link : polled)
         {
             work += link.doWork(sink);
         }

@@ -147,11 +147,15 @@ public final class PlanMemoryFabric implements MemoryFabric
             return deliver(handler, limit);
         }
         int work = connections.doWork(sink);
-        final long nowNs = clock.nanoTime();
-        if (nowNs - nextTimeoutScanNs >= 0 && !inFlight.isEmpty())
+        if (!inFlight.isEmpty())
         {
-            nextTimeoutScanNs = nowNs + TIMEOUT_SCAN_INTERVAL_NS;
-            work += expire(nowNs);
+            // Only operations in flight can time out: an idle fabric does not read the clock.
+            final long nowNs = clock.nanoTime();
+            if (nowNs - nextTimeoutScanNs >= 0)
+            {
+                nextTimeoutScanNs = nowNs + TIMEOUT_SCAN_INTERVAL_NS;
+                work += expire(nowNs);
+            }
         }
         return work + deliver(handler, limit);
     }

@@ -43,6 +43,17 @@ public interface RegionLink extends AutoCloseable
     /** Progresses I/O and reports finished operations to {@code sink}; returns work done. */
     int doWork(CompletionSink sink);
 
+    /**
+     * Whether {@link #doWork} can ever do anything. A link that completes every operation inside
+     * {@code submit} and has no I/O of its own (shm, in-process) says false, and the fabric does not
+     * poll it: a host of hundreds of idle processes otherwise visited nine such links per process on
+     * every wake for nothing.
+     */
+    default boolean needsWork()
+    {
+        return true;
+    }
+
     /** Releases the link; operations in flight are abandoned (the fabric completes them as CLOSED). */
     @Override
     void close();
