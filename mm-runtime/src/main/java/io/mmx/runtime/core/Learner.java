@@ -290,7 +290,10 @@ final class Learner
             logScratch[w] = slot + 1; // +1: a never-written (zero) entry must not read as slot 0
             logScratch[w + 1] = value.length;
             System.arraycopy(value, 0, logScratch, w + 2, value.length);
-            java.util.Arrays.fill(logScratch, w + 2 + value.length, w + entryWords - 1, 0L);
+            for (int pad = w + 2 + value.length; pad < w + entryWords - 1; pad++)
+            {
+                logScratch[pad] = 0L; // a batch shorter than maxBatch: no words of an earlier entry
+            }
             logScratch[w + entryWords - 1] = slot + 1;
         }
         loggingThrough = from + count - 1;
