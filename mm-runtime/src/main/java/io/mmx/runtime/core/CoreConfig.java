@@ -167,11 +167,12 @@ public final class CoreConfig
     }
 
     /**
-     * Slots of a decided-log run: a learner lets this many applied slots gather before it writes
-     * them to its decided log (or writes what it has once a tick passed, whichever is first), and
-     * never writes entries more than this far past its {@code DECIDED_THROUGH}, which is what
-     * readers of the log rely on. Default: the larger of {@code catchupBatch} and
-     * {@code pipelineSlots}; at most half of {@code decidedCapacity} and of {@code learnerCapacity}.
+     * Slots of a decided-log run: a learner writes its decided log when its applied prefix reaches
+     * its next run boundary, one every this many slots, or at the tick after slots were applied
+     * (whichever is first), and never writes entries more than this far past its
+     * {@code DECIDED_THROUGH}, which is what readers of the log rely on. Default: the larger of
+     * {@code catchupBatch} and {@code pipelineSlots}; at most half of {@code decidedCapacity} and
+     * of {@code learnerCapacity}.
      */
     public CoreConfig logRunSlots(final int logRunSlots)
     {
@@ -291,7 +292,8 @@ public final class CoreConfig
         {
             throw new IllegalStateException("logRunSlots " + logRunSlots + " must be between 1 and half of " +
                 "decidedCapacity " + decidedCapacity + " and of learnerCapacity " + learnerCapacity +
-                ": readers of the decided log trust no entry that far below DECIDED_THROUGH");
+                ": readers of a decided log refuse the last logRunSlots entries of its ring, and a learner holds " +
+                "applied slots until they are logged");
         }
         layout = new RegionLayout(graph.maxDegree() + 1, recordMaxEntries, valueWords(), decidedCapacity);
         concluded = true;

@@ -293,4 +293,16 @@ class LearnerTest
         assertEquals(l.appliedThrough(), mark, "seed " + seed);
         assertEquals(mark, l.durableThrough(), "seed " + seed);
     }
+
+    @Test
+    void aRunLongerThanHalfTheDecidedLogIsRefused()
+    {
+        final IllegalStateException e = assertThrows(IllegalStateException.class,
+            () -> new CoreConfig().graph(Graph.empty(3)).decidedCapacity(256).logRunSlots(129).conclude());
+        assertTrue(e.getMessage().contains("logRunSlots 129"), e.getMessage());
+        assertEquals(128, new CoreConfig().graph(Graph.empty(3)).decidedCapacity(256).logRunSlots(128).conclude()
+            .logRunSlots());
+        assertEquals(64, new CoreConfig().graph(Graph.empty(3)).pipelineSlots(64).recordMaxEntries(128)
+            .decidedCapacity(128).catchupBatch(100).conclude().logRunSlots(), "the default, capped at half the decided log");
+    }
 }
