@@ -8,7 +8,9 @@ import java.util.Arrays;
  * accepted (slot, ballot, value) entries of the slots at or above the floor.
  *
  * <p>This object is a mutable, reusable decoder/encoder; the record in the region is never changed
- * once published. Value arrays are shared, never modified.
+ * once published. Values are held as words, {@code maxBatch} per entry, not as arrays: a copy of
+ * the window (every transition starts from one) is then a copy of primitive arrays, with no
+ * reference stores for the collector to track.
  *
  * <pre>
  * word 0       seq          the head sequence that publishes this record
@@ -38,8 +40,6 @@ public final class AcceptorRecord
     /** Words of an entry before its value: slot, ballot, value length. */
     public static final int ENTRY_FIXED_WORDS = 3;
 
-    private static final long[] EMPTY = new long[0];
-
     private final int maxEntries;
     private final int maxBatch;
     private long seq;
@@ -51,7 +51,9 @@ public final class AcceptorRecord
     private boolean changed;
     private final long[] slots;
     private final long[] ballots;
-    private final long[][] values;
+    /** Entry i's value: words [i * maxBatch, i * maxBatch + lengths[i]). */
+    private final long[] words;
+    private final int[] lengths;
 
     /** An empty record of at most {@code maxEntries} entries of {@code maxBatch}-proposal values. */
     public AcceptorRecord(final int maxEntries, final int maxBatch)
@@ -60,7 +62,8 @@ public final class AcceptorRecord
         this.maxBatch = maxBatch;
         this.slots = new long[maxEntries];
         this.ballots = new long[maxEntries];
-        this.values = new long[maxEntries][];
+        this.words = new long[maxEntries * maxBatch];
+        this.lengths = new int[maxEntries];
         clear();
     }
 
@@ -77,30 +80,24 @@ public final class AcceptorRecord
         promised = Ballot.NONE;
         floor = 0;
         prevHead = 0;
-        // Only entries below count hold values (every mutator keeps the rest null): a clear of a
-        // short record does not sweep the whole window.
-        Arrays.fill(values, 0, count, null);
         count = 0;
         changed = false;
     }
 
-    /** Becomes a copy of {@code other} (values shared). */
+    /** Becomes a copy of {@code other}. */
     public void copyFrom(final AcceptorRecord other)
     {
-        assert other.maxEntries == maxEntries;
+        assert other.maxEntries == maxEntries && other.maxBatch == maxBatch;
         seq = other.seq;
         promised = other.promised;
         floor = other.floor;
         prevHead = other.prevHead;
-        if (count > other.count)
-        {
-            Arrays.fill(values, other.count, count, null);
-        }
         count = other.count;
         changed = false;
         System.arraycopy(other.slots, 0, slots, 0, count);
         System.arraycopy(other.ballots, 0, ballots, 0, count);
-        System.arraycopy(other.values, 0, values, 0, count);
+        System.arraycopy(other.lengths, 0, lengths, 0, count);
+        System.arraycopy(other.words, 0, words, 0, count * maxBatch);
     }
 
     /** The head sequence that published this record. */
@@ -174,24 +171,23 @@ public final class AcceptorRecord
         return ballots[i];
     }
 
-    /** The value of entry {@code i} (shared, never modified). */
+    /** The value of entry {@code i}: a new array, the caller's to keep. */
     public long[] value(final int i)
     {
-        return values[i];
+        final int from = i * maxBatch;
+        return Arrays.copyOfRange(words, from, from + lengths[i]);
     }
 
-    /**
-     * Replaces the value array of entry {@code i} with {@code same}, which holds the same words:
-     * readers that keep many decoded records share one array per value this way.
-     */
-    public void shareValue(final int i, final long[] same)
+    private boolean valueEquals(final int i, final long[] value)
     {
-        if (!Arrays.equals(values[i], same))
-        {
-            throw new IllegalArgumentException("entry " + i + " holds " + Arrays.toString(values[i]) + ", not " +
-                Arrays.toString(same));
-        }
-        values[i] = same;
+        final int from = i * maxBatch;
+        return Arrays.equals(words, from, from + lengths[i], value, 0, value.length);
+    }
+
+    private void setValue(final int i, final long[] value)
+    {
+        System.arraycopy(value, 0, words, i * maxBatch, value.length);
+        lengths[i] = value.length;
     }
 
     /** Index of the entry for {@code slot}, or -1. Entries are kept sorted by slot. */
@@ -226,8 +222,8 @@ public final class AcceptorRecord
         {
             System.arraycopy(slots, drop, slots, 0, count - drop);
             System.arraycopy(ballots, drop, ballots, 0, count - drop);
-            System.arraycopy(values, drop, values, 0, count - drop);
-            Arrays.fill(values, count - drop, count, null);
+            System.arraycopy(lengths, drop, lengths, 0, count - drop);
+            System.arraycopy(words, drop * maxBatch, words, 0, (count - drop) * maxBatch);
             count -= drop;
         }
     }
@@ -244,7 +240,7 @@ public final class AcceptorRecord
             assert count < maxEntries : "acceptor window overflow";
             slots[count] = slot;
             ballots[count] = ballot;
-            values[count] = value;
+            setValue(count, value);
             count++;
             changed = true;
             return;
@@ -253,10 +249,10 @@ public final class AcceptorRecord
         if (i >= 0)
         {
             assert ballots[i] <= ballot : "an accepted ballot for a slot never decreases";
-            if (ballots[i] != ballot || values[i] != value && !Arrays.equals(values[i], value))
+            if (ballots[i] != ballot || !valueEquals(i, value))
             {
                 ballots[i] = ballot;
-                values[i] = value;
+                setValue(i, value);
                 changed = true;
             }
             return;
@@ -265,10 +261,11 @@ public final class AcceptorRecord
         final int at = -i - 1;
         System.arraycopy(slots, at, slots, at + 1, count - at);
         System.arraycopy(ballots, at, ballots, at + 1, count - at);
-        System.arraycopy(values, at, values, at + 1, count - at);
+        System.arraycopy(lengths, at, lengths, at + 1, count - at);
+        System.arraycopy(words, at * maxBatch, words, (at + 1) * maxBatch, (count - at) * maxBatch);
         slots[at] = slot;
         ballots[at] = ballot;
-        values[at] = value;
+        setValue(at, value);
         count++;
         changed = true;
     }
@@ -279,12 +276,12 @@ public final class AcceptorRecord
         int w = offset + ENTRIES;
         for (int i = 0; i < count; i++)
         {
-            final long[] v = values[i];
+            final int len = lengths[i];
             dst[w++] = slots[i];
             dst[w++] = ballots[i];
-            dst[w++] = v.length;
-            System.arraycopy(v, 0, dst, w, v.length);
-            w += v.length;
+            dst[w++] = len;
+            System.arraycopy(words, i * maxBatch, dst, w, len);
+            w += len;
         }
         dst[w++] = seq;
         final int length = w - offset;
@@ -306,19 +303,6 @@ public final class AcceptorRecord
      */
     public boolean decode(final long[] src, final int offset, final int availableWords, final long expectedSeq)
     {
-        return decode(src, offset, availableWords, expectedSeq, null);
-    }
-
-    /**
-     * As {@link #decode(long[], int, int, long)}, sharing the value array of {@code previous}'s
-     * entry of the same slot when the words are the same (values are never modified), so a reader
-     * that decodes one record after another allocates only for what changed. {@code previous} may
-     * be null; it must not be this object.
-     */
-    public boolean decode(final long[] src, final int offset, final int availableWords, final long expectedSeq,
-        final AcceptorRecord previous)
-    {
-        assert previous != this;
         clear();
         if (valueAt == null)
         {
@@ -329,32 +313,12 @@ public final class AcceptorRecord
         {
             return false;
         }
-        int j = 0;
         for (int i = 0; i < n; i++)
         {
-            final long slot = slots[i];
             final int w = valueAt[i];
             final int len = (int)src[w - 1];
-            if (previous != null)
-            {
-                while (j < previous.count && previous.slots[j] < slot)
-                {
-                    j++;
-                }
-            }
-            if (len == 0)
-            {
-                values[i] = EMPTY;
-            }
-            else if (previous != null && j < previous.count && previous.slots[j] == slot &&
-                Arrays.equals(previous.values[j], 0, previous.values[j].length, src, w, w + len))
-            {
-                values[i] = previous.values[j];
-            }
-            else
-            {
-                values[i] = Arrays.copyOfRange(src, w, w + len);
-            }
+            System.arraycopy(src, w, words, i * maxBatch, len);
+            lengths[i] = len;
         }
         seq = expectedSeq;
         promised = src[offset + PROMISED];
@@ -428,7 +392,8 @@ public final class AcceptorRecord
         for (int i = 0; i < count; i++)
         {
             final int j = other.find(slots[i]);
-            if (j < 0 || other.ballots[j] != ballots[i] || !Arrays.equals(other.values[j], values[i]))
+            if (j < 0 || other.ballots[j] != ballots[i] || !Arrays.equals(other.words, j * other.maxBatch,
+                j * other.maxBatch + other.lengths[j], words, i * maxBatch, i * maxBatch + lengths[i]))
             {
                 return false;
             }
@@ -444,7 +409,7 @@ public final class AcceptorRecord
         for (int i = 0; i < count; i++)
         {
             sb.append(i == 0 ? "" : ", ").append(slots[i]).append('@').append(ballots[i]).append('=')
-                .append(Arrays.toString(values[i]));
+                .append(Arrays.toString(value(i)));
         }
         return sb.append("]}").toString();
     }

@@ -22,6 +22,8 @@ public final class CoreConfig
     private int maxTransitionRetries = 16;
     private int recentAccepts = 8;
     private int catchupBatch = 32;
+    /** 0 until set: {@link #conclude()} derives it. */
+    private int logRunSlots;
     private int reclaimReplicas = 2;
     private int retransmitTicks = 4;
     private int prepareRetryTicks = 4;
@@ -157,11 +159,26 @@ public final class CoreConfig
         return this;
     }
 
-    /** Decided slots per catch-up reply, catch-up read and decided-log write. */
+    /** Decided slots per catch-up reply and catch-up read. */
     public CoreConfig catchupBatch(final int catchupBatch)
     {
         checkMutable();
         this.catchupBatch = catchupBatch;
+        return this;
+    }
+
+    /**
+     * Slots of a decided-log run: a learner writes its decided log when its applied prefix reaches
+     * its next run boundary, one every this many slots, or at the tick after slots were applied
+     * (whichever is first), and never writes entries more than this far past its
+     * {@code DECIDED_THROUGH}, which is what readers of the log rely on. Default: the larger of
+     * {@code catchupBatch} and {@code pipelineSlots}; at most half of {@code decidedCapacity} and
+     * of {@code learnerCapacity}.
+     */
+    public CoreConfig logRunSlots(final int logRunSlots)
+    {
+        checkMutable();
+        this.logRunSlots = logRunSlots;
         return this;
     }
 
@@ -280,6 +297,17 @@ public final class CoreConfig
         {
             throw new IllegalStateException("decidedCapacity " + decidedCapacity + " must be at least twice " +
                 "pipelineSlots " + pipelineSlots + " so floors stay readable in the decided log");
+        }
+        if (logRunSlots == 0)
+        {
+            logRunSlots = Math.min(Math.max(catchupBatch, pipelineSlots), Math.min(decidedCapacity, learnerCapacity) / 2);
+        }
+        if (logRunSlots < 1 || logRunSlots > decidedCapacity / 2 || logRunSlots > learnerCapacity / 2)
+        {
+            throw new IllegalStateException("logRunSlots " + logRunSlots + " must be between 1 and half of " +
+                "decidedCapacity " + decidedCapacity + " and of learnerCapacity " + learnerCapacity +
+                ": readers of a decided log refuse the last logRunSlots entries of its ring, and a learner holds " +
+                "applied slots until they are logged");
         }
         layout = new RegionLayout(graph.maxDegree() + 1, recordMaxEntries, valueWords(), decidedCapacity);
         concluded = true;
@@ -440,6 +468,12 @@ public final class CoreConfig
     public int catchupBatch()
     {
         return catchupBatch;
+    }
+
+    /** See {@link #logRunSlots(int)}. */
+    public int logRunSlots()
+    {
+        return logRunSlots;
     }
 
     /** Replicas of the decided log required before reclaiming, capped at n. */

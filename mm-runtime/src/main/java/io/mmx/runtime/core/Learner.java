@@ -8,6 +8,11 @@ import io.mmx.planner.graph.Graph;
  * decided log. The durable prefix is the floor executors may give acceptor records: every
  * reclaimed slot stays readable in some region's decided log.
  *
+ * <p>The decided log is written in runs of up to {@code logRunSlots} slots, each followed by a write
+ * of {@code DECIDED_THROUGH}: a run starts once the applied prefix reaches this process's next run
+ * boundary (every {@code logRunSlots} slots, staggered across processes) or once slots applied
+ * before the previous tick are still unlogged, not after every slot applied (docs/protocol.md §7).
+ *
  * <p>Bounded: a ring of {@code learnerCapacity} decided slots; one decided-log write and one
  * catch-up read outstanding.
  */
@@ -22,6 +27,10 @@ final class Learner
     private final long[] ringSlot;
     private final long[][] ringValue;
     private final long[] logScratch;
+    /** {@code logRunSlots}: the most entries written past DECIDED_THROUGH, and the run length. */
+    private final int logRun;
+    /** Where this process's runs end: slots b with (b + 1 + runPhase) mod logRun = 0. */
+    private final int runPhase;
 
     private long appliedThrough = -1;
     private long highestKnownDecided = -1;
@@ -44,6 +53,10 @@ final class Learner
     /** DECIDED_THROUGH when this incarnation started: the log reload trusts nothing past it. */
     private long recoveredThrough = -1;
     private long opSeq;
+    /** Slots through this are owed to the log now (they waited a tick, or their write failed). */
+    private long flushThrough = -1;
+    /** The applied prefix at the previous tick. */
+    private long appliedAtLastTick = -1;
 
     private long catchupOpId = -1;
     private long reloadOpId = -1;
@@ -65,7 +78,11 @@ final class Learner
         this.ringSlot = new long[config.learnerCapacity()];
         java.util.Arrays.fill(ringSlot, -1L);
         this.ringValue = new long[config.learnerCapacity()][];
-        this.logScratch = new long[config.catchupBatch() * layout.decidedEntryWords()];
+        this.logRun = config.logRunSlots();
+        // Staggered so that, of the processes whose durable prefixes the leader relays (§7), some
+        // have always just ended a run: floors follow the decided prefix, not the last boundary.
+        this.runPhase = (int)((long)self * logRun / Math.max(1, config.n()));
+        this.logScratch = new long[logRun * layout.decidedEntryWords()];
     }
 
     /** After a restart: the region's decided log says slots through {@code decidedThrough} were applied. */
@@ -103,14 +120,14 @@ final class Learner
             final long slot = data[w] - 1;
             final long len = data[w + 1];
             // Our own log writes since the restart may have rewritten an entry while this read copied
-            // it (the echo words can both be old): they reach at most catchupBatch past durableThrough,
+            // it (the echo words can both be old): they reach at most logRunSlots past durableThrough,
             // so an entry whose ring position they could have reached is not trusted (seed 108986 of
             // an earlier build: an agreement violation from a torn reload).
             // Past the prefix we recovered, an entry may be torn by the crash that ended the last
             // incarnation; a skip may have moved appliedThrough past it meanwhile.
             if (slot < 0 || data[w + entryWords - 1] != data[w] || len < 0 || len > layout.maxValueWords() ||
                 slot > recoveredThrough || slot <= appliedThrough - ringSlot.length ||
-                slot + layout.decidedCapacity() <= durableThrough + config.catchupBatch())
+                slot + layout.decidedCapacity() <= durableThrough + logRun)
             {
                 continue;
             }
@@ -244,9 +261,9 @@ final class Learner
         if (markedThrough < durableThrough)
         {
             // A run of entries starts only right after the published prefix (a skip may have moved
-            // durableThrough on): readers rely on "entries being written are at most catchupBatch
+            // durableThrough on): readers rely on "entries being written are at most logRunSlots
             // past DECIDED_THROUGH" to tell a torn entry (onCatchupCompletion).
-            final long tornThrough = Math.min(durableThrough, markedThrough + config.catchupBatch());
+            final long tornThrough = Math.min(durableThrough, markedThrough + logRun);
             final long clearFrom = Math.max(wholeThrough, markedThrough) + 1;
             if (clearFrom <= tornThrough)
             {
@@ -256,9 +273,13 @@ final class Learner
             markDurable();
             return;
         }
+        if (appliedThrough < runEnd(durableThrough) && durableThrough >= flushThrough)
+        {
+            return; // not a run's worth yet, and nothing waited a tick: fewer, longer writes
+        }
         final long from = durableThrough + 1;
         final int count = (int)Math.min(Math.min(appliedThrough - durableThrough, layout.decidedEntriesBeforeWrap(from)),
-            config.catchupBatch());
+            logRun);
         final int entryWords = layout.decidedEntryWords();
         for (int k = 0; k < count; k++)
         {
@@ -269,7 +290,10 @@ final class Learner
             logScratch[w] = slot + 1; // +1: a never-written (zero) entry must not read as slot 0
             logScratch[w + 1] = value.length;
             System.arraycopy(value, 0, logScratch, w + 2, value.length);
-            java.util.Arrays.fill(logScratch, w + 2 + value.length, w + entryWords - 1, 0L);
+            for (int pad = w + 2 + value.length; pad < w + entryWords - 1; pad++)
+            {
+                logScratch[pad] = 0L; // a batch shorter than maxBatch: no words of an earlier entry
+            }
             logScratch[w + entryWords - 1] = slot + 1;
         }
         loggingThrough = from + count - 1;
@@ -277,6 +301,13 @@ final class Learner
         logOpId = OpIds.make(OpIds.DECIDED_LOG, 0, ++opSeq);
         effects.memory(logOpId, MemoryOpKind.WRITE_BULK, self, layout.decidedEntryOffsetWords(from),
             count * entryWords, 0, 0, logScratch);
+    }
+
+    /** The end of this process's first run after {@code durable}: the first b > durable with (b + 1 + runPhase) mod logRun = 0. */
+    private long runEnd(final long durable)
+    {
+        final long b = durable + 1;
+        return b + Math.floorMod(-(b + 1 + runPhase), (long)logRun);
     }
 
     private long markingThrough;
@@ -289,7 +320,7 @@ final class Learner
 
     /**
      * A skip moves DECIDED_THROUGH past slots whose entries this incarnation never wrote, and the
-     * first {@code catchupBatch} of them may hold an entry torn by a crash or a timed-out write,
+     * first {@code logRunSlots} of them may hold an entry torn by a crash or a timed-out write,
      * echo words matching its slot: once the mark passes it, readers would trust it (seed 887: an
      * agreement violation, slot 908 read with one word of the value 256 slots earlier). Zero those
      * entries first; the fence lands any overdue write of ours before this one.
@@ -322,6 +353,10 @@ final class Learner
         logOpId = -1;
         if (status != MemoryStatus.OK)
         {
+            if (logStep == LogStep.ENTRIES)
+            {
+                flushThrough = Math.max(flushThrough, loggingThrough); // owed now: write it again at once
+            }
             writeLog();
             return;
         }
@@ -347,6 +382,14 @@ final class Learner
      */
     void onTick(final long nowTicks, final int askProcess)
     {
+        // Slots applied before the previous tick and still unlogged are written now: a run waits
+        // for its boundary at most one tick, so an idle cluster's tail is logged too.
+        if (durableThrough < appliedAtLastTick)
+        {
+            flushThrough = Math.max(flushThrough, appliedAtLastTick);
+            writeLog();
+        }
+        appliedAtLastTick = appliedThrough;
         if (highestKnownDecided <= appliedThrough)
         {
             lastProgressTick = nowTicks;
@@ -394,8 +437,8 @@ final class Learner
      * A decided-log read is three reads: DECIDED_THROUGH (d1), the entries, DECIDED_THROUGH again
      * (d2). Multi-word reads may interleave with the owner's writes, so an entry is used only when
      * it was whole before the read (slot &lt;= d1) and its ring position could not have been
-     * rewritten during it (the owner writes entries at most catchupBatch past DECIDED_THROUGH, so
-     * slot + capacity &gt; d2 + catchupBatch).
+     * rewritten during it (the owner writes entries at most logRunSlots past DECIDED_THROUGH, so
+     * slot + capacity &gt; d2 + logRunSlots).
      */
     void onCatchupCompletion(final long opId, final MemoryStatus status, final long value, final long[] data,
         final long nowTicks)
@@ -415,11 +458,11 @@ final class Learner
             final long newest = config.has(Flaw.TRUST_TORN_LOG_READ) ? catchupFrom + catchupCount - 1 :
                 Math.min(catchupFrom + catchupCount - 1, value);
             final long unusableThrough = value - layout.decidedCapacity() +
-                (config.has(Flaw.TRUST_TORN_LOG_READ) ? 0 : config.catchupBatch());
+                (config.has(Flaw.TRUST_TORN_LOG_READ) ? 0 : logRun);
             if (catchupFrom == appliedThrough + 1 && unusableThrough >= catchupFrom)
             {
                 // The ring moved past the slot we need: everything up to (d1 - capacity) has been
-                // overwritten in this log, and the next catchupBatch entries may be being
+                // overwritten in this log, and the next logRunSlots entries may be being
                 // overwritten (the check below would refuse them for ever: a wedge when the owner
                 // is down and no other log holds them).
                 final long skipTo = unusableThrough;
@@ -462,7 +505,7 @@ final class Learner
             final long len = entries[w + 1];
             final boolean checked = !config.has(Flaw.TRUST_TORN_LOG_READ);
             if (checked && (slot > catchupMarkedBefore || slot + layout.decidedCapacity() <= markedAfter +
-                config.catchupBatch()) || entries[w] != slot + 1 || entries[w + entryWords - 1] != slot + 1 || len < 0 || len > layout.maxValueWords())
+                logRun) || entries[w] != slot + 1 || entries[w + entryWords - 1] != slot + 1 || len < 0 || len > layout.maxValueWords())
             {
                 break;
             }

@@ -8,7 +8,10 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** One learner against scripted memory completions: skipping slots below the floor, and its decided log. */
+/**
+ * One learner against scripted memory completions: skipping slots below the floor, and its decided
+ * log (written in runs, the mark never ahead of what is written, a restart resuming from the mark).
+ */
 class LearnerTest
 {
     /** Records the learner's memory ops and skips; completions are fed by the test. */
@@ -128,5 +131,178 @@ class LearnerTest
         learner.onReload(reload[0], MemoryStatus.OK, data);
         assertArrayEquals(new long[] {1040}, learner.decidedValue(40));
         assertNull(learner.decidedValue(41), "41 lies past DECIDED_THROUGH 40: it may be torn by the crash");
+    }
+
+    @Test
+    void theDecidedLogIsWrittenInRunsEndingAtThisProcesssBoundaries()
+    {
+        final int run = config.logRunSlots();
+        assertEquals(32, run, "the default: the larger of catchupBatch and pipelineSlots");
+        for (long slot = 0; slot < run - 1; slot++)
+        {
+            learner.onDecided(slot, new long[] {slot}, 0);
+        }
+        assertTrue(script.ops.isEmpty(), "31 applied slots are not a run yet: " + script.ops.size() + " ops");
+        learner.onDecided(run - 1, new long[] {run - 1}, 0); // process 0's first boundary: slot 31
+        final long[] entries = script.last();
+        assertEquals(MemoryOpKind.WRITE_BULK.ordinal(), entries[1]);
+        assertEquals(layout.decidedEntryOffsetWords(0), entries[3]);
+        assertEquals((long)run * layout.decidedEntryWords(), entries[4], "one write for the whole run");
+        for (long slot = run; slot < run + 10; slot++)
+        {
+            learner.onDecided(slot, new long[] {slot}, 0); // applied while the run is in flight
+        }
+        learner.onLogCompletion(entries[0], MemoryStatus.OK);
+        final long[] mark = script.last();
+        assertEquals(MemoryOpKind.WRITE.ordinal(), mark[1]);
+        assertEquals(run - 1, mark[5], "the mark covers the run written, not the slots applied since");
+        assertEquals(-1, learner.durableThrough(), "nothing is durable before the mark is confirmed");
+        learner.onLogCompletion(mark[0], MemoryStatus.OK);
+        assertEquals(run - 1, learner.durableThrough());
+        assertEquals(2, script.ops.size(), "slots 32..41 wait for the next boundary or a tick");
+
+        // Another process's runs end elsewhere: floors follow whichever learner ended a run last.
+        final Script other = new Script();
+        final Learner second = new Learner(1, config, other);
+        for (long slot = 0; slot < run; slot++)
+        {
+            second.onDecided(slot, new long[] {slot}, 0);
+        }
+        assertEquals(1, other.ops.size());
+        assertEquals((long)(run - run / 3) * layout.decidedEntryWords(), other.last()[4],
+            "process 1 of 3 ends its first run at slot 20, a third of a run earlier");
+    }
+
+    @Test
+    void slotsThatWaitedATickAreWrittenAtTheNextTick()
+    {
+        for (long slot = 0; slot < 5; slot++)
+        {
+            learner.onDecided(slot, new long[] {slot}, 1);
+        }
+        learner.onTick(1, -1);
+        assertTrue(script.ops.isEmpty(), "slots applied since the last tick wait one tick more");
+        learner.onDecided(5, new long[] {5}, 1);
+        learner.onTick(2, -1);
+        final long[] entries = script.last();
+        assertEquals(MemoryOpKind.WRITE_BULK.ordinal(), entries[1]);
+        assertEquals(6L * layout.decidedEntryWords(), entries[4], "what waited a tick, and what joined it since");
+        learner.onLogCompletion(entries[0], MemoryStatus.TIMEOUT);
+        final long[] again = script.last();
+        assertNotEquals(entries[0], again[0]);
+        assertEquals(6L * layout.decidedEntryWords(), again[4], "a run that timed out is written again at once");
+        learner.onLogCompletion(again[0], MemoryStatus.OK);
+        learner.onLogCompletion(script.last()[0], MemoryStatus.OK);
+        assertEquals(5, learner.durableThrough());
+    }
+
+    /**
+     * Random arrivals, ticks, and log completions that time out, against a model of the region:
+     * every entry run starts right after the confirmed mark and stays within {@code logRunSlots} of
+     * it (what readers rely on), the mark never passes an entry not written whole, a restart from
+     * the mark resumes there, and every applied slot reaches the mark within two ticks once
+     * arrivals stop.
+     */
+    @Test
+    void theMarkNeverPassesWhatIsWrittenAndARestartResumesFromIt()
+    {
+        final long seed = Long.getLong("mmx.learner.seed", System.nanoTime());
+        System.out.println("LearnerTest seed " + seed + " (replay: -Dmmx.learner.seed=" + seed + ")");
+        final java.util.Random random = new java.util.Random(seed);
+        final int run = config.logRunSlots();
+        final Script region = new Script();
+        Learner l = new Learner(0, config, region);
+        long mark = -1; // DECIDED_THROUGH in the region
+        long wholeThrough = -1; // entries (mark, wholeThrough] are written whole
+        long next = 0;
+        long tick = 0;
+        int consumed = 0;
+        for (int step = 0; step < 20_000; step++)
+        {
+            final int action = random.nextInt(10);
+            if (action < 5 && next < 100_000)
+            {
+                for (int k = random.nextInt(70); k >= 0; k--, next++)
+                {
+                    l.onDecided(next, new long[] {next}, tick);
+                }
+            }
+            else if (action < 7)
+            {
+                l.onTick(++tick, -1);
+            }
+            else if (action == 7 && random.nextInt(50) == 0)
+            {
+                // Crash and restart: the new incarnation's applied prefix is the mark.
+                region.ops.clear();
+                region.payloads.clear();
+                consumed = 0;
+                l = new Learner(0, config, region);
+                l.recover(mark);
+                assertEquals(mark, l.appliedThrough(), "seed " + seed);
+                next = mark + 1;
+                wholeThrough = mark;
+                continue;
+            }
+            for (; consumed < region.ops.size(); consumed++)
+            {
+                final long[] op = region.ops.get(consumed);
+                if (OpIds.purpose(op[0]) != OpIds.DECIDED_LOG)
+                {
+                    continue;
+                }
+                final boolean ok = random.nextInt(8) != 0;
+                if (op[1] == MemoryOpKind.WRITE_BULK.ordinal())
+                {
+                    final long first = region.payloads.get(consumed)[0] - 1; // an entry's first word: slot + 1
+                    assertEquals(layout.decidedEntryOffsetWords(first), op[3], "seed " + seed);
+                    final long last = first + op[4] / layout.decidedEntryWords() - 1;
+                    assertEquals(mark + 1, first, "seed " + seed + ": a run starts right after the mark");
+                    assertTrue(last <= mark + run, "seed " + seed + ": entries past mark + logRunSlots");
+                    if (ok)
+                    {
+                        wholeThrough = Math.max(wholeThrough, last);
+                    }
+                }
+                else
+                {
+                    assertTrue(op[5] <= wholeThrough, "seed " + seed + ": mark " + op[5] + " past the entries written whole (" +
+                        wholeThrough + ")");
+                    if (ok)
+                    {
+                        mark = op[5];
+                    }
+                }
+                l.onLogCompletion(op[0], ok ? MemoryStatus.OK : MemoryStatus.TIMEOUT);
+            }
+        }
+        // Arrivals stop: within two ticks (each op completing at once) everything applied is marked.
+        for (int t = 0; t < 2; t++)
+        {
+            l.onTick(++tick, -1);
+            for (; consumed < region.ops.size(); consumed++)
+            {
+                final long[] op = region.ops.get(consumed);
+                if (op[1] == MemoryOpKind.WRITE.ordinal())
+                {
+                    mark = op[5];
+                }
+                l.onLogCompletion(op[0], MemoryStatus.OK);
+            }
+        }
+        assertEquals(l.appliedThrough(), mark, "seed " + seed);
+        assertEquals(mark, l.durableThrough(), "seed " + seed);
+    }
+
+    @Test
+    void aRunLongerThanHalfTheDecidedLogIsRefused()
+    {
+        final IllegalStateException e = assertThrows(IllegalStateException.class,
+            () -> new CoreConfig().graph(Graph.empty(3)).decidedCapacity(256).logRunSlots(129).conclude());
+        assertTrue(e.getMessage().contains("logRunSlots 129"), e.getMessage());
+        assertEquals(128, new CoreConfig().graph(Graph.empty(3)).decidedCapacity(256).logRunSlots(128).conclude()
+            .logRunSlots());
+        assertEquals(64, new CoreConfig().graph(Graph.empty(3)).pipelineSlots(64).recordMaxEntries(128)
+            .decidedCapacity(128).catchupBatch(100).conclude().logRunSlots(), "the default, capped at half the decided log");
     }
 }
