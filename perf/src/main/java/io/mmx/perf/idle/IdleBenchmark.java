@@ -28,12 +28,13 @@ import java.util.concurrent.TimeUnit;
  * failure or interruption.
  * <pre>
  *   --members N,N,..     cluster sizes (default 32,256,1024)
- *   --procs-per-jvm P    processes per JVM (default 32, at most N)
+ *   --procs-per-jvm P    processes per JVM (default 32 up to N = 256, then 256: fewer JVMs, fewer
+ *                        media drivers and JIT warm-ups on the machine's few cores; at most N)
  *   --degree D           plan degree (default 8, at most N - 1)
  *   --seconds S          measured window (default 30)
  *   --settle S           wait after the first probe commits, for start-up JIT work to end (default 20)
  *   --idle NAME          the nodes' idle strategy (default: the node's own default)
- *   --heap SIZE          heap of each child JVM (default 256m)
+ *   --heap SIZE          heap of each child JVM (default 256m, 1g for JVMs of more than 32 processes)
  *   --start-timeout-s S  bound on start-up to the first commit, per size (default 300)
  *   --out FILE           also write the report there
  * </pre>
@@ -53,12 +54,12 @@ public final class IdleBenchmark
         static Options parse(final String[] args)
         {
             int[] members = {32, 256, 1024};
-            int procsPerJvm = 32;
+            int procsPerJvm = 0; // by size, see perJvm
             int degree = 8;
             int seconds = 30;
             int settleS = 20;
             String idle = null;
-            String heap = "256m";
+            String heap = null; // by processes per JVM, see heapOf
             int startTimeoutS = 300;
             Path out = null;
             for (int i = 0; i < args.length; i++)
@@ -75,7 +76,7 @@ public final class IdleBenchmark
                     {
                         case "--members" -> members = Arrays.stream(value.split(",")).map(String::trim)
                             .mapToInt(Integer::parseInt).toArray();
-                        case "--procs-per-jvm" -> procsPerJvm = Integer.parseInt(value);
+                        case "--procs-per-jvm" -> procsPerJvm = atLeastOne(option, Integer.parseInt(value));
                         case "--degree" -> degree = Integer.parseInt(value);
                         case "--seconds" -> seconds = Integer.parseInt(value);
                         case "--settle" -> settleS = Integer.parseInt(value);
@@ -98,7 +99,7 @@ public final class IdleBenchmark
                     throw new IllegalArgumentException("--members " + n + " is out of range: give 3..4096");
                 }
             }
-            if (procsPerJvm < 1 || degree < 2 || seconds < 1 || seconds > 600 || settleS < 0 || startTimeoutS < 10)
+            if (procsPerJvm < 0 || degree < 2 || seconds < 1 || seconds > 600 || settleS < 0 || startTimeoutS < 10)
             {
                 throw new IllegalArgumentException("--procs-per-jvm must be at least 1, --degree at least 2, " +
                     "--seconds 1..600, --settle at least 0 and --start-timeout-s at least 10");
@@ -107,12 +108,21 @@ public final class IdleBenchmark
             {
                 io.mmx.aeron.transport.TransportContext.idleStrategy(idle); // names the valid choices if unknown
             }
-            if (!heap.matches("[0-9]+[kmgKMG]?"))
+            if (heap != null && !heap.matches("[0-9]+[kmgKMG]?"))
             {
                 throw new IllegalArgumentException("--heap " + heap + " is not a JVM size: give e.g. 256m");
             }
             return new Options(members, procsPerJvm, degree, seconds, settleS, idle, heap, startTimeoutS, out);
         }
+    }
+
+    private static int atLeastOne(final String option, final int value)
+    {
+        if (value < 1)
+        {
+            throw new IllegalArgumentException(option + " must be at least 1, got " + value);
+        }
+        return value;
     }
 
     /** One measured size. */
@@ -161,9 +171,10 @@ public final class IdleBenchmark
 
     private static Row measure(final int n, final Options o) throws Exception
     {
-        final int procsPerJvm = Math.min(o.procsPerJvm(), n);
+        final int procsPerJvm = Math.min(o.procsPerJvm() > 0 ? o.procsPerJvm() : n <= 256 ? 32 : 256, n);
         final int degree = Math.min(o.degree(), n - 1);
-        final List<String> jvmArgs = List.of("-Xmx" + o.heap(), "-XX:+UseSerialGC");
+        final String heap = o.heap() != null ? o.heap() : procsPerJvm <= 32 ? "256m" : "1g";
+        final List<String> jvmArgs = List.of("-Xmx" + heap, "-XX:+UseSerialGC");
         final Path work = Files.createTempDirectory("mmx-idle-");
         final long t0 = System.nanoTime();
         final long deadline = t0 + TimeUnit.SECONDS.toNanos(o.startTimeoutS());
@@ -362,10 +373,11 @@ public final class IdleBenchmark
     {
         final StringBuilder sb = new StringBuilder();
         sb.append("## Idle cluster: CPU and memory of real processes\n\n");
-        sb.append(String.format(Locale.ROOT, "%d cores, load average %s; child JVMs -Xmx%s -XX:+UseSerialGC, node " +
+        sb.append(String.format(Locale.ROOT, "%d cores, load average %s; child JVMs %s -XX:+UseSerialGC, node " +
             "idle strategy %s; CPU is utime+stime from /proc over %d s after the first probe committed and %d s " +
             "settling; baseline: as many JVMs that only wait on stdin, over %d s.%n%n",
-            Runtime.getRuntime().availableProcessors(), ProcFs.loadAverage(), o.heap(),
+            Runtime.getRuntime().availableProcessors(), ProcFs.loadAverage(),
+            o.heap() != null ? "-Xmx" + o.heap() : "-Xmx256m (1g for JVMs of more than 32 processes)",
             o.idle() == null ? "default" : o.idle(), o.seconds(), o.settleS(), BASELINE_SECONDS));
         sb.append("| n | JVMs × procs | start s | first commit s | cores total | per process | per JVM | " +
             "idle-JVM baseline | × baseline | RSS per process MiB (anon, regions, Aeron, files) |\n");
