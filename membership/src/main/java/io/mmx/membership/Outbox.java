@@ -36,4 +36,32 @@ public interface Outbox
     {
         send(srcProcessId, dstProcessId, type, buffer, offset, length);
     }
+
+    /**
+     * An outbox over two sends of one transport: {@code perProcess} for {@link #send}, {@code perHost} for
+     * {@link #sendToHostOf} (for example {@code Outbox.of(transport::send, transport::sendToHostOf)}).
+     *
+     * @param perProcess sends one message to one process.
+     * @param perHost    sends one message to every process of the given process's host.
+     * @return the outbox.
+     */
+    static Outbox of(final Outbox perProcess, final Outbox perHost)
+    {
+        return new Outbox()
+        {
+            @Override
+            public void send(final int src, final int dst, final int type, final DirectBuffer buffer, final int offset,
+                final int length)
+            {
+                perProcess.send(src, dst, type, buffer, offset, length);
+            }
+
+            @Override
+            public void sendToHostOf(final int src, final int dst, final int type, final DirectBuffer buffer,
+                final int offset, final int length)
+            {
+                perHost.send(src, dst, type, buffer, offset, length);
+            }
+        };
+    }
 }

@@ -115,7 +115,7 @@ public final class MembershipAgent implements Agent, FrameHandler
         this.clock = clock;
         this.applicationHandler = applicationHandler;
         this.members = new HostedMembers(config, processes, hosted, planDigest, neighboursOf, seed, tickNs,
-            outboxOf(transport), listener, heartbeatsOf, hostOf, liveness);
+            io.mmx.membership.Outbox.of(transport::send, transport::sendToHostOf), listener, heartbeatsOf, hostOf, liveness);
         this.startNs = clock.nanoTime();
     }
 
@@ -171,25 +171,5 @@ public final class MembershipAgent implements Agent, FrameHandler
     public String roleName()
     {
         return "mmx-membership";
-    }
-
-    /** Membership's messages through the transport: per process, or once per host for what every process there needs. */
-    private static io.mmx.membership.Outbox outboxOf(final AeronTransport transport)
-    {
-        return new io.mmx.membership.Outbox()
-        {
-            @Override
-            public void send(final int src, final int dst, final int type, final DirectBuffer b, final int off, final int len)
-            {
-                transport.send(src, dst, type, b, off, len);
-            }
-
-            @Override
-            public void sendToHostOf(final int src, final int dst, final int type, final DirectBuffer b, final int off,
-                final int len)
-            {
-                transport.sendToHostOf(src, dst, type, b, off, len);
-            }
-        };
     }
 }

@@ -106,7 +106,7 @@ public final class ProcessHost implements FrameHandler
         }
         final long tickNs = context.tickNs();
         this.members = new HostedMembers(context.membership(), config.n(), hosted, context.planDigest(), neighboursOf,
-            context.seed(), tickNs, outboxOf(transport), context.membershipListener(), heartbeats, context.hostOf(),
+            context.seed(), tickNs, io.mmx.membership.Outbox.of(transport::send, transport::sendToHostOf), context.membershipListener(), heartbeats, context.hostOf(),
             context.liveness());
         this.clients = context.clients();
         this.codec = new CoreMessageCodec(config);
@@ -472,25 +472,5 @@ public final class ProcessHost implements FrameHandler
     public long droppedFrames()
     {
         return droppedFrames;
-    }
-
-    /** Membership's messages through the transport: per process, or once per host for what every process there needs. */
-    private static io.mmx.membership.Outbox outboxOf(final HostTransport transport)
-    {
-        return new io.mmx.membership.Outbox()
-        {
-            @Override
-            public void send(final int src, final int dst, final int type, final DirectBuffer b, final int off, final int len)
-            {
-                transport.send(src, dst, type, b, off, len);
-            }
-
-            @Override
-            public void sendToHostOf(final int src, final int dst, final int type, final DirectBuffer b, final int off,
-                final int len)
-            {
-                transport.sendToHostOf(src, dst, type, b, off, len);
-            }
-        };
     }
 }
