@@ -73,6 +73,7 @@ public final class ProcessHost implements FrameHandler
     private long lastWorkNs;
     /** When each hosted process was last ticked, same order as {@code processes}. */
     private final long[] tickedAt;
+    private long ticksThinned;
     private long startNs;
     private boolean started;
     private int applicationFrames;
@@ -194,6 +195,10 @@ public final class ProcessHost implements FrameHandler
                     tickedAt[i] = tick;
                     p.onTick(tick);
                     proposeEraReport(p, tick);
+                }
+                else
+                {
+                    ticksThinned++;
                 }
             }
             retryAndExpire(tick);
@@ -466,6 +471,12 @@ public final class ProcessHost implements FrameHandler
     public HostedMembers members()
     {
         return members;
+    }
+
+    /** @return process ticks a quiet host left out (see {@link #QUIET_NS}). */
+    public long ticksThinned()
+    {
+        return ticksThinned;
     }
 
     /** @return frames for a hosted process that could not be decoded or delivered. */

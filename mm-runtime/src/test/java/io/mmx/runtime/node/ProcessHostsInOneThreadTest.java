@@ -93,6 +93,46 @@ class ProcessHostsInOneThreadTest
         }
     }
 
+    /**
+     * Quiet hosts tick the processes that neither lead nor watch the leader only every
+     * {@code HostedMembers.QUIET_TICK_SPACING} ticks; a leader's host that stops after a long quiet is
+     * still replaced, and commands commit again on the others.
+     */
+    @Test
+    void afterAQuietStretchTheLeadersHostStoppingIsStillSurvived()
+    {
+        final Run run = new Run(SEED);
+        run.awaitLeader();
+        final List<Submission> first = run.submitOnEveryHost(1);
+        run.awaitCompleted(first, "the first commands");
+        final long[] thinnedBefore = new long[HOSTED.length];
+        for (int h = 0; h < HOSTED.length; h++)
+        {
+            thinnedBefore[h] = run.hosts[h].ticksThinned();
+        }
+        for (int c = 0; c < 8_000; c++) // 2 virtual seconds, nothing submitted
+        {
+            run.step();
+        }
+        long thinned = 0;
+        for (int h = 0; h < HOSTED.length; h++)
+        {
+            thinned += run.hosts[h].ticksThinned() - thinnedBefore[h];
+        }
+        // 3 hosts x 2 processes x 1,000 ticks; the leader and its watchers tick every time.
+        assertTrue(thinned > 1_000, "seed " + SEED + ": quiet hosts thinned only " + thinned + " process ticks");
+        final int leader = run.leader();
+        final int stopped = run.hostOf[leader];
+        run.stop(stopped);
+        final List<Submission> second = run.submitOnEveryHost(2);
+        run.awaitCompleted(second, "the commands after host " + stopped + " stopped after a quiet stretch");
+        assertNotEquals(stopped, run.hostOf[run.leader()], "a process of a running host leads");
+        run.assertOneOrder();
+        run.assertEveryRunningReplicaApplied(first, second);
+        System.out.println("seed " + SEED + ": " + thinned + " process ticks thinned in 2 quiet virtual seconds; host " +
+            stopped + " stopped, process " + run.leader() + " leads");
+    }
+
     @Test
     void aSeedReplaysTheSameRun()
     {
