@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class LinkPollingTest
 {
     /** A link that counts its polls; {@code inline} links complete in submit and say they need no work. */
-    private static final class CountingLink implements RegionLink
+    private static final class CountingLink extends StubLink
     {
         final int ownerId;
         final boolean inline;
@@ -22,26 +22,9 @@ class LinkPollingTest
 
         CountingLink(final int owner, final boolean inline)
         {
+            super(owner);
             this.ownerId = owner;
             this.inline = inline;
-        }
-
-        @Override
-        public int owner()
-        {
-            return ownerId;
-        }
-
-        @Override
-        public OpStatus state()
-        {
-            return OpStatus.OK;
-        }
-
-        @Override
-        public String stateMessage()
-        {
-            return "";
         }
 
         @Override
@@ -63,11 +46,6 @@ class LinkPollingTest
         public boolean needsWork()
         {
             return !inline;
-        }
-
-        @Override
-        public void close()
-        {
         }
     }
 

@@ -19,33 +19,14 @@ class PlanMemoryFabricTimeoutTest
     private static final Graph PLAN = Graph.fromEdges(2, new int[]{0}, new int[]{1});
 
     /** A link that holds operations until the test releases them. */
-    private static final class SilentLink implements RegionLink
+    private static final class SilentLink extends StubLink
     {
-        final int owner;
         final List<Long> held = new ArrayList<>();
         CompletionSink sink;
 
         SilentLink(final int owner)
         {
-            this.owner = owner;
-        }
-
-        @Override
-        public int owner()
-        {
-            return owner;
-        }
-
-        @Override
-        public OpStatus state()
-        {
-            return OpStatus.OK;
-        }
-
-        @Override
-        public String stateMessage()
-        {
-            return "silent";
+            super(owner);
         }
 
         @Override
@@ -55,17 +36,6 @@ class PlanMemoryFabricTimeoutTest
         {
             this.sink = sink;
             held.add(correlationId);
-        }
-
-        @Override
-        public int doWork(final CompletionSink sink)
-        {
-            return 0;
-        }
-
-        @Override
-        public void close()
-        {
         }
 
         void releaseAll()
