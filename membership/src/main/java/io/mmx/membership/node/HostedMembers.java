@@ -170,6 +170,18 @@ public final class HostedMembers
         return true;
     }
 
+    /**
+     * Whether the last {@link #advance(long, boolean)} ticked the {@code index}-th hosted process: the host
+     * ticks that process's replica alike, so both run on the same thinned ticks.
+     *
+     * @param index position in {@code hosted}, as given to the constructor.
+     * @return true if its node was ticked at {@link #nowTick()}.
+     */
+    public boolean tickedNow(final int index)
+    {
+        return tickedAt[index] == nowTick;
+    }
+
     /** Ticks between two ticks of a node that is not time-critical on a quiet host (see {@link #advance(long, boolean)}). */
     public static final int QUIET_TICK_SPACING = 12;
 

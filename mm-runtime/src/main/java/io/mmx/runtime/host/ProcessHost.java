@@ -71,8 +71,6 @@ public final class ProcessHost implements FrameHandler
     private long lastTick = -1;
     /** When a duty cycle last did work; see {@link #QUIET_NS}. */
     private long lastWorkNs;
-    /** When each hosted process was last ticked, same order as {@code processes}. */
-    private final long[] tickedAt;
     private long ticksThinned;
     private long startNs;
     private boolean started;
@@ -121,7 +119,6 @@ public final class ProcessHost implements FrameHandler
         this.forwarded = new long[64 * proposalWords];
         this.forwardCapacity = processes[0].forwardCapacity();
         this.forwardBatch = new long[forwardCapacity * proposalWords];
-        this.tickedAt = new long[processes.length];
         for (final HostedProcess p : processes)
         {
             p.start(members.node(p.id()), 0);
@@ -189,10 +186,8 @@ public final class ProcessHost implements FrameHandler
             for (int i = 0; i < processes.length; i++)
             {
                 final HostedProcess p = processes[i];
-                if (!quiet || tick - tickedAt[i] >= HostedMembers.QUIET_TICK_SPACING ||
-                    members.node(p.id()).needsEveryTick())
+                if (members.tickedNow(i))
                 {
-                    tickedAt[i] = tick;
                     p.onTick(tick);
                     proposeEraReport(p, tick);
                 }
