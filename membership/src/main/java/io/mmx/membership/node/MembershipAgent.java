@@ -6,6 +6,7 @@ import io.mmx.aeron.transport.FrameHandler;
 import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.MembershipListener;
 import io.mmx.membership.MembershipNode;
+import io.mmx.membership.Outbox;
 import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.membership.neighbour.HostLiveness;
 import io.mmx.planner.plan.PlanDigest;
@@ -115,7 +116,7 @@ public final class MembershipAgent implements Agent, FrameHandler
         this.clock = clock;
         this.applicationHandler = applicationHandler;
         this.members = new HostedMembers(config, processes, hosted, planDigest, neighboursOf, seed, tickNs,
-            io.mmx.membership.Outbox.of(transport::send, transport::sendToHostOf), listener, heartbeatsOf, hostOf, liveness);
+            Outbox.of(transport::send, transport::sendToHostOf), listener, heartbeatsOf, hostOf, liveness);
         this.startNs = clock.nanoTime();
     }
 

@@ -2,6 +2,7 @@ package io.mmx.runtime.host;
 
 import io.mmx.aeron.frame.FrameHeader;
 import io.mmx.aeron.transport.FrameHandler;
+import io.mmx.membership.Outbox;
 import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.membership.node.HostedMembers;
 import io.mmx.runtime.core.CoreConfig;
@@ -105,7 +106,8 @@ public final class ProcessHost implements FrameHandler
         }
         final long tickNs = context.tickNs();
         this.members = new HostedMembers(context.membership(), config.n(), hosted, context.planDigest(), neighboursOf,
-            context.seed(), tickNs, io.mmx.membership.Outbox.of(transport::send, transport::sendToHostOf), context.membershipListener(), heartbeats, context.hostOf(),
+            context.seed(), tickNs, Outbox.of(transport::send, transport::sendToHostOf), context.membershipListener(),
+            heartbeats, context.hostOf(),
             context.liveness());
         this.clients = context.clients();
         this.codec = new CoreMessageCodec(config);
