@@ -70,7 +70,7 @@ public final class NodeContext
     /** Default commands applied between two snapshots of a replica. */
     public static final long DEFAULT_SNAPSHOT_EVERY_COMMANDS = 1_000_000;
     private final CoreConfig core = new CoreConfig()
-        .maxBatch(8).pipelineSlots(32).maxSlotsPerAccept(16).recordMaxEntries(128).decidedCapacity(256)
+        .maxBatch(32).pipelineSlots(16).maxSlotsPerAccept(16).recordMaxEntries(32).decidedCapacity(256)
         .driverQueueCapacity(32)
         .retransmitTicks(25).prepareRetryTicks(25).heartbeatTicks(10).catchupTicks(25).bumpsHeartbeat(false);
     private final MembershipConfig membership = new MembershipConfig()

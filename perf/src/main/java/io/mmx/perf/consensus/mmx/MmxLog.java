@@ -8,12 +8,15 @@ import io.mmx.runtime.local.LocalCluster;
 import io.mmx.runtime.node.MmxNode;
 import io.mmx.runtime.node.NodeContext;
 import io.mmx.runtime.node.NodeListener;
+import io.mmx.runtime.node.ProcessStatus;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * n mmx processes on loopback: child JVMs running {@code mmx node} (shm regions, Aeron UDP), and this
@@ -32,6 +35,9 @@ public final class MmxLog implements ReplicatedLog
     private final ManyToOneConcurrentLinkedQueue<Long> committed = new ManyToOneConcurrentLinkedQueue<>();
     private LocalCluster cluster;
     private MmxNode node;
+    /** Commands applied at this JVM's first hosted replica: with its decided slots, the batch the leader made. */
+    private final AtomicLong appliedAtFirst = new AtomicLong();
+    private final AtomicInteger counted = new AtomicInteger(-1);
 
     MmxLog(final int n, final LogSettings settings)
     {
@@ -74,7 +80,13 @@ public final class MmxLog implements ReplicatedLog
         {
             ctx.idleStrategy(settings.idleStrategy());
         }
-        node = MmxNode.launch(ctx, p -> (index, origin, buffer, offset, length) -> 0, NodeListener.NO_OP);
+        node = MmxNode.launch(ctx, p -> counted.compareAndSet(-1, p) ?
+            (index, origin, buffer, offset, length) ->
+            {
+                appliedAtFirst.incrementAndGet();
+                return 0;
+            } :
+            (index, origin, buffer, offset, length) -> 0, NodeListener.NO_OP);
         final long deadline = System.nanoTime() + settings.startTimeoutNs();
         for (int j = 0; j < client; j++)
         {
@@ -158,7 +170,22 @@ public final class MmxLog implements ReplicatedLog
         return n + " processes in " + (cluster == null ? 0 : cluster.layout().jvms()) + " JVMs (" +
             (cluster == null ? 0 : cluster.layout().procsPerJvm()) + " per JVM), shm regions, Aeron UDP; " +
             Runtime.getRuntime().availableProcessors() + " cores; client JVM frames " +
-            (node == null ? "{}" : node.transportCountersJson());
+            (node == null ? "{}" : node.transportCountersJson()) + batching();
+    }
+
+    /** Commands per decided slot at this JVM's first replica since the start: how full the leader's batches were. */
+    private String batching()
+    {
+        final ProcessStatus status = node == null ? null :
+            node.status().stream().filter(s -> s.id() == counted.get()).findFirst().orElse(null);
+        if (status == null)
+        {
+            return "";
+        }
+        final long slots = status.knownDecided() + 1;
+        final long commands = appliedAtFirst.get();
+        return String.format("; %,d commands in %,d decided slots (%.1f per slot) at process %d", commands, slots,
+            slots <= 0 ? 0.0 : (double)commands / slots, status.id());
     }
 
     @Override
