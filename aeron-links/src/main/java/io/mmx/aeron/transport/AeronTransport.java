@@ -370,7 +370,7 @@ public final class AeronTransport implements AutoCloseable
         {
             final int index = dirtyOutboxes[i];
             final Outbox outbox = outboxes[index];
-            if (sendWaiting(outbox) && send(outbox, true))
+            if (sendWaiting(outbox) && send(outbox))
             {
                 outbox.listed = false;
             }
@@ -556,15 +556,14 @@ public final class AeronTransport implements AutoCloseable
     }
 
     /**
-     * Offers an outbox's frames as one message and empties it (it stays listed until the flush ends).
-     * With {@code mayWait}, frames that stay back-pressured through the retries are kept for the next
-     * flush; without, they are dropped and counted.
+     * Offers an outbox's frames as one message and empties it (it stays listed until the flush ends);
+     * frames that stay back-pressured through the retries are kept.
      *
      * @return false if the frames were kept.
      */
-    private boolean send(final Outbox outbox, final boolean mayWait)
+    private boolean send(final Outbox outbox)
     {
-        if (outbox.frames > 0 && !offer(outbox.publication, outbox.buffer, outbox.length, outbox.frames, mayWait))
+        if (outbox.frames > 0 && !offer(outbox.publication, outbox.buffer, outbox.length, outbox.frames, true))
         {
             return false;
         }
@@ -582,7 +581,7 @@ public final class AeronTransport implements AutoCloseable
      */
     private void seal(final Outbox outbox)
     {
-        if (sendWaiting(outbox) && send(outbox, true))
+        if (sendWaiting(outbox) && send(outbox))
         {
             return;
         }
