@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>
  * Not thread-safe: one thread calls {@link #poll(FrameHandler)} and the send methods (Agrona agent style).
  * The receive path allocates nothing; the send path allocates only when it opens a publication or an
- * endpoint's outbox.
+ * endpoint's outbox, and when back pressure makes a full outbox wait (its buffer is reused after).
  */
 public final class AeronTransport implements AutoCloseable
 {
@@ -69,19 +69,39 @@ public final class AeronTransport implements AutoCloseable
     private boolean lastOfferSent;
     private FrameHandler handler;
 
-    /** Frames for one publication, back to back, sent as one message at the next flush. */
+    /**
+     * Frames for one publication, back to back, sent as one message at the next flush; and the full
+     * messages that met back pressure, oldest first, sent before it. A receiver that falls behind (a
+     * busy or descheduled JVM) delays its senders' frames instead of losing them, up to
+     * {@link #maxWaitingBytes} per endpoint: a lost Accepted or Commit costs a retransmission that every
+     * acceptor executes, which is more work for the receivers that were already behind.
+     */
     private static final class Outbox
     {
-        final UnsafeBuffer buffer;
+        UnsafeBuffer buffer;
         Publication publication;
         int length;
         int frames;
         boolean listed;
+        /** Full messages waiting for their publication, oldest first. */
+        final java.util.ArrayDeque<Waiting> waiting = new java.util.ArrayDeque<>();
+        /** Buffers of messages that left, for reuse. */
+        final java.util.ArrayDeque<Waiting> spare = new java.util.ArrayDeque<>();
+        int waitingBytes;
 
         Outbox(final int capacity)
         {
             buffer = new UnsafeBuffer(new byte[capacity]);
         }
+    }
+
+    /** A full message that met back pressure. */
+    private static final class Waiting
+    {
+        UnsafeBuffer buffer;
+        Publication publication;
+        int length;
+        int frames;
     }
 
     private AeronTransport(final TransportContext ctx)
@@ -350,7 +370,7 @@ public final class AeronTransport implements AutoCloseable
         {
             final int index = dirtyOutboxes[i];
             final Outbox outbox = outboxes[index];
-            if (send(outbox, true))
+            if (sendWaiting(outbox) && send(outbox))
             {
                 outbox.listed = false;
             }
@@ -521,7 +541,7 @@ public final class AeronTransport implements AutoCloseable
         }
         if (outbox.frames > 0 && (outbox.publication != publication || outbox.length + length > outbox.buffer.capacity()))
         {
-            send(outbox, false); // full, or the endpoint's publication was replaced: keep the order, send what waits
+            seal(outbox); // full, or the endpoint's publication was replaced: keep the order, send what waits
         }
         if (!outbox.listed)
         {
@@ -536,22 +556,87 @@ public final class AeronTransport implements AutoCloseable
     }
 
     /**
-     * Offers an outbox's frames as one message and empties it (it stays listed until the flush ends).
-     * With {@code mayWait}, frames that stay back-pressured through the retries are kept for the next
-     * flush (a burst bigger than the publication's window then goes a cycle later instead of being lost);
-     * without, or when the outbox must make room, they are dropped and counted.
+     * Offers an outbox's frames as one message and empties it (it stays listed until the flush ends);
+     * frames that stay back-pressured through the retries are kept.
      *
      * @return false if the frames were kept.
      */
-    private boolean send(final Outbox outbox, final boolean mayWait)
+    private boolean send(final Outbox outbox)
     {
-        if (outbox.frames > 0 && !offer(outbox.publication, outbox.buffer, outbox.length, outbox.frames, mayWait))
+        if (outbox.frames > 0 && !offer(outbox.publication, outbox.buffer, outbox.length, outbox.frames, true))
         {
             return false;
         }
         outbox.length = 0;
         outbox.frames = 0;
         return true;
+    }
+
+    /**
+     * The outbox is full (or its publication was replaced): sends its message now if nothing waits
+     * before it and the publication takes it, else queues it behind the waiting ones, so that a burst
+     * bigger than the publication's window goes a few cycles later instead of being lost. Beyond
+     * {@link #maxWaitingBytes} the message is dropped and counted: a receiver gone for good must not
+     * hold this JVM's memory.
+     */
+    private void seal(final Outbox outbox)
+    {
+        if (sendWaiting(outbox) && send(outbox))
+        {
+            return;
+        }
+        if (outbox.waitingBytes + outbox.length > maxWaitingBytes())
+        {
+            dropped(DropReason.SEND_BACK_PRESSURED, outbox.frames);
+            outbox.length = 0;
+            outbox.frames = 0;
+            return;
+        }
+        Waiting w = outbox.spare.pollFirst();
+        if (w == null)
+        {
+            w = new Waiting();
+            w.buffer = new UnsafeBuffer(new byte[outbox.buffer.capacity()]);
+        }
+        // The full buffer moves to the queue as it is; the outbox goes on in the spare one.
+        final UnsafeBuffer full = outbox.buffer;
+        outbox.buffer = w.buffer;
+        w.buffer = full;
+        w.publication = outbox.publication;
+        w.length = outbox.length;
+        w.frames = outbox.frames;
+        outbox.waiting.addLast(w);
+        outbox.waitingBytes += w.length;
+        outbox.length = 0;
+        outbox.frames = 0;
+    }
+
+    /**
+     * Offers the outbox's waiting messages in order until one stays back-pressured.
+     *
+     * @return true if none waits any more.
+     */
+    private boolean sendWaiting(final Outbox outbox)
+    {
+        Waiting w;
+        while ((w = outbox.waiting.peekFirst()) != null)
+        {
+            if (!offer(w.publication, w.buffer, w.length, w.frames, true))
+            {
+                return false;
+            }
+            outbox.waiting.pollFirst();
+            outbox.waitingBytes -= w.length;
+            w.publication = null;
+            outbox.spare.addLast(w);
+        }
+        return true;
+    }
+
+    /** Bytes of full messages that may wait for one endpoint: four terms, eight of its publication's windows. */
+    private int maxWaitingBytes()
+    {
+        return 4 * Math.max(ctx.termLengthBytes(), ctx.ipcTermLengthBytes());
     }
 
     /**

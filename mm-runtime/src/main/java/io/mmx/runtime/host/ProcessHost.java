@@ -46,6 +46,15 @@ public final class ProcessHost implements FrameHandler
      * are not time-critical only every {@link HostedMembers#QUIET_TICK_SPACING} ticks.
      */
     public static final long QUIET_NS = 100_000_000L;
+    /**
+     * Polls of the transport in one duty cycle, at most. A poll reads one batch (Aeron: 64 fragments
+     * of each subscription); a host of many processes runs long cycles, and at one batch a cycle it fell
+     * behind its senders, whose publications then back-pressured and dropped frames: at n = 1024 in
+     * JVMs of 128 the leader's JVM lost its acceptors' Accepteds and its own processes its claims, and
+     * the retransmitted broadcasts that followed stopped the commits. Sixteen batches empty the windows
+     * of every sender (7 remote JVMs of 128 KiB each there) and still leave the ticks their turn.
+     */
+    static final int MAX_POLLS_PER_CYCLE = 16;
 
     private final HostTransport transport;
     private final HostedMembers members;
@@ -154,7 +163,12 @@ public final class ProcessHost implements FrameHandler
             lastWorkNs = nowNs;
         }
         applicationFrames = 0;
-        transport.poll(this);
+        // Read what waits, not one batch: see MAX_POLLS_PER_CYCLE.
+        int polls = 1;
+        while (transport.poll(this) > 0 && handlerFailure == null && polls < MAX_POLLS_PER_CYCLE)
+        {
+            polls++;
+        }
         if (handlerFailure != null)
         {
             // A transport may count and swallow what a frame handler throws; a host must not.

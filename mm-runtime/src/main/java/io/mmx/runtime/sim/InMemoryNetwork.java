@@ -26,6 +26,7 @@ public final class InMemoryNetwork
     private double dropRate;
     private long maxDelayNs;
     private final int maxFrameLengthBytes;
+    private int framesPerPoll = Integer.MAX_VALUE;
     private final int[] hostOf;
     private final Endpoint[] endpoints;
     private long nowNs;
@@ -92,6 +93,31 @@ public final class InMemoryNetwork
         this.maxDelayNs = Math.max(1, maxDelayNs);
     }
 
+    /**
+     * A poll reads at most this many frames, as Aeron's reads at most a fragment limit per
+     * subscription; by default it reads every frame that is due.
+     */
+    public InMemoryNetwork framesPerPoll(final int framesPerPoll)
+    {
+        if (framesPerPoll < 1)
+        {
+            throw new IllegalArgumentException("framesPerPoll must be at least 1, got " + framesPerPoll);
+        }
+        this.framesPerPoll = framesPerPoll;
+        return this;
+    }
+
+    /** @return frames due at host {@code host} by now that it has not read yet. */
+    public int waiting(final int host)
+    {
+        int due = 0;
+        for (final Frame f : endpoints[host].inbox)
+        {
+            due += f.atNs <= nowNs ? 1 : 0;
+        }
+        return due;
+    }
+
     /** Host {@code host} crashed: what waits for it is lost, and so is everything sent to it from now on. */
     public void crash(final int host)
     {
@@ -133,7 +159,7 @@ public final class InMemoryNetwork
         {
             int frames = 0;
             // Only what was due when the poll began: a handler's own sends wait for a later cycle.
-            final int limit = inbox.size();
+            final int limit = Math.min(inbox.size(), framesPerPoll);
             while (frames < limit && !inbox.isEmpty() && inbox.peek().atNs <= nowNs)
             {
                 final Frame f = inbox.poll();

@@ -133,6 +133,29 @@ class ProcessHostsInOneThreadTest
             stopped + " stopped, process " + run.leader() + " leads");
     }
 
+    /**
+     * A poll reads one batch (Aeron: 64 fragments of each subscription); a duty cycle must read what
+     * waits, not one batch, or a host of many processes falls behind its senders, whose back-pressured
+     * publications then drop frames (n = 1024 in JVMs of 128 stopped committing so). With polls of 4
+     * frames, commands commit, more than 4 frames waited for some cycle, and no cycle left a due frame
+     * unread. Reading one batch a cycle, the backlog grew instead (seed 1: 99 frames of 103 left unread).
+     */
+    @Test
+    void aDutyCycleReadsEveryFrameThatWaitsNotOnePollsBatch()
+    {
+        final Run run = new Run(SEED);
+        run.network.framesPerPoll(4);
+        run.watchInboxes = true;
+        run.awaitLeader();
+        final List<Submission> commands = run.submitOnEveryHost(1);
+        run.awaitCompleted(commands, "the commands");
+        run.assertOneOrder();
+        System.out.println("seed " + SEED + ": at most " + run.mostWaiting + " frames waited for a cycle, at most " +
+            run.mostLeftUnread + " were left unread after one");
+        assertTrue(run.mostWaiting > 4, "seed " + SEED + ": some cycle had more frames waiting than one poll reads");
+        assertEquals(0, run.mostLeftUnread, "seed " + SEED + ": a duty cycle left due frames unread");
+    }
+
     @Test
     void aSeedReplaysTheSameRun()
     {
@@ -155,6 +178,10 @@ class ProcessHostsInOneThreadTest
         final AtomicInteger[] pending = new AtomicInteger[HOSTED.length];
         /** Cycles in which each host's doWork reported work. */
         final long[] busyCycles = new long[HOSTED.length];
+        /** With {@link #watchInboxes}: the most frames due at a host before its cycle, and left unread after it. */
+        boolean watchInboxes;
+        int mostWaiting;
+        int mostLeftUnread;
         long nowNs;
 
         Run(final long seed)
@@ -202,9 +229,21 @@ class ProcessHostsInOneThreadTest
             network.advanceTo(nowNs);
             for (int h = 0; h < hosts.length; h++)
             {
-                if (running[h] && hosts[h].doWork(nowNs) > 0)
+                if (!running[h])
+                {
+                    continue;
+                }
+                if (watchInboxes)
+                {
+                    mostWaiting = Math.max(mostWaiting, network.waiting(h));
+                }
+                if (hosts[h].doWork(nowNs) > 0)
                 {
                     busyCycles[h]++;
+                }
+                if (watchInboxes)
+                {
+                    mostLeftUnread = Math.max(mostLeftUnread, network.waiting(h));
                 }
             }
         }
