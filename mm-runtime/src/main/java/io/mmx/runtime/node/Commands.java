@@ -4,6 +4,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import java.nio.ByteOrder;
+import java.nio.LongBuffer;
 
 /**
  * How a command travels inside a slot value: a fixed number of 64-bit words, so the protocol core
@@ -249,6 +250,19 @@ public final class Commands
         {
             dst.putLong((w - HEADER_WORDS) * 8, words[offset + w], ByteOrder.LITTLE_ENDIAN);
         }
+        return length;
+    }
+
+    /**
+     * Copies the payload of the command at {@code offset} into {@code dst}, a little-endian view of the
+     * bytes the state machine reads (position ignored); returns its length. One bulk copy: a replica
+     * copies every command it applies, and word by word through a buffer interface that was a
+     * tenth of a replica's time at n = 256.
+     */
+    public static int payload(final long[] words, final int offset, final int proposalWords, final LongBuffer dst)
+    {
+        final int length = length(words, offset, proposalWords);
+        dst.put(0, words, offset + HEADER_WORDS, proposalWords - HEADER_WORDS);
         return length;
     }
 }

@@ -8,10 +8,15 @@ import io.mmx.runtime.core.MemoryOpKind;
 import io.mmx.runtime.core.MemoryStatus;
 import io.mmx.runtime.core.Message;
 import io.mmx.runtime.core.MmPaxosCore;
+import io.mmx.runtime.core.RegionLayout;
 import io.mmx.runtime.core.Status;
 import io.mmx.runtime.host.HostTransport;
 import io.mmx.runtime.node.wire.CoreMessageCodec;
 import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.LongBuffer;
 
 /**
  * One hosted process: its protocol core, the memory and message effects that core asks for, its
@@ -68,6 +73,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private final int[] neighbours;
     private final boolean[] suspected;
     private final UnsafeBuffer commandBuffer;
+    /** {@link #commandBuffer}'s bytes as little-endian words, for {@link Commands#payload(long[], int, int, LongBuffer)}. */
+    private final LongBuffer commandWords;
     private final int qps;
     private final ReplicaEvents events;
     private MembershipNode membership;
@@ -120,6 +127,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.neighbours = config.graph().neighbours(id);
         this.suspected = new boolean[neighbours.length];
         this.commandBuffer = new UnsafeBuffer(new byte[8 * proposalWords]);
+        this.commandWords = ByteBuffer.wrap(commandBuffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
         this.qps = qps;
         this.core = new MmPaxosCore(id, config, this, seed);
         this.era = LogEra.first(n);
@@ -455,6 +463,11 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     public void memory(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
         final int lengthWords, final long expected, final long value, final long[] payload)
     {
+        if (durability != null && kind == MemoryOpKind.WRITE && region == id && offsetWords == RegionLayout.DECIDED_THROUGH_WORD)
+        {
+            // A restart resumes after the mark: the journal must hold every slot before it does.
+            durability.flushJournal();
+        }
         memory.submit(opId, kind, region, offsetWords, lengthWords, expected, value, payload);
     }
 
@@ -528,7 +541,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
                 }
                 continue;
             }
-            Commands.payload(value, at, proposalWords, commandBuffer);
+            Commands.payload(value, at, proposalWords, commandWords);
             final long reply = stateMachine.apply(slot * maxBatch + i, origin, commandBuffer, 0, length);
             applied++;
             if (live && origin == id)
@@ -560,7 +573,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     {
         final long clientId = Commands.clientId(value, at);
         final long seq = Commands.clientSeq(value, at);
-        Commands.payload(value, at, proposalWords, commandBuffer);
+        Commands.payload(value, at, proposalWords, commandWords);
         final byte[] command = duplicates.clients().onFragment(clientId, seq, Commands.fragment(value, at),
             commandBuffer, length);
         if (command == null)

@@ -220,6 +220,24 @@ final class ReplicaDurability implements AutoCloseable
         }
     }
 
+    /**
+     * Writes the journal's collected records to its file: call before anything tells others how far
+     * this replica applied (its decided log's mark); a failure stops the node as in {@link #beforeApply}.
+     */
+    void flushJournal()
+    {
+        try
+        {
+            journal.flush();
+        }
+        catch (final IOException ex)
+        {
+            throw new org.agrona.concurrent.AgentTerminationException("process " + id + " cannot write its " +
+                "journal: " + ex.getMessage() + "; the node stops so that a restart recovers from disk (free space " +
+                "in the state directory)");
+        }
+    }
+
     /** Journals slots the replica will never see. */
     void gap(final long fromSlot, final long toSlot)
     {

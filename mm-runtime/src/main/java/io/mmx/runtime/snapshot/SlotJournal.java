@@ -16,9 +16,13 @@ import java.util.zip.CRC32C;
 
 /**
  * The decided slots a replica applied since its last snapshot, appended before each is applied, so
- * that a restarted replica replays them after loading the snapshot and holds exactly the state it
- * had. Each write goes to the file at once (no buffering in the JVM), so a process killed at any
- * moment leaves every slot it applied in the page cache; a host crash may lose the unsynced tail,
+ * that a restarted replica replays them after loading the snapshot. Records collect in the JVM and
+ * reach the file in one write at {@link #flush()} (and when {@link #FLUSH_BYTES} have collected, at a
+ * new segment, {@link #force()}, {@link #replay} and {@link #close()}): a system call per slot and
+ * replica was a tenth of a replica's time at n = 256. The caller flushes before anything that
+ * tells others what it applied (the node: before its decided log's mark moves past the slots), so
+ * a process killed with records unwritten restarts at an earlier slot and learns the rest again,
+ * exactly as if it had been killed before applying them. A host crash may lose the unsynced tail,
  * and that is reported as a gap.
  *
  * <p>Segments {@code journal-<firstSlot>.log} hold records (little-endian):
@@ -37,9 +41,16 @@ public final class SlotJournal implements AutoCloseable
     private static final int HEAD = 1 + 4 + 8;
     private static final Pattern NAME = Pattern.compile("journal-(\\d{20})\\.log");
 
+    /** Records collected beyond this many bytes are written at once. */
+    public static final int FLUSH_BYTES = 64 * 1024;
+
     private final Path directory;
+    private final CRC32C crc = new CRC32C();
     private FileChannel segment;
-    private ByteBuffer buffer = ByteBuffer.allocate(1024).order(ByteOrder.LITTLE_ENDIAN);
+    /** Records not yet written, from 0 to its position. */
+    private ByteBuffer pending = ByteBuffer.allocate(FLUSH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    /** Where the record being appended starts in {@link #pending}. */
+    private int recordStart;
 
     /** A journal in {@code directory} (created if missing). */
     public SlotJournal(final Path directory) throws IOException
@@ -64,6 +75,7 @@ public final class SlotJournal implements AutoCloseable
      */
     public long replay(final long afterSlot, final Replay replay) throws IOException
     {
+        flush();
         long last = afterSlot;
         for (final Path file : segments())
         {
@@ -164,25 +176,43 @@ public final class SlotJournal implements AutoCloseable
             throw new IOException("the journal has no open segment: start one with startSegment");
         }
         final int size = HEAD + body + 4;
-        if (buffer.capacity() < size)
+        if (pending.remaining() < size)
         {
-            buffer = ByteBuffer.allocate(Integer.highestOneBit(size) << 1).order(ByteOrder.LITTLE_ENDIAN);
+            flush();
+            if (pending.capacity() < size)
+            {
+                pending = ByteBuffer.allocate(Integer.highestOneBit(size) << 1).order(ByteOrder.LITTLE_ENDIAN);
+            }
         }
-        buffer.clear();
-        buffer.put(kind).putInt(words).putLong(slot);
-        return buffer;
+        recordStart = pending.position();
+        pending.put(kind).putInt(words).putLong(slot);
+        return pending;
     }
 
     private void write(final ByteBuffer b, final int body) throws IOException
     {
-        final CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, HEAD + body);
+        crc.reset();
+        crc.update(b.array(), recordStart, HEAD + body);
         b.putInt((int)crc.getValue());
-        b.flip();
-        while (b.hasRemaining())
+        if (b.position() >= FLUSH_BYTES)
         {
-            segment.write(b);
+            flush();
         }
+    }
+
+    /** Writes the records collected since the last flush to the segment (no fsync: {@link #force()}). */
+    public void flush() throws IOException
+    {
+        if (pending.position() == 0 || segment == null)
+        {
+            return;
+        }
+        pending.flip();
+        while (pending.hasRemaining())
+        {
+            segment.write(pending);
+        }
+        pending.clear();
     }
 
     /**
@@ -194,6 +224,7 @@ public final class SlotJournal implements AutoCloseable
     {
         if (segment != null)
         {
+            flush();
             segment.close();
         }
         segment = FileChannel.open(directory.resolve(String.format("journal-%020d.log", firstSlot)),
@@ -214,6 +245,7 @@ public final class SlotJournal implements AutoCloseable
     {
         if (segment != null)
         {
+            flush();
             segment.force(false);
         }
     }
@@ -242,6 +274,7 @@ public final class SlotJournal implements AutoCloseable
     {
         if (segment != null)
         {
+            flush();
             segment.close();
             segment = null;
         }
