@@ -229,9 +229,5 @@ final class InFlightGroups
                     decidedBase));
             }
         }
-        if (resent > 0)
-        {
-            timer.timedOut();
-        }
     }
 }

@@ -7,9 +7,12 @@ package io.mmx.runtime.core;
  * {@link CoreConfig#retransmitTicks()} and at most {@link CoreConfig#retransmitMaxTicks()}.
  * <p>
  * Karn's rule: a group sent more than once gives no sample (its quorum may have come from any
- * copy), and a timeout that fired stays doubled for the groups opened after it until a group sent
- * once is decided. Without the second half the samples would be only the groups decided within the
- * timeout, and a latency that rose above it would never be learnt.
+ * copy). So only groups decided within the timeout are sampled; the four deviations of headroom let
+ * the timeout climb through a spread of latencies, while a latency that jumps wholly above it is
+ * not learnt and the leader resends as it did with a fixed period. Karn's other half, keeping a
+ * fired timeout doubled for new groups until a sample, was measured and taken out: a timeout here
+ * mostly means the thrifty executors left a group short (one of them starved of CPU), which only
+ * the broadcast cures, and doubling the next groups' waits stalled runs at n = 256.
  * <p>
  * Each term learns afresh ({@link #reset()}): a new leader's latencies are not its predecessor's,
  * whose slowness was often the failure that ended its term, so its first groups wait the floor,
@@ -26,9 +29,6 @@ final class RetransmitTimer
     private long srttEighths;
     private long rttvarQuarters;
     private boolean sampled;
-    /** Karn's retained backoff: timeouts since the last sample, at most {@link #MAX_BACKOFF_SHIFT}. */
-    private int backoffShift;
-    private long samples;
 
     RetransmitTimer(final CoreConfig config)
     {
@@ -53,14 +53,6 @@ final class RetransmitTimer
             m = Math.abs(m) - (rttvarQuarters >> 2);
             rttvarQuarters += m;
         }
-        backoffShift = 0;
-        samples++;
-    }
-
-    /** A group waited its timeout and went out again. */
-    void timedOut()
-    {
-        backoffShift = Math.min(backoffShift + 1, MAX_BACKOFF_SHIFT);
     }
 
     /** A new term: forget what the last one learnt. */
@@ -69,7 +61,6 @@ final class RetransmitTimer
         sampled = false;
         srttEighths = 0;
         rttvarQuarters = 0;
-        backoffShift = 0;
     }
 
     /** The retransmission timeout: smoothed latency plus four deviations (at least a tick), within the floor and cap. */
@@ -83,15 +74,15 @@ final class RetransmitTimer
         return Math.max(floorTicks, Math.min(capTicks, rto));
     }
 
-    /** How long a group broadcast {@code resends} times already waits before its next broadcast. */
+    /**
+     * How long a group broadcast {@code resends} times already waits before its next broadcast: the
+     * timeout, doubled per resend, never longer than the cap.
+     * The cap bounds every wait, not only the timeout: a group the thrifty executors leave without a
+     * quorum (one of them starved of CPU) is decided only by its broadcast, and with the backoff
+     * above the cap (up to 8 caps, 3.2 s at the node's) such waits stalled whole runs.
+     */
     long waitTicks(final int resends)
     {
-        return timeoutTicks() << Math.min(Math.max(resends, backoffShift), MAX_BACKOFF_SHIFT);
-    }
-
-    /** Latency samples taken (groups decided that were sent once), over all terms. */
-    long samples()
-    {
-        return samples;
+        return Math.min(capTicks, timeoutTicks() << Math.min(resends, MAX_BACKOFF_SHIFT));
     }
 }
