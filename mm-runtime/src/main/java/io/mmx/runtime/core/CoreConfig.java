@@ -187,8 +187,8 @@ public final class CoreConfig
     /**
      * The least time a leader waits for a quorum before it sends an Accept group again, in ticks. The
      * wait follows the decide latency the leader measures (smoothed latency plus four deviations, as
-     * TCP's retransmission timeout), never below this and never above {@link #retransmitMaxTicks(int)},
-     * doubled per resend of a group up to 8 times.
+     * TCP's retransmission timeout), never below this; a group waits that timeout doubled per resend
+     * of it, never more than {@link #retransmitMaxTicks(int)}.
      */
     public CoreConfig retransmitTicks(final int retransmitTicks)
     {
@@ -198,8 +198,9 @@ public final class CoreConfig
     }
 
     /**
-     * The most the measured retransmission timeout may grow to, in ticks, before the per-group backoff.
-     * Default 8 x {@link #retransmitTicks(int)}; at least that.
+     * The longest a leader waits between two broadcasts of one Accept group, in ticks, and so the most
+     * the measured retransmission timeout may grow to. Default 8 x {@link #retransmitTicks(int)}; at
+     * least {@code retransmitTicks}.
      */
     public CoreConfig retransmitMaxTicks(final int retransmitMaxTicks)
     {

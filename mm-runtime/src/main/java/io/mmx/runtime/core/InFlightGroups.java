@@ -22,7 +22,7 @@ final class InFlightGroups
         int ackCount;
         long sentTick;
         long firstSentTick;
-        /** Times it was broadcast again; each doubles the wait before the next (up to 8 timeouts). */
+        /** Times it was broadcast again; each doubles the wait before the next (up to the cap). */
         int resends;
         /** Sent once only, so its quorum times the round trip (Karn's rule); a trimmed rest went out twice. */
         boolean timed = true;
@@ -204,7 +204,7 @@ final class InFlightGroups
 
     /**
      * Broadcasts again the oldest groups that waited their timeout, at most 4: the timeout the first
-     * time, then twice as long after each broadcast, up to 8 timeouts. A broadcast makes every
+     * time, then twice as long after each broadcast, up to {@link CoreConfig#retransmitMaxTicks()}. A broadcast makes every
      * acceptor execute; when answers are late because the hosts are short of CPU (a thousand acceptors
      * on two cores), broadcasting every period only adds work, and the leader reached fewer acceptors
      * with each round; the timeout itself follows the measured decide latency for the same reason.

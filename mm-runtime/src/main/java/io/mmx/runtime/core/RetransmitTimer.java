@@ -20,12 +20,15 @@ package io.mmx.runtime.core;
  */
 final class RetransmitTimer
 {
-    /** Longest wait between two broadcasts of one group: the timeout times 2^this. */
+    /** Most doublings of a group's wait by its resends (the cap bounds the wait first when it is lower). */
     static final int MAX_BACKOFF_SHIFT = 3;
 
     private final int floorTicks;
     private final int capTicks;
-    /** Smoothed latency in eighths of a tick and four times the mean deviation in quarters (RFC 6298's gains, exact in integers). */
+    /**
+     * Smoothed latency in eighths of a tick, mean deviation in quarters of a tick (RFC 6298's gains of
+     * 1/8 and 1/4, exact in integers); the quarters are also four deviations in ticks, the headroom.
+     */
     private long srttEighths;
     private long rttvarQuarters;
     private boolean sampled;

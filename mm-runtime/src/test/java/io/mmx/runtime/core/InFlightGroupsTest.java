@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A leader's Accept groups: an unanswered group is broadcast again after the retransmission timeout,
- * then after 2, 4 and at most 8 timeouts; the timeout follows the latency of groups decided without
+ * then after 2, 4 and 8 timeouts, never more than the cap; the timeout follows the latency of groups decided without
  * a resend, within the configured floor and cap, and starts again at the floor each term; the
  * reachable acceptors stay a quorum while groups are being decided.
  */
