@@ -26,6 +26,8 @@ public final class CoreConfig
     private int logRunSlots;
     private int reclaimReplicas = 2;
     private int retransmitTicks = 4;
+    /** 0 until set: {@link #conclude()} makes it 8 x retransmitTicks. */
+    private int retransmitMaxTicks;
     private int prepareRetryTicks = 4;
     private int heartbeatTicks = 10;
     private boolean bumpsHeartbeat = true;
@@ -182,11 +184,28 @@ public final class CoreConfig
         return this;
     }
 
-    /** Ticks after which a leader sends an unanswered accept group again. */
+    /**
+     * The least time a leader waits for a quorum before it sends an Accept group again, in ticks. The
+     * wait follows the decide latency the leader measures (smoothed latency plus four deviations, as
+     * TCP's retransmission timeout), never below this; a group waits that timeout doubled per resend
+     * of it, never more than {@link #retransmitMaxTicks(int)}.
+     */
     public CoreConfig retransmitTicks(final int retransmitTicks)
     {
         checkMutable();
         this.retransmitTicks = retransmitTicks;
+        return this;
+    }
+
+    /**
+     * The longest a leader waits between two broadcasts of one Accept group, in ticks, and so the most
+     * the measured retransmission timeout may grow to. Default 8 x {@link #retransmitTicks(int)}; at
+     * least {@code retransmitTicks}.
+     */
+    public CoreConfig retransmitMaxTicks(final int retransmitMaxTicks)
+    {
+        checkMutable();
+        this.retransmitMaxTicks = retransmitMaxTicks;
         return this;
     }
 
@@ -272,6 +291,16 @@ public final class CoreConfig
         requirePositive("driverQueueCapacity", driverQueueCapacity);
         requirePositive("maxTransitionRetries", maxTransitionRetries);
         requirePositive("retransmitTicks", retransmitTicks);
+        if (retransmitMaxTicks == 0)
+        {
+            retransmitMaxTicks = (int)Math.min(Integer.MAX_VALUE >> 4, 8L * retransmitTicks);
+        }
+        if (retransmitMaxTicks < retransmitTicks || retransmitMaxTicks > Integer.MAX_VALUE >> 4)
+        {
+            throw new IllegalStateException("retransmitMaxTicks " + retransmitMaxTicks + " must be between " +
+                "retransmitTicks " + retransmitTicks + " and " + (Integer.MAX_VALUE >> 4) +
+                ": it caps the measured timeout, which never falls below retransmitTicks");
+        }
         requirePositive("prepareRetryTicks", prepareRetryTicks);
         requirePositive("heartbeatTicks", heartbeatTicks);
         requirePositive("catchupTicks", catchupTicks);
@@ -486,6 +515,12 @@ public final class CoreConfig
     public int retransmitTicks()
     {
         return retransmitTicks;
+    }
+
+    /** See {@link #retransmitMaxTicks(int)}. */
+    public int retransmitMaxTicks()
+    {
+        return retransmitMaxTicks;
     }
 
     /** See {@link #prepareRetryTicks(int)}. */

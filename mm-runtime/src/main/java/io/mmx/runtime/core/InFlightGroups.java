@@ -6,7 +6,8 @@ import java.util.ArrayList;
  * The leader's Accept groups in flight at its ballot, oldest first, until a quorum of distinct
  * acceptors accepted them: their acks, their trimming at a reported floor, and their
  * retransmission. An overdue group goes out again (at most 4 per tick) as a fresh broadcast
- * Accept carrying the current durable prefix, so executors can raise floors and free windows.
+ * Accept carrying the current durable prefix, so executors can raise floors and free windows;
+ * when a group is overdue follows the decide latency measured this term ({@link RetransmitTimer}).
  */
 final class InFlightGroups
 {
@@ -21,8 +22,10 @@ final class InFlightGroups
         int ackCount;
         long sentTick;
         long firstSentTick;
-        /** Times it was broadcast again; each doubles the wait before the next (up to 8 periods). */
+        /** Times it was broadcast again; each doubles the wait before the next (up to the cap). */
         int resends;
+        /** Sent once only, so its quorum times the round trip (Karn's rule); a trimmed rest went out twice. */
+        boolean timed = true;
 
         Group(final long firstSlot, final long[][] values, final int n)
         {
@@ -41,6 +44,9 @@ final class InFlightGroups
     /** Only for the counting flaws of phase 2 (never allocated into otherwise). */
     private final java.util.HashSet<String> flawPairs = new java.util.HashSet<>();
     private long retransmissions;
+    private final RetransmitTimer timer;
+    /** When a group was last decided this term (ticks). */
+    private long lastDecidedTick = Long.MIN_VALUE / 2;
 
     InFlightGroups(final int self, final CoreConfig config, final Effects effects, final Learner learner)
     {
@@ -49,6 +55,13 @@ final class InFlightGroups
         this.config = config;
         this.effects = effects;
         this.learner = learner;
+        this.timer = new RetransmitTimer(config);
+    }
+
+    /** The retransmission timeout learnt this term, before any group's backoff (ticks). */
+    long timeoutTicks()
+    {
+        return timer.timeoutTicks();
     }
 
     /** Accepts broadcast again because no quorum answered within the retransmit period. */
@@ -80,15 +93,23 @@ final class InFlightGroups
         return null;
     }
 
-    void remove(final Group g)
+    /** A quorum accepted {@code g}: it leaves, and times the round trip if it was sent once. */
+    void decided(final Group g, final long nowTicks)
     {
         groups.remove(g);
+        lastDecidedTick = nowTicks;
+        if (g.timed)
+        {
+            timer.sample(nowTicks - g.sentTick);
+        }
     }
 
-    /** Drops every group (a new ballot, or leadership lost). */
+    /** Drops every group and what the term learnt of its latency (a new ballot, or leadership lost). */
     void clear()
     {
         groups.clear();
+        timer.reset();
+        lastDecidedTick = Long.MIN_VALUE / 2;
     }
 
     /**
@@ -117,8 +138,9 @@ final class InFlightGroups
     }
 
     /**
-     * Distinct acceptors heard while leading: the acks of the oldest group once it is overdue (a
-     * retransmission period old), else the acks that decided the last group.
+     * Distinct acceptors heard while leading: the acks of the oldest group once it is a timeout old
+     * and no group was decided for a timeout, else the acks that decided the last group. A leader
+     * whose groups are being decided reaches a quorum, however late its oldest group is.
      */
     int reachableAcceptors(final long nowTicks, final int lastDecidedAcks)
     {
@@ -127,8 +149,9 @@ final class InFlightGroups
             return lastDecidedAcks;
         }
         final Group oldest = groups.get(0);
-        final boolean overdue = nowTicks - oldest.firstSentTick >= config.retransmitTicks();
-        return overdue ? oldest.ackCount : Math.max(lastDecidedAcks, oldest.ackCount);
+        final long timeout = timer.timeoutTicks();
+        final boolean stalled = nowTicks - oldest.firstSentTick >= timeout && nowTicks - lastDecidedTick >= timeout;
+        return stalled ? oldest.ackCount : Math.max(lastDecidedAcks, oldest.ackCount);
     }
 
     /**
@@ -153,6 +176,7 @@ final class InFlightGroups
                 final Group t = new Group(floor, rest, n);
                 t.sentTick = nowTicks;
                 t.firstSentTick = g.firstSentTick;
+                t.timed = false;
                 groups.add(i + 1, t);
                 i++;
                 effects.broadcast(new Message.Accept(self, ballot, floor, rest, learner.durableFloor() - 1, decidedBase));
@@ -178,15 +202,13 @@ final class InFlightGroups
         }
     }
 
-    /** Longest wait between two broadcasts of one group: the retransmit period times 2^this. */
-    static final int MAX_BACKOFF_SHIFT = 3;
-
     /**
-     * Broadcasts again the oldest groups that waited their retransmit period, at most 4: the period the
-     * first time, then twice as long after each broadcast, up to 8 periods. A broadcast makes every
+     * Broadcasts again the oldest groups that waited their timeout, at most 4: the timeout the first
+     * time, then twice as long after each broadcast, up to {@link CoreConfig#retransmitMaxTicks()}. A broadcast makes every
      * acceptor execute; when answers are late because the hosts are short of CPU (a thousand acceptors
      * on two cores), broadcasting every period only adds work, and the leader reached fewer acceptors
-     * with each round. Timing only: safety never rests on when an Accept is sent.
+     * with each round; the timeout itself follows the measured decide latency for the same reason.
+     * Timing only: safety never rests on when an Accept is sent.
      */
     void retransmitOverdue(final long ballot, final long decidedBase, final long nowTicks)
     {
@@ -194,10 +216,11 @@ final class InFlightGroups
         for (int i = 0; i < groups.size() && resent < MAX_RESENT_PER_TICK; i++)
         {
             final Group g = groups.get(i);
-            if (nowTicks - g.sentTick >= (long)config.retransmitTicks() << Math.min(g.resends, MAX_BACKOFF_SHIFT))
+            if (nowTicks - g.sentTick >= timer.waitTicks(g.resends))
             {
                 g.sentTick = nowTicks;
                 g.resends++;
+                g.timed = false;
                 resent++;
                 retransmissions++;
                 // A fresh copy: it carries today's durable prefix, which lets executors raise

@@ -103,8 +103,8 @@ final class Proposer
 
     /**
      * Distinct acceptors heard in the current attempt: promises while preparing; while leading,
-     * the acks of the oldest group once it is overdue (a retransmission period old), else the
-     * acks that decided the last group.
+     * the acks of the oldest group once it and the last decision are a retransmission timeout old,
+     * else the acks that decided the last group.
      */
     int reachableAcceptors(final long nowTicks)
     {
@@ -321,7 +321,7 @@ final class Proposer
     private void decide(final InFlightGroups.Group g, final long nowTicks)
     {
         effects.quorumCounted(phase1.ballot(), g.firstSlot, g.values.length);
-        inFlight.remove(g);
+        inFlight.decided(g, nowTicks);
         lastDecidedAcks = g.ackCount;
         for (int k = 0; k < g.values.length; k++)
         {
