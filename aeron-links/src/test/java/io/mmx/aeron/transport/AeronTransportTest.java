@@ -387,17 +387,7 @@ class AeronTransportTest
         }
         assertTrue(transport.counters().sendRetries() > 0, "back pressure expected: " + transport.counters());
         assertEquals(0, transport.counters().sendDropped(), "the back-pressured frames are kept");
-        final int expected = sent;
-        Deadline.await(expected + " frames after the subscriber catches up", 10_000, () ->
-        {
-            transport.poll(inbox);
-            transport.flush();
-        }, () -> inbox.frames.size() == expected);
-        for (int i = 0; i < expected; i++)
-        {
-            assertEquals(i, inbox.frames.get(i)[2], "in order");
-        }
-        assertEquals(0, transport.counters().sendDropped(), transport.counters().toString());
+        awaitAllInOrder(transport, inbox, sent);
     }
 
     /**
@@ -429,7 +419,12 @@ class AeronTransportTest
         }
         assertTrue(transport.counters().sendRetries() > 0, "back pressure expected: " + transport.counters());
         assertEquals(0, transport.counters().sendDropped(), "frames under back pressure wait: " + transport.counters());
-        final int expected = sent;
+        awaitAllInOrder(transport, inbox, sent);
+    }
+
+    /** Polls and flushes until the subscriber has all {@code expected} frames; they came in order, none dropped. */
+    private static void awaitAllInOrder(final AeronTransport transport, final Inbox inbox, final int expected)
+    {
         Deadline.await(expected + " frames after the subscriber catches up", 10_000, () ->
         {
             transport.poll(inbox);

@@ -214,9 +214,7 @@ final class ReplicaDurability implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new org.agrona.concurrent.AgentTerminationException("process " + id + " cannot write its " +
-                "journal: " + ex.getMessage() + "; the node stops so that a restart recovers from disk (free space " +
-                "in the state directory)");
+            throw journalFailed(ex);
         }
     }
 
@@ -232,9 +230,7 @@ final class ReplicaDurability implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new org.agrona.concurrent.AgentTerminationException("process " + id + " cannot write its " +
-                "journal: " + ex.getMessage() + "; the node stops so that a restart recovers from disk (free space " +
-                "in the state directory)");
+            throw journalFailed(ex);
         }
     }
 
@@ -248,9 +244,15 @@ final class ReplicaDurability implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new org.agrona.concurrent.AgentTerminationException("process " + id + " cannot write its " +
-                "journal: " + ex.getMessage());
+            throw journalFailed(ex);
         }
+    }
+
+    /** A journal that cannot be written stops the node: a restart recovers from disk. */
+    private org.agrona.concurrent.AgentTerminationException journalFailed(final IOException ex)
+    {
+        return new org.agrona.concurrent.AgentTerminationException("process " + id + " cannot write its journal: " +
+            ex.getMessage() + "; the node stops so that a restart recovers from disk (free space in the state directory)");
     }
 
     /** After a slot's commands were applied: takes a snapshot once enough commands have been applied since the last. */
