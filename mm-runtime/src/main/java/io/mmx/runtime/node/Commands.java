@@ -1,9 +1,7 @@
 package io.mmx.runtime.node;
 
 import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
 
-import java.nio.ByteOrder;
 import java.nio.LongBuffer;
 
 /**
@@ -239,18 +237,6 @@ public final class Commands
     {
         final long length = words[offset + 1] & 0xFFFF_FFFFL;
         return length <= 8L * (proposalWords - HEADER_WORDS) ? (int)length : -1;
-    }
-
-    /** Copies the payload of the command at {@code offset} into {@code dst}; returns its length. */
-    public static int payload(final long[] words, final int offset, final int proposalWords,
-        final MutableDirectBuffer dst)
-    {
-        final int length = length(words, offset, proposalWords);
-        for (int w = HEADER_WORDS; w < proposalWords; w++)
-        {
-            dst.putLong((w - HEADER_WORDS) * 8, words[offset + w], ByteOrder.LITTLE_ENDIAN);
-        }
-        return length;
     }
 
     /**

@@ -7,6 +7,8 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -102,7 +104,8 @@ class ClientSessionsTest
     private static byte[] take(final ClientSessions sessions, final long[] f, final int words)
     {
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[8 * words]);
-        final int length = Commands.payload(f, 0, words, payload);
+        final int length = Commands.payload(f, 0, words,
+            ByteBuffer.wrap(payload.byteArray()).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer());
         return sessions.onFragment(Commands.clientId(f, 0), Commands.clientSeq(f, 0), Commands.fragment(f, 0), payload,
             length);
     }

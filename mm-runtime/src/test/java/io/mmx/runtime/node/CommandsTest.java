@@ -3,6 +3,9 @@ package io.mmx.runtime.node;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -22,7 +25,8 @@ class CommandsTest
         assertEquals(-7, Commands.incarnation(words, w));
         assertEquals(Commands.MAX_COUNTER, Commands.counter(words, w));
         final UnsafeBuffer out = new UnsafeBuffer(new byte[8 * w]);
-        assertEquals(payload.length, Commands.payload(words, w, w, out));
+        assertEquals(payload.length, Commands.payload(words, w, w,
+            ByteBuffer.wrap(out.byteArray()).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()));
         assertEquals(new String(payload), out.getStringWithoutLengthAscii(0, payload.length));
     }
 
