@@ -44,6 +44,8 @@ import java.util.regex.Pattern;
  *   --n N                processes (default 32), --procs-per-jvm P (4), --degree D (4)
  *   --rate R             commands submitted per second (default 500)
  *   --settle-s S         seconds after a restart before the next kill (default 3)
+ *   --warmup-s W         seconds of load before the first kill (default 20): the JVMs compile their hot
+ *                        code first, as in a cluster that has run for a while; 0 kills a cluster seconds old
  *   --no-kill            count leader changes instead, for --minutes M (default 10) under --busy B (default 2)
  *   --out FILE           also write the report there
  *   --keep DIR           run the cluster in DIR and keep it (the JVMs' logs) instead of a temporary directory
@@ -62,6 +64,7 @@ public final class FailoverBenchmark
     private int degree = 4;
     private int rate = 500;
     private int settleSeconds = 3;
+    private int warmupSeconds = 20;
     private boolean noKill;
     private int minutes = 10;
     private int busy = 2;
@@ -124,6 +127,7 @@ public final class FailoverBenchmark
                     case "--degree" -> degree = Integer.parseInt(v);
                     case "--rate" -> rate = Integer.parseInt(v);
                     case "--settle-s" -> settleSeconds = Integer.parseInt(v);
+                    case "--warmup-s" -> warmupSeconds = Integer.parseInt(v);
                     case "--minutes" -> minutes = Integer.parseInt(v);
                     case "--busy" -> busy = Integer.parseInt(v);
                     case "--out" -> out = Path.of(v);
@@ -131,7 +135,7 @@ public final class FailoverBenchmark
                     default ->
                     {
                         return "unknown option '" + a + "'; use --kills K, --n N, --procs-per-jvm P, --degree D, " +
-                            "--rate R, --settle-s S, --no-kill, --minutes M, --busy B, --out FILE, --keep DIR";
+                            "--rate R, --settle-s S, --warmup-s W, --no-kill, --minutes M, --busy B, --out FILE, --keep DIR";
                     }
                 }
             }
@@ -142,10 +146,10 @@ public final class FailoverBenchmark
         }
         if (kills < 1 || kills > 1000 || n < 5 || n > 256 || procsPerJvm < 1 || procsPerJvm > n ||
             (n + procsPerJvm - 1) / procsPerJvm < 3 || degree < 2 || degree >= n || rate < 1 || rate > 5000 ||
-            settleSeconds < 0 || minutes < 1 || minutes > 600 || busy < 0 || busy > 64)
+            settleSeconds < 0 || warmupSeconds < 0 || warmupSeconds > 600 || minutes < 1 || minutes > 600 || busy < 0 || busy > 64)
         {
             return "out of range: give --kills 1..1000, --n 5..256 in at least 3 JVMs, --degree 2..n-1, --rate 1..5000, " +
-                "--settle-s >= 0, --minutes 1..600, --busy 0..64";
+                "--settle-s >= 0, --warmup-s 0..600, --minutes 1..600, --busy 0..64";
         }
         return null;
     }
@@ -211,6 +215,11 @@ public final class FailoverBenchmark
         final long[] failoverNs = new long[kills];
         final List<String> rounds = new ArrayList<>();
         int done = 0;
+        if (warmupSeconds > 0)
+        {
+            log.printf("perf failover: %d s of load before the first kill (--warmup-s)%n", warmupSeconds);
+            Thread.sleep(TimeUnit.SECONDS.toMillis(warmupSeconds));
+        }
         for (int round = 0; round < kills; round++)
         {
             steadyRecording = true;
@@ -257,10 +266,10 @@ public final class FailoverBenchmark
         report.add("## Failover: SIGKILL of the leader's JVM to the next commit");
         report.add("");
         report.add(String.format(Locale.ROOT, "%s, %d cores, load average %s; n = %d in %d JVMs of %d, degree %d, " +
-            "%d commands/s submitted open loop through process %d's JVM.", java.time.Instant.now().toString()
-            .substring(0, 16).replace('T', ' ') + " UTC",
+            "%d commands/s submitted open loop through process %d's JVM; the first kill after %d s of load.",
+            java.time.Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
             Runtime.getRuntime().availableProcessors(), ProcFs.loadAverage(), n,
-            layout.jvms(), procsPerJvm, degree, rate, layout.ids(layout.jvms() - 1)[0]));
+            layout.jvms(), procsPerJvm, degree, rate, layout.ids(layout.jvms() - 1)[0], warmupSeconds));
         report.add("");
         report.add("| kills | p50 ms | p99 ms | max ms | min ms | steady commit p50 ms (baseline) | failover p50 / baseline |");
         report.add("|---|---|---|---|---|---|---|");
