@@ -13,6 +13,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.LongBuffer;
 import java.util.ArrayDeque;
 
 /**
@@ -50,6 +51,13 @@ final class FabricMemory implements CompletionHandler
     private final Long2ObjectHashMap<Op> byCorrelation = new Long2ObjectHashMap<>();
     private final ArrayDeque<Op> done = new ArrayDeque<>();
     private int heartbeatCompletions;
+    /**
+     * Bulk writes are staged here: the fabric copies a write's bytes before {@code writeBulk} returns
+     * ({@link MemoryFabric#writeBulk}), so one buffer serves every write. An acceptor record is
+     * kilobytes, and a fresh array per transition was the largest part of a busy node's garbage.
+     */
+    private UnsafeBuffer writeStage = new UnsafeBuffer(new byte[0]);
+    private LongBuffer writeStageWords = LongBuffer.allocate(0);
 
     /** One core operation; a bulk one spans several fabric operations. */
     private static final class Op
@@ -119,14 +127,20 @@ final class FabricMemory implements CompletionHandler
         final int lengthWords, final long[] payload)
     {
         final int bytes = 8 * lengthWords;
-        final byte[] array = new byte[bytes];
+        final UnsafeBuffer buffer;
         if (kind == MemoryOpKind.WRITE_BULK)
         {
             // One bulk copy in the order the region's words are read in (UnsafeBuffer: native), not a
             // bounds-checked put per word: decided-log runs and acceptor records are hundreds of words.
-            ByteBuffer.wrap(array).order(ByteOrder.nativeOrder()).asLongBuffer().put(payload, 0, lengthWords);
+            stageForWrite(bytes);
+            writeStageWords.clear();
+            writeStageWords.put(payload, 0, lengthWords);
+            buffer = writeStage;
         }
-        final UnsafeBuffer buffer = new UnsafeBuffer(array);
+        else
+        {
+            buffer = new UnsafeBuffer(new byte[bytes]); // the fabric fills it until the completion
+        }
         final Op op = new Op(opId, kind, kind == MemoryOpKind.READ_BULK ? buffer : null, clock.nanoTime());
         final int pieces = (bytes + MemoryFabric.MAX_BULK_BYTES - 1) / MemoryFabric.MAX_BULK_BYTES;
         op.piecesLeft = pieces;
@@ -138,6 +152,16 @@ final class FabricMemory implements CompletionHandler
                 fabric.readBulk(region, offset + at, buffer, at, length, timeoutNs) :
                 fabric.writeBulk(region, offset + at, buffer, at, length, timeoutNs);
             track(op, correlation);
+        }
+    }
+
+    private void stageForWrite(final int bytes)
+    {
+        if (writeStage.capacity() < bytes)
+        {
+            final byte[] array = new byte[Math.max(bytes, 2 * writeStage.capacity())];
+            writeStage = new UnsafeBuffer(array);
+            writeStageWords = ByteBuffer.wrap(array).order(ByteOrder.nativeOrder()).asLongBuffer();
         }
     }
 

@@ -235,7 +235,7 @@ public final class PlanMemoryFabric implements MemoryFabric
             finish(slot, OpStatus.BAD_LENGTH, 0);
             return correlationId;
         }
-        if (overdueByOwner.get(owner) > 0)
+        if (!overdueByOwner.isEmpty() && overdueByOwner.get(owner) > 0) // the fence; almost always none
         {
             finish(slot, OpStatus.FENCED, 0);
             return correlationId;
