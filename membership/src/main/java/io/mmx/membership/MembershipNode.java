@@ -171,8 +171,10 @@ public final class MembershipNode
                 " processes: give one host per process");
         }
         monitor = heartbeatReader != null && heartbeatWriter != null ?
+            // A neighbour whose host surely runs is given up to a lease, as a leader is (claims).
             new NeighbourMonitor(otherHosts(neighbours, self, hostOf), config.heartbeatIntervalTicks(),
-                config.neighbourStaleTicks(), startTick) :
+                config.neighbourStaleTicks(), startTick, liveness,
+                Math.max(config.neighbourStaleTicks(), config.leaderLeaseTicks())) :
             null;
         leaderWatch = monitor != null ? new LeaderWatch(config.leaderStaleTicks(), config.leaderStaleReads()) : null;
         this.hostOf = hostOf == null ? null : hostOf.clone();
@@ -850,6 +852,12 @@ public final class MembershipNode
     public long leaderDeclarationsVetoed()
     {
         return leaderDeclarationsVetoed;
+    }
+
+    /** @return neighbour suspicions held back because the neighbour's host surely ran. */
+    public long neighbourSuspicionsVetoed()
+    {
+        return monitor == null ? 0 : monitor.suspicionsVetoed();
     }
 
     /** @return LEADER_DOWN messages this process sent: it declared a leader stopped (n - 1 per declaration). */

@@ -8,6 +8,13 @@ package io.mmx.membership.neighbour;
  * moves again. Counting reads, as {@link LeaderWatch} does, keeps this process's own stalls out: a
  * reader that did not run for 300 ms makes one read when it wakes, not 30 intervals' worth.
  * Unreadable words do not count as advances: a neighbour behind a dead link is suspected too.
+ *
+ * <p>With a {@link HostLiveness} that knows (shm: every process on one machine), a neighbour whose
+ * host surely runs is slow, not crashed: it is suspected only once its word has stood still for
+ * {@code runningStaleTicks} (a lease in the node), asked again every ⌈staleTicks / intervalTicks⌉
+ * reads until then. A JVM held up for a few hundred milliseconds (a collector pause on a loaded
+ * machine) had all its processes suspected by every neighbour on other hosts at once, and each
+ * takeover and hand-back cost the cluster transitions on contended records.
  */
 public final class NeighbourMonitor
 {
@@ -30,6 +37,9 @@ public final class NeighbourMonitor
     private final int intervalTicks;
     private final int staleTicks;
     private final int staleReads;
+    private final HostLiveness liveness;
+    private final int runningStaleTicks;
+    private long suspicionsVetoed;
     private long beat;
     private long nextBeatTick;
 
@@ -42,11 +52,26 @@ public final class NeighbourMonitor
      */
     public NeighbourMonitor(final int[] neighbours, final int intervalTicks, final int staleTicks, final long startTick)
     {
-        if (intervalTicks < 1 || staleTicks < 1)
+        this(neighbours, intervalTicks, staleTicks, startTick, HostLiveness.NONE, staleTicks);
+    }
+
+    /**
+     * As {@link #NeighbourMonitor(int[], int, int, long)}, asking {@code liveness} before suspecting.
+     *
+     * @param liveness          what the operating system says of a neighbour's host, or {@link HostLiveness#NONE}.
+     * @param runningStaleTicks ticks a neighbour whose host surely runs may stand still before it is
+     *                          suspected, at least {@code staleTicks}.
+     */
+    public NeighbourMonitor(final int[] neighbours, final int intervalTicks, final int staleTicks, final long startTick,
+        final HostLiveness liveness, final int runningStaleTicks)
+    {
+        if (intervalTicks < 1 || staleTicks < 1 || runningStaleTicks < staleTicks)
         {
-            throw new IllegalArgumentException("intervalTicks and staleTicks must be at least 1, got " +
-                intervalTicks + " and " + staleTicks);
+            throw new IllegalArgumentException("intervalTicks and staleTicks must be at least 1 and runningStaleTicks " +
+                "at least staleTicks, got " + intervalTicks + ", " + staleTicks + " and " + runningStaleTicks);
         }
+        this.liveness = liveness;
+        this.runningStaleTicks = runningStaleTicks;
         this.neighbours = neighbours.clone();
         this.intervalTicks = intervalTicks;
         this.staleTicks = staleTicks;
@@ -117,6 +142,12 @@ public final class NeighbourMonitor
                 stillReads[i] = Math.min(stillReads[i] + 1, staleReads);
                 if (!suspected[i] && stillReads[i] >= staleReads && nowTick - lastChangeTick[i] >= staleTicks)
                 {
+                    if (nowTick - lastChangeTick[i] < runningStaleTicks && liveness.surelyRuns(neighbours[i]))
+                    {
+                        suspicionsVetoed++;
+                        stillReads[i] = 0; // ask again after as many reads
+                        continue;
+                    }
                     suspected[i] = true;
                     changes++;
                     listener.onNeighbourSuspicion(neighbours[i], true, nowTick);
@@ -140,6 +171,12 @@ public final class NeighbourMonitor
             }
         }
         return false;
+    }
+
+    /** @return suspicions not raised because the neighbour's host surely ran (each asking counts). */
+    public long suspicionsVetoed()
+    {
+        return suspicionsVetoed;
     }
 
     /** @return own heartbeat counter. */

@@ -193,6 +193,9 @@ public final class NodeMetrics
         processCounter(out, processes, counters, "mmx_leader_stops_declared_total",
             "Times this process declared the leader it followed stopped and told every member.",
             ProcessCounters.Kind.LEADER_STOPS_DECLARED);
+        processCounter(out, processes, counters, "mmx_neighbour_suspicions_vetoed_total",
+            "Times a neighbour's heartbeat stood still past the bound while its JVM surely ran, so it was not suspected yet.",
+            ProcessCounters.Kind.NEIGHBOUR_SUSPICIONS_VETOED);
         help(out, "mmx_blocked_seconds_total", "counter", "Time this process spent BLOCKED since the node started.");
         for (int i = 0; i < counters.size(); i++)
         {

@@ -34,7 +34,9 @@ final class ProcessCounters implements AutoCloseable
         /** Times the followed leader's heartbeat stood still past the bound while its JVM surely ran (not declared stopped). */
         LEADER_STOPS_VETOED(5107, "leader-stops-vetoed"),
         /** Times this process declared the leader it followed stopped (LEADER_DOWN to every member). */
-        LEADER_STOPS_DECLARED(5108, "leader-stops-declared");
+        LEADER_STOPS_DECLARED(5108, "leader-stops-declared"),
+        /** Times a neighbour's heartbeat stood still past the bound while its JVM surely ran (not suspected yet). */
+        NEIGHBOUR_SUSPICIONS_VETOED(5109, "neighbour-suspicions-vetoed");
 
         /** The Aeron counter type id. */
         final int typeId;
@@ -81,7 +83,7 @@ final class ProcessCounters implements AutoCloseable
     /** Agent thread: the values now. */
     void update(final long commitIndex, final long proposals, final long retransmissions, final long takeovers,
         final long blockedNs, final long leaderChanges, final long leaderStopsVetoed,
-        final long leaderStopsDeclared)
+        final long leaderStopsDeclared, final long neighbourSuspicionsVetoed)
     {
         set(Kind.COMMIT_INDEX, commitIndex);
         set(Kind.PROPOSALS, proposals);
@@ -91,6 +93,7 @@ final class ProcessCounters implements AutoCloseable
         set(Kind.LEADER_CHANGES, leaderChanges);
         set(Kind.LEADER_STOPS_VETOED, leaderStopsVetoed);
         set(Kind.LEADER_STOPS_DECLARED, leaderStopsDeclared);
+        set(Kind.NEIGHBOUR_SUSPICIONS_VETOED, neighbourSuspicionsVetoed);
     }
 
     private void set(final Kind kind, final long value)

@@ -48,6 +48,7 @@ final class ReplicaEvents
     private volatile long takeovers;
     private long leaderChanges;
     private long leaderStopsVetoed;
+    private long neighbourSuspicionsVetoed;
     private long leaderStopsDeclared;
     private long blockedTicks;
     private long blockedSinceTick = -1;
@@ -165,7 +166,7 @@ final class ReplicaEvents
     {
         statusEvents(published, s, tick);
         counters.update(s.appliedThrough, proposals, retransmissions, takeovers, blockedNs(), leaderChanges,
-            leaderStopsVetoed, leaderStopsDeclared);
+            leaderStopsVetoed, leaderStopsDeclared, neighbourSuspicionsVetoed);
     }
 
     private void statusEvents(final ProcessStatus published, final Status s, final long tick)
@@ -211,6 +212,7 @@ final class ReplicaEvents
     void onMembership(final MembershipNode membership, final long tick)
     {
         leaderStopsVetoed = membership.leaderDeclarationsVetoed();
+        neighbourSuspicionsVetoed = membership.neighbourSuspicionsVetoed();
         leaderStopsDeclared = membership.leaderDeclarations();
         if (!planRefusedLogged && membership.planState() == PlanActivation.State.REFUSED)
         {

@@ -16,9 +16,9 @@ import java.util.List;
  * Liveness from the operating system for processes whose regions are shm files on this machine: the
  * node holds an exclusive lock on {@code process-<id>.live} beside the region files for each process it
  * hosts, and the kernel drops the lock the moment the JVM dies, SIGKILL included. Another node asks
- * {@link #surelyRuns} only when a leader's heartbeat word has stood still past the bound: if it cannot
- * take the lock, the leader's JVM runs and is only slow (a busy machine, a collector pause), so the
- * leader is not declared stopped. {@link #surelyDead} answers the other way, for the early bound: a
+ * {@link #surelyRuns} only when a leader's or a neighbour's heartbeat word has stood still past the
+ * bound: if it cannot take the lock, that JVM runs and is only slow (a busy machine, a collector
+ * pause), so the leader is not declared stopped and the neighbour not suspected yet. {@link #surelyDead} answers the other way, for the early bound: a
  * free lock whose file a node created means that node's JVM is gone.
  */
 final class ShmLiveness implements HostLiveness, AutoCloseable
