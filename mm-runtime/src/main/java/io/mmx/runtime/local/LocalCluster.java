@@ -312,6 +312,52 @@ public final class LocalCluster implements AutoCloseable
         return get(j, "/metrics", Duration.ofSeconds(5));
     }
 
+    /**
+     * Every JVM's metrics, in JVM order, null where a JVM did not answer.
+     *
+     * @param lastJvmMetrics the metrics text of the last JVM when this program hosts it itself (its
+     *                       node's {@code metricsText()}), or null to ask that JVM too.
+     */
+    public List<String> metricsOfEveryJvm(final String lastJvmMetrics)
+    {
+        final List<String> texts = new ArrayList<>();
+        for (int j = 0; j < layout.jvms(); j++)
+        {
+            texts.add(j == layout.jvms() - 1 && lastJvmMetrics != null ? lastJvmMetrics : metrics(j));
+        }
+        return texts;
+    }
+
+    /**
+     * Each process's value of the per-process counter {@code metric} (a {@code /metrics} name, such as
+     * {@code mmx_leader_changes_total}) of processes 0 to {@code n - 1} in {@code texts}
+     * ({@link #metricsOfEveryJvm}), -1 where none.
+     */
+    public static long[] counterByProcess(final List<String> texts, final String metric, final int n)
+    {
+        final long[] values = new long[n];
+        java.util.Arrays.fill(values, -1);
+        final java.util.regex.Pattern line = java.util.regex.Pattern.compile(
+            "^" + java.util.regex.Pattern.quote(metric) + "\\{process=\"(\\d+)\"} (\\d+)", java.util.regex.Pattern.MULTILINE);
+        for (final String text : texts)
+        {
+            if (text == null)
+            {
+                continue;
+            }
+            final java.util.regex.Matcher m = line.matcher(text);
+            while (m.find())
+            {
+                final int id = Integer.parseInt(m.group(1));
+                if (id >= 0 && id < values.length)
+                {
+                    values[id] = Long.parseLong(m.group(2));
+                }
+            }
+        }
+        return values;
+    }
+
     private String get(final int j, final String path, final Duration timeout)
     {
         try

@@ -24,6 +24,19 @@ class LocalClusterTest
     private static final List<String> CHILD_JVM = List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
     @Test
+    void aCounterIsReadPerProcessFromEveryJvmsMetricsAndMissingOnesStayMinusOne()
+    {
+        final String jvm0 = "# HELP mmx_acceptor_takeovers_total Times ...\n# TYPE mmx_acceptor_takeovers_total counter\n" +
+            "mmx_acceptor_takeovers_total{process=\"0\"} 3\nmmx_acceptor_takeovers_total{process=\"1\"} 0\n" +
+            "mmx_acceptor_takeovers_total_other{process=\"1\"} 99\nmmx_leader_changes_total{process=\"0\"} 7\n";
+        final String jvm2 = "mmx_acceptor_takeovers_total{process=\"4\"} 12\nmmx_acceptor_takeovers_total{process=\"9\"} 5\n";
+        final long[] values = LocalCluster.counterByProcess(java.util.Arrays.asList(jvm0, null, jvm2),
+            "mmx_acceptor_takeovers_total", 6);
+        assertArrayEquals(new long[] {3, 0, -1, -1, 12, -1}, values,
+            "another metric with the same prefix and a process beyond n are not read; a silent JVM's processes stay -1");
+    }
+
+    @Test
     void theClusterKeyIsReadableByItsOwnerOnly(@TempDir final Path dir) throws Exception
     {
         assumeTrue(dir.getFileSystem().supportedFileAttributeViews().contains("posix"), "POSIX permissions");

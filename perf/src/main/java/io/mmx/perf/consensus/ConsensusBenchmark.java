@@ -182,6 +182,7 @@ public final class ConsensusBenchmark
                 final Path workDir = Files.createTempDirectory("mmx-consensus-" + system.name() + "-");
                 final long startNs = System.nanoTime();
                 String stage = "start";
+                String atFailure = "";
                 try (ReplicatedLog log = system.create(members, new LogSettings(
                     workDir, options.idle(), options.payloadBytes(),
                     members >= LARGE_CLUSTER ? LARGE_START_TIMEOUT_NS : START_TIMEOUT_NS)))
@@ -193,7 +194,16 @@ public final class ConsensusBenchmark
                     {
                         stage = "in-flight " + inFlight;
                         System.err.printf("consensus: %s, n = %d, in-flight %d%n", system.name(), members, inFlight);
-                        final LoadResult result = driver.run(log, inFlight);
+                        final LoadResult result;
+                        try
+                        {
+                            result = driver.run(log, inFlight);
+                        }
+                        catch (final Exception ex)
+                        {
+                            atFailure = "; " + log.diagnostics(); // what the cluster did, while it still answers
+                            throw ex;
+                        }
                         results.add(result);
                         if (result.lost() > 0 || result.unexpected() > 0)
                         {
@@ -208,9 +218,9 @@ public final class ConsensusBenchmark
                 catch (final Exception ex)
                 {
                     allRan = false;
-                    notes.add(String.format(Locale.ROOT, "%s n = %d FAILED at %s: %s%s%s", system.name(), members, stage,
+                    notes.add(String.format(Locale.ROOT, "%s n = %d FAILED at %s: %s%s%s%s", system.name(), members, stage,
                         ex, ex.getStackTrace().length == 0 ? "" : " (thrown at " + ex.getStackTrace()[0] + ")",
-                        keep(options.keep(), workDir, system.name() + "-" + members)));
+                        keep(options.keep(), workDir, system.name() + "-" + members), atFailure));
                 }
                 finally
                 {

@@ -22,8 +22,6 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Failover of a cluster of real processes: n processes by {@link LocalCluster} (8 JVMs of 4 at
@@ -54,9 +52,11 @@ import java.util.regex.Pattern;
  */
 public final class FailoverBenchmark
 {
-    private static final Pattern LEADER_CHANGES = counter("mmx_leader_changes_total");
-    private static final Pattern VETOED = counter("mmx_leader_stops_vetoed_total");
-    private static final Pattern DECLARED = counter("mmx_leader_stops_declared_total");
+    private static final String LEADER_CHANGES = "mmx_leader_changes_total";
+    private static final String VETOED = "mmx_leader_stops_vetoed_total";
+    private static final String DECLARED = "mmx_leader_stops_declared_total";
+    private static final String TAKEOVERS = "mmx_acceptor_takeovers_total";
+    private static final String SUSPICIONS_VETOED = "mmx_neighbour_suspicions_vetoed_total";
 
     private int kills = 20;
     private int n = 32;
@@ -82,11 +82,6 @@ public final class FailoverBenchmark
 
     private FailoverBenchmark()
     {
-    }
-
-    private static Pattern counter(final String name)
-    {
-        return Pattern.compile("^" + name + "\\{process=\"(\\d+)\"} (\\d+)", Pattern.MULTILINE);
     }
 
     /** Runs the measurement the class comment describes, with {@code args} as its options. */
@@ -309,6 +304,8 @@ public final class FailoverBenchmark
             final long[] before = perProcess(cluster, node, LEADER_CHANGES);
             final long[] vetoedBefore = perProcess(cluster, node, VETOED);
             final long[] declaredBefore = perProcess(cluster, node, DECLARED);
+            final long[] takeoversBefore = perProcess(cluster, node, TAKEOVERS);
+            final long[] suspicionsVetoedBefore = perProcess(cluster, node, SUSPICIONS_VETOED);
             final long commitsBefore = committed.get();
             final long start = System.nanoTime();
             final long end = start + TimeUnit.MINUTES.toNanos(minutes);
@@ -338,9 +335,13 @@ public final class FailoverBenchmark
             final long[] after = perProcess(cluster, node, LEADER_CHANGES);
             final long[] vetoedAfter = perProcess(cluster, node, VETOED);
             final long[] declaredAfter = perProcess(cluster, node, DECLARED);
+            final long[] takeoversAfter = perProcess(cluster, node, TAKEOVERS);
+            final long[] suspicionsVetoedAfter = perProcess(cluster, node, SUSPICIONS_VETOED);
             long changes = 0;
             long vetoed = 0;
             long declared = 0;
+            long takeovers = 0;
+            long suspicionsVetoed = 0;
             boolean complete = true;
             for (int p = 0; p < n; p++)
             {
@@ -348,6 +349,8 @@ public final class FailoverBenchmark
                 changes += after[p] - before[p];
                 vetoed += Math.max(0, vetoedAfter[p]) - Math.max(0, vetoedBefore[p]);
                 declared += Math.max(0, declaredAfter[p]) - Math.max(0, declaredBefore[p]);
+                takeovers += Math.max(0, takeoversAfter[p]) - Math.max(0, takeoversBefore[p]);
+                suspicionsVetoed += Math.max(0, suspicionsVetoedAfter[p]) - Math.max(0, suspicionsVetoedBefore[p]);
             }
             ok = complete && changes == 0 && changesSeenHere == 0;
             report.add("## Leader stability on a busy machine, no kill");
@@ -365,6 +368,9 @@ public final class FailoverBenchmark
             report.add(String.format(Locale.ROOT, "| %d | %s | %d | %d | %d | %d | %.0f |", leader, complete ?
                 String.valueOf(changes) : "unknown (a JVM did not answer)", changesSeenHere, declared, vetoed,
                 committed.get() - commitsBefore, longestGapNs / 1e6));
+            report.add("");
+            report.add("Acceptor takeovers " + takeovers + " (a neighbour suspected crashed), neighbour suspicions " +
+                "held back because the neighbour's JVM ran " + suspicionsVetoed + ".");
         }
         finally
         {
@@ -378,25 +384,9 @@ public final class FailoverBenchmark
     }
 
     /** Each process's value of a counter, -1 where its JVM did not answer. */
-    private long[] perProcess(final LocalCluster cluster, final MmxNode node, final Pattern counter)
+    private static long[] perProcess(final LocalCluster cluster, final MmxNode node, final String counter)
     {
-        final long[] changes = new long[n];
-        Arrays.fill(changes, -1);
-        final ClusterLayout layout = cluster.layout();
-        for (int j = 0; j < layout.jvms(); j++)
-        {
-            final String text = j == layout.jvms() - 1 ? node.metricsText() : cluster.metrics(j);
-            if (text == null)
-            {
-                continue;
-            }
-            final Matcher m = counter.matcher(text);
-            while (m.find())
-            {
-                changes[Integer.parseInt(m.group(1))] = Long.parseLong(m.group(2));
-            }
-        }
-        return changes;
+        return LocalCluster.counterByProcess(cluster.metricsOfEveryJvm(node.metricsText()), counter, cluster.layout().n());
     }
 
     private List<Process> startBusy(final PrintStream log) throws IOException

@@ -170,7 +170,42 @@ public final class MmxLog implements ReplicatedLog
         return n + " processes in " + (cluster == null ? 0 : cluster.layout().jvms()) + " JVMs (" +
             (cluster == null ? 0 : cluster.layout().procsPerJvm()) + " per JVM), shm regions, Aeron UDP; " +
             Runtime.getRuntime().availableProcessors() + " cores; client JVM frames " +
-            (node == null ? "{}" : node.transportCountersJson()) + batching();
+            (node == null ? "{}" : node.transportCountersJson()) + batching() + churn();
+    }
+
+    /**
+     * Sums over every process since the start (from each JVM's metrics): what a cluster that fell over
+     * under load did, so that a report shows it without the logs.
+     */
+    private String churn()
+    {
+        if (cluster == null || node == null)
+        {
+            return "";
+        }
+        final List<String> texts = cluster.metricsOfEveryJvm(node.metricsText());
+        return "; over all processes: " + total(texts, "mmx_leader_changes_total") + " leader changes, " +
+            total(texts, "mmx_acceptor_takeovers_total") + " acceptor takeovers, " +
+            total(texts, "mmx_neighbour_suspicions_vetoed_total") + " neighbour suspicions held back (JVM ran), " +
+            total(texts, "mmx_retransmissions_total") + " retransmissions";
+    }
+
+    private String total(final List<String> texts, final String metric)
+    {
+        long sum = 0;
+        int silent = 0;
+        for (final long v : LocalCluster.counterByProcess(texts, metric, n))
+        {
+            if (v < 0)
+            {
+                silent++;
+            }
+            else
+            {
+                sum += v;
+            }
+        }
+        return silent == 0 ? String.format("%,d", sum) : String.format("%,d (%d processes did not answer)", sum, silent);
     }
 
     /** Commands per decided slot at this JVM's first replica since the start: how full the leader's batches were. */
