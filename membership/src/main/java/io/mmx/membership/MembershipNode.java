@@ -161,7 +161,7 @@ public final class MembershipNode
         this.neighbourListener = listener::onNeighbourSuspicion;
         sendBuffer = new UnsafeBuffer(new byte[Math.max(
             SwimMessage.maxLength(config.maxPiggybackUpdates()), PlanRefusal.LENGTH)]);
-        election = new LeaderElection(config, self, listener::onLeaderChanged);
+        election = new LeaderElection(config, self, listener::onLeaderChanged, liveness);
         detector = new FailureDetector(config, processes, self, new SplittableRandom(seed), this::send, this::onStatus);
         plan = new PlanActivation(planDigest, neighbours);
         isDead = detector::isDead;
@@ -852,6 +852,12 @@ public final class MembershipNode
     public long leaderDeclarationsVetoed()
     {
         return leaderDeclarationsVetoed;
+    }
+
+    /** @return times the followed leader's claim was kept past its lease because its JVM surely ran. */
+    public long leaderClaimsKept()
+    {
+        return election.claimsKept();
     }
 
     /** @return neighbour suspicions held back because the neighbour's host surely ran. */

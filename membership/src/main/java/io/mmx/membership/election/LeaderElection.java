@@ -3,6 +3,7 @@ package io.mmx.membership.election;
 import io.mmx.membership.MembershipConfig;
 import io.mmx.membership.OwnStalls;
 import io.mmx.membership.Role;
+import io.mmx.membership.neighbour.HostLiveness;
 
 /**
  * Ω at one process, an explicit state machine over {@link Role} driven by ticks.
@@ -15,6 +16,11 @@ import io.mmx.membership.Role;
  * becomes CANDIDATE and claims after {@code rank × stagger} ticks, rank being the number of lower ids
  * it does not know dead, so the lowest live process claims first. Epochs grow by one at each new claim
  * and order leaderships for the consensus layer.
+ * <p>
+ * With a {@link HostLiveness} that knows (shm: every process on one machine), a claim past its lease
+ * whose leader's JVM surely runs is kept, asked again every eighth of a lease, for up to
+ * {@link #RUNNING_LEASES} leases: that leader is slow (its JVM waited for a core, or paused), not gone,
+ * and moving leadership away and back costs two phase 1s. A crashed JVM's lock is free at once.
  */
 public final class LeaderElection
 {
@@ -30,7 +36,11 @@ public final class LeaderElection
         void onLeaderChanged(int leaderId, long epoch, Role role, long nowTick);
     }
 
+    /** Leases a claim is kept for while its leader's JVM surely runs; then it lapses (a hung JVM). */
+    public static final int RUNNING_LEASES = 4;
+
     private final MembershipConfig config;
+    private final HostLiveness liveness;
     private final int self;
     private final Listener listener;
     private Role role = Role.CANDIDATE;
@@ -51,6 +61,9 @@ public final class LeaderElection
     private int reportedLeader = -2;
     private int lastLeaderId = -1;
     private long reportedEpoch = -1;
+    /** A claim past its lease stays followed until this tick: its leader's JVM surely ran when asked. */
+    private long claimKeptUntilTick = Long.MIN_VALUE / 2;
+    private long claimsKept;
 
     /**
      * @param config   concluded configuration.
@@ -59,7 +72,18 @@ public final class LeaderElection
      */
     public LeaderElection(final MembershipConfig config, final int self, final Listener listener)
     {
+        this(config, self, listener, HostLiveness.NONE);
+    }
+
+    /**
+     * As {@link #LeaderElection(MembershipConfig, int, Listener)}, keeping the claim of a leader whose
+     * JVM {@code liveness} says surely runs for up to {@link #RUNNING_LEASES} leases.
+     */
+    public LeaderElection(final MembershipConfig config, final int self, final Listener listener,
+        final HostLiveness liveness)
+    {
         this.config = config;
+        this.liveness = liveness;
         // Longer than a protocol period and an eighth of the lease: a parked idle host is not stalled.
         this.stalls = new OwnStalls(Math.max(config.protocolPeriodTicks(), config.leaderLeaseTicks() / 8) + 1);
         this.self = self;
@@ -75,6 +99,7 @@ public final class LeaderElection
     public void tick(final long nowTick, final int rank)
     {
         discountOwnStall(nowTick);
+        keepClaimOfRunningLeader(nowTick);
         final boolean fresh = isClaimFresh(nowTick);
         switch (role)
         {
@@ -130,6 +155,25 @@ public final class LeaderElection
         claimBornTick += stalled;
         altBornTick += stalled;
         lastHeardTick += stalled;
+    }
+
+    /** Past its lease, the followed claim is kept while its leader's JVM surely runs (class comment). */
+    private void keepClaimOfRunningLeader(final long nowTick)
+    {
+        final long lease = config.leaderLeaseTicks();
+        if (claimId < 0 || claimId == self || claimBornTick + lease > nowTick || nowTick < claimKeptUntilTick)
+        {
+            return;
+        }
+        if (claimBornTick + (long)RUNNING_LEASES * lease > nowTick && liveness.surelyRuns(claimId))
+        {
+            claimsKept++;
+            claimKeptUntilTick = nowTick + Math.max(1, lease / 8);
+        }
+        else
+        {
+            claimKeptUntilTick = Long.MIN_VALUE / 2;
+        }
     }
 
     private void becomeLeader(final long nowTick)
@@ -191,6 +235,7 @@ public final class LeaderElection
         }
         else if (!isClaimFresh(nowTick) || leaderId < claimId)
         {
+            claimKeptUntilTick = Long.MIN_VALUE / 2;
             claimId = leaderId;
             claimEpoch = leaderEpoch;
             claimIncarnation = incarnation;
@@ -228,6 +273,7 @@ public final class LeaderElection
         }
         if (member == claimId)
         {
+            claimKeptUntilTick = Long.MIN_VALUE / 2;
             claimId = altId;
             claimEpoch = altEpoch;
             claimIncarnation = altIncarnation;
@@ -253,7 +299,14 @@ public final class LeaderElection
 
     private boolean isClaimFresh(final long nowTick)
     {
-        return claimId >= 0 && claimBornTick + config.leaderLeaseTicks() > nowTick;
+        return claimId >= 0 && (claimBornTick + config.leaderLeaseTicks() > nowTick ||
+            nowTick < claimKeptUntilTick && claimBornTick + (long)RUNNING_LEASES * config.leaderLeaseTicks() > nowTick);
+    }
+
+    /** @return times a claim past its lease was kept because its leader's JVM surely ran (each asking). */
+    public long claimsKept()
+    {
+        return claimsKept;
     }
 
     private void report(final long nowTick)

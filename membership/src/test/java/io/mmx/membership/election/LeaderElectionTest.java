@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LeaderElectionTest
 {
@@ -67,6 +68,62 @@ class LeaderElectionTest
         five.tick(1000 + config.leaderLeaseTicks(), 3);
         assertEquals(Role.CANDIDATE, five.role());
         assertEquals(-1, five.leaderId(1000 + config.leaderLeaseTicks()));
+    }
+
+    /**
+     * Leader 1's claim arrives at tick 1000 and is never renewed. While the operating system says 1's
+     * JVM runs, the claim is kept past its lease (asked every eighth of a lease), up to four leases;
+     * then it lapses. When the JVM is gone, the claim lapses at the next asking.
+     */
+    @Test
+    void aClaimPastItsLeaseIsKeptWhileItsLeadersJvmSurelyRunsForAtMostFourLeases()
+    {
+        final long lease = config.leaderLeaseTicks();
+        final boolean[] runs = {true};
+        final int[] asked = {0};
+        final LeaderElection five = new LeaderElection(config, 5, (leader, epoch, state, tick) ->
+            changes.add(leader + "@" + epoch), id ->
+            {
+                asked[0]++;
+                return id == 1 && runs[0];
+            });
+        five.onClaim(1000, 1, 1, 0, 0, false);
+        long t = 1000;
+        for (; t < 999 + LeaderElection.RUNNING_LEASES * lease; t++)
+        {
+            five.tick(t, 3);
+            assertEquals(1, five.leaderId(t), "kept at tick " + t);
+        }
+        assertEquals(Role.FOLLOWER, five.role());
+        final long askings = (LeaderElection.RUNNING_LEASES - 1) * lease / (lease / 8);
+        assertEquals(askings, asked[0], "asked every eighth of a lease past the first lease");
+        assertEquals(askings, five.claimsKept());
+        five.tick(t, 3);
+        assertEquals(Role.CANDIDATE, five.role(), "four leases without a renewal: a hung JVM is left");
+        assertEquals(List.of("1@1", "-1@0"), changes);
+
+        changes.clear();
+        asked[0] = 0;
+        final LeaderElection six = new LeaderElection(config, 6, (leader, epoch, state, tick) ->
+            changes.add(leader + "@" + epoch), id ->
+            {
+                asked[0]++;
+                return id == 1 && runs[0];
+            });
+        six.onClaim(1000, 1, 1, 0, 0, false);
+        for (t = 1000; t < 999 + 2 * lease; t++)
+        {
+            six.tick(t, 3);
+        }
+        assertEquals(1, six.leaderId(t - 1));
+        runs[0] = false; // SIGKILL: the lock is free
+        final long killed = t;
+        while (six.role() == Role.FOLLOWER && t < killed + lease)
+        {
+            six.tick(t++, 3);
+        }
+        assertEquals(Role.CANDIDATE, six.role());
+        assertTrue(t - killed <= lease / 8 + 1, "lapsed " + (t - killed) + " ticks after the JVM went");
     }
 
     @Test

@@ -196,6 +196,9 @@ public final class NodeMetrics
         processCounter(out, processes, counters, "mmx_neighbour_suspicions_vetoed_total",
             "Times a neighbour's heartbeat stood still past the bound while its JVM surely ran, so it was not suspected yet.",
             ProcessCounters.Kind.NEIGHBOUR_SUSPICIONS_VETOED);
+        processCounter(out, processes, counters, "mmx_leader_claims_kept_total",
+            "Times the followed leader's claim was kept past its lease because its JVM surely ran (a slow leader, not a gone one).",
+            ProcessCounters.Kind.LEADER_CLAIMS_KEPT);
         help(out, "mmx_blocked_seconds_total", "counter", "Time this process spent BLOCKED since the node started.");
         for (int i = 0; i < counters.size(); i++)
         {

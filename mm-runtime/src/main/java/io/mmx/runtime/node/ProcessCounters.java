@@ -36,7 +36,9 @@ final class ProcessCounters implements AutoCloseable
         /** Times this process declared the leader it followed stopped (LEADER_DOWN to every member). */
         LEADER_STOPS_DECLARED(5108, "leader-stops-declared"),
         /** Times a neighbour's heartbeat stood still past the bound while its JVM surely ran (not suspected yet). */
-        NEIGHBOUR_SUSPICIONS_VETOED(5109, "neighbour-suspicions-vetoed");
+        NEIGHBOUR_SUSPICIONS_VETOED(5109, "neighbour-suspicions-vetoed"),
+        /** Times the followed leader's claim was kept past its lease because its JVM surely ran. */
+        LEADER_CLAIMS_KEPT(5110, "leader-claims-kept");
 
         /** The Aeron counter type id. */
         final int typeId;
@@ -83,7 +85,7 @@ final class ProcessCounters implements AutoCloseable
     /** Agent thread: the values now. */
     void update(final long commitIndex, final long proposals, final long retransmissions, final long takeovers,
         final long blockedNs, final long leaderChanges, final long leaderStopsVetoed,
-        final long leaderStopsDeclared, final long neighbourSuspicionsVetoed)
+        final long leaderStopsDeclared, final long neighbourSuspicionsVetoed, final long leaderClaimsKept)
     {
         set(Kind.COMMIT_INDEX, commitIndex);
         set(Kind.PROPOSALS, proposals);
@@ -94,6 +96,7 @@ final class ProcessCounters implements AutoCloseable
         set(Kind.LEADER_STOPS_VETOED, leaderStopsVetoed);
         set(Kind.LEADER_STOPS_DECLARED, leaderStopsDeclared);
         set(Kind.NEIGHBOUR_SUSPICIONS_VETOED, neighbourSuspicionsVetoed);
+        set(Kind.LEADER_CLAIMS_KEPT, leaderClaimsKept);
     }
 
     private void set(final Kind kind, final long value)

@@ -49,6 +49,7 @@ final class ReplicaEvents
     private long leaderChanges;
     private long leaderStopsVetoed;
     private long neighbourSuspicionsVetoed;
+    private long leaderClaimsKept;
     private long leaderStopsDeclared;
     private long blockedTicks;
     private long blockedSinceTick = -1;
@@ -166,7 +167,7 @@ final class ReplicaEvents
     {
         statusEvents(published, s, tick);
         counters.update(s.appliedThrough, proposals, retransmissions, takeovers, blockedNs(), leaderChanges,
-            leaderStopsVetoed, leaderStopsDeclared, neighbourSuspicionsVetoed);
+            leaderStopsVetoed, leaderStopsDeclared, neighbourSuspicionsVetoed, leaderClaimsKept);
     }
 
     private void statusEvents(final ProcessStatus published, final Status s, final long tick)
@@ -213,6 +214,7 @@ final class ReplicaEvents
     {
         leaderStopsVetoed = membership.leaderDeclarationsVetoed();
         neighbourSuspicionsVetoed = membership.neighbourSuspicionsVetoed();
+        leaderClaimsKept = membership.leaderClaimsKept();
         leaderStopsDeclared = membership.leaderDeclarations();
         if (!planRefusedLogged && membership.planState() == PlanActivation.State.REFUSED)
         {

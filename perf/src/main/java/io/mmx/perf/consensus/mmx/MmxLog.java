@@ -187,6 +187,7 @@ public final class MmxLog implements ReplicatedLog
         return "; over all processes: " + total(texts, "mmx_leader_changes_total") + " leader changes, " +
             total(texts, "mmx_acceptor_takeovers_total") + " acceptor takeovers, " +
             total(texts, "mmx_neighbour_suspicions_vetoed_total") + " neighbour suspicions held back (JVM ran), " +
+            total(texts, "mmx_leader_claims_kept_total") + " leader claims kept past the lease (JVM ran), " +
             total(texts, "mmx_retransmissions_total") + " retransmissions";
     }
 
