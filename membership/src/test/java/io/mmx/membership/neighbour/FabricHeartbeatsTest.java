@@ -156,6 +156,26 @@ abstract class FabricHeartbeatsTest
     }
 
     @Test
+    void overAnInlineLinkAReadSeesTheWordAsItIsNowAndLeavesNothingToPoll()
+    {
+        // Both backends here complete inline (shm, in-process): no pipelining, no completion queue.
+        final FabricHeartbeats watcher = heartbeats[2];
+        final long before = watcher.readHeartbeat(CRASHED);
+        assertEquals(0, before, "the first read already returns the word, not NOT_READABLE");
+        heartbeats[CRASHED].writeHeartbeat(0);
+        assertEquals(before + 1, watcher.readHeartbeat(CRASHED), "the read sees the bump made just before it");
+        heartbeats[CRASHED].writeHeartbeat(0);
+        assertEquals(before + 2, watcher.readHeartbeat(CRASHED));
+        assertEquals(before + 2, watcher.readHeartbeat(CRASHED), "a stopped word reads the same at once");
+
+        assertEquals(2, heartbeats[CRASHED].bumps());
+        assertEquals(4, watcher.completedReads());
+        assertEquals(0, watcher.fabric().outstanding() + heartbeats[CRASHED].fabric().outstanding(),
+            "no fabric slot is taken");
+        assertEquals(0, watcher.poll(), "nothing is left to deliver");
+    }
+
+    @Test
     void rejectsAMisalignedWordAndAListThatHoldsItself()
     {
         final MemoryFabric fabric = heartbeats[0].fabric();
