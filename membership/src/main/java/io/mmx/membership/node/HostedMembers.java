@@ -32,6 +32,16 @@ public final class HostedMembers
     private long nowTick;
     /** When each hosted node was last ticked, same order as {@code hosted}. */
     private final long[] tickedAt;
+    /**
+     * {@link MembershipNode#needsEveryTick()} of each hosted node after its last tick: what it depends on
+     * (leading, watching the leader) changes only in a tick, and asking each node on every wake cost a
+     * cache miss per process.
+     */
+    private final boolean[] everyTick;
+    /** {@link MembershipNode#neighbourSuspicionChanges()} of each hosted node after its last tick. */
+    private final long[] suspicionChanges;
+    /** Whether each hosted node's last tick changed a neighbour's suspicion. */
+    private final boolean[] suspicionsMoved;
 
     /**
      * @param config       membership configuration.
@@ -78,6 +88,9 @@ public final class HostedMembers
         this.tickNs = tickNs;
         this.hosted = hosted.clone();
         this.tickedAt = new long[hosted.length];
+        this.everyTick = new boolean[hosted.length];
+        this.suspicionChanges = new long[hosted.length];
+        this.suspicionsMoved = new boolean[hosted.length];
         final java.util.List<FabricHeartbeats> polled = new java.util.ArrayList<>();
         nodeByProcess = new MembershipNode[processes];
         for (int i = 0; i < hosted.length; i++)
@@ -165,11 +178,15 @@ public final class HostedMembers
         nowTick = tick;
         for (int i = 0; i < hosted.length; i++)
         {
-            final MembershipNode node = nodeByProcess[hosted[i]];
-            if (!quiet || tick - tickedAt[i] >= QUIET_TICK_SPACING || node.needsEveryTick())
+            if (!quiet || tick - tickedAt[i] >= QUIET_TICK_SPACING || everyTick[i])
             {
+                final MembershipNode node = nodeByProcess[hosted[i]];
                 tickedAt[i] = tick;
                 node.tick(tick);
+                everyTick[i] = node.needsEveryTick();
+                final long changes = node.neighbourSuspicionChanges();
+                suspicionsMoved[i] = changes != suspicionChanges[i];
+                suspicionChanges[i] = changes;
             }
         }
         pollHeartbeats();
@@ -186,6 +203,24 @@ public final class HostedMembers
     public boolean tickedNow(final int index)
     {
         return tickedAt[index] == nowTick;
+    }
+
+    /**
+     * @param index position in {@code hosted}.
+     * @return whether that node's tick is time-critical ({@link MembershipNode#needsEveryTick()}) as of its last tick.
+     */
+    public boolean needsEveryTick(final int index)
+    {
+        return everyTick[index];
+    }
+
+    /**
+     * @param index position in {@code hosted}.
+     * @return whether that node's last tick changed a neighbour's suspicion.
+     */
+    public boolean suspicionsMoved(final int index)
+    {
+        return suspicionsMoved[index];
     }
 
     /** Ticks between two ticks of a node that is not time-critical on a quiet host (see {@link #advance(long, boolean)}). */

@@ -175,6 +175,39 @@ abstract class FabricHeartbeatsTest
         assertEquals(0, watcher.poll(), "nothing is left to deliver");
     }
 
+    /**
+     * Failover's bound: a leader bumps every tick and a neighbour reads its word every tick into a
+     * {@link LeaderWatch}. Over an inline link the watch declares the stopped leader exactly
+     * {@code staleTicks} after its last bump; reads pipelined one tick deep declared it a tick later.
+     */
+    @Test
+    void aWatcherSeesAStoppedLeadersWordWithinTheBound()
+    {
+        final int staleTicks = 5;
+        final LeaderWatch watch = new LeaderWatch(staleTicks, staleTicks);
+        final FabricHeartbeats leader = heartbeats[CRASHED];
+        final FabricHeartbeats watcher = heartbeats[2];
+        watch.watch(CRASHED, nowTick);
+        long lastBump = -1;
+        long declaredAt = -1;
+        for (long tick = 0; tick < 40 && declaredAt < 0; tick++)
+        {
+            if (tick < 20)
+            {
+                leader.writeHeartbeat(tick);
+                lastBump = tick;
+            }
+            if (watch.onRead(tick, watcher.readHeartbeat(CRASHED)))
+            {
+                declaredAt = tick;
+            }
+            leader.poll();
+            watcher.poll();
+        }
+        assertEquals(lastBump + staleTicks, declaredAt, "declared " + (declaredAt - lastBump) +
+            " ticks after the last bump");
+    }
+
     @Test
     void rejectsAMisalignedWordAndAListThatHoldsItself()
     {

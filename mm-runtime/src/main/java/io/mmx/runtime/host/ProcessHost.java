@@ -61,6 +61,15 @@ public final class ProcessHost implements FrameHandler
      * of every sender (7 remote JVMs of 128 KiB each there) and still leave the ticks their turn.
      */
     static final int MAX_POLLS_PER_CYCLE = 16;
+    /**
+     * Ticks between two ticks of the replica (core, replica events, status) of a process that is not
+     * time-critical, on a quiet host: about the replicas' status interval. A quiet follower's core has no
+     * timer shorter (catch-up and era reports wait 50 ticks and more, and run only when something is
+     * missing); membership still ticks it every {@link HostedMembers#QUIET_TICK_SPACING} ticks, and a
+     * changed neighbour suspicion reaches the core at that tick. Ticking every replica with its
+     * membership was a third of an idle host's CPU at n = 1024.
+     */
+    public static final int QUIET_REPLICA_TICK_SPACING = 48;
 
     private final HostTransport transport;
     private final HostedMembers members;
@@ -75,6 +84,9 @@ public final class ProcessHost implements FrameHandler
     /** Processes whose memory may have completions to take: given an event since their last poll, or with operations outstanding. */
     private final boolean[] memoryBusy;
     private long memoryPolls;
+    /** When each process's replica was last ticked, and how often it was. */
+    private final long[] replicaTickedAt;
+    private final long[] replicaTicks;
     private final HostClients clients;
     private final CoreMessageCodec codec;
     private final int proposalWords;
@@ -123,6 +135,8 @@ public final class ProcessHost implements FrameHandler
         this.stirred = new boolean[processes.length];
         this.heardMembership = new boolean[processes.length];
         this.memoryBusy = new boolean[processes.length];
+        this.replicaTickedAt = new long[processes.length];
+        this.replicaTicks = new long[processes.length];
         java.util.Arrays.fill(memoryBusy, true);
         final int[] hosted = new int[processes.length];
         final int[][] neighboursOf = new int[processes.length][];
@@ -226,8 +240,11 @@ public final class ProcessHost implements FrameHandler
             for (int i = 0; i < processes.length; i++)
             {
                 final HostedProcess p = processes[i];
-                if (members.tickedNow(i))
+                if (members.tickedNow(i) && (!quiet || members.needsEveryTick(i) || members.suspicionsMoved(i) ||
+                    tick - replicaTickedAt[i] >= QUIET_REPLICA_TICK_SPACING))
                 {
+                    replicaTickedAt[i] = tick;
+                    replicaTicks[i]++;
                     stir(i);
                     p.onTick(tick);
                     proposeEraReport(p, tick);
@@ -569,7 +586,16 @@ public final class ProcessHost implements FrameHandler
         return members;
     }
 
-    /** @return process ticks a quiet host left out (see {@link #QUIET_NS}). */
+    /**
+     * @param processId hosted here.
+     * @return ticks its replica was given (see {@link #QUIET_REPLICA_TICK_SPACING}).
+     */
+    public long replicaTicks(final int processId)
+    {
+        return replicaTicks[positionOf[processId]];
+    }
+
+    /** @return replica ticks a quiet host left out (see {@link #QUIET_NS}). */
     public long ticksThinned()
     {
         return ticksThinned;

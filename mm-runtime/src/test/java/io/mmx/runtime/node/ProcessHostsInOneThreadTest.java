@@ -144,10 +144,19 @@ class ProcessHostsInOneThreadTest
         run.awaitLeader();
         final List<Submission> first = run.submitOnEveryHost(1);
         run.awaitCompleted(first, "the first commands");
+        for (int c = 0; c < 800; c++) // the hosts turn quiet 100 ms after their last work
+        {
+            run.step();
+        }
         final long[] thinnedBefore = new long[HOSTED.length];
+        final long[] replicaTicksBefore = new long[N];
         for (int h = 0; h < HOSTED.length; h++)
         {
             thinnedBefore[h] = run.hosts[h].ticksThinned();
+            for (final int id : HOSTED[h])
+            {
+                replicaTicksBefore[id] = run.hosts[h].replicaTicks(id);
+            }
         }
         for (int c = 0; c < 8_000; c++) // 2 virtual seconds, nothing submitted
         {
@@ -158,6 +167,22 @@ class ProcessHostsInOneThreadTest
         {
             thinned += run.hosts[h].ticksThinned() - thinnedBefore[h];
         }
+        // A process neither leading nor watching the leader: its replica ticks about every 48 ticks, not every 12.
+        int quietProcesses = 0;
+        for (int h = 0; h < HOSTED.length; h++)
+        {
+            for (final int id : HOSTED[h])
+            {
+                if (!run.hosts[h].members().node(id).needsEveryTick())
+                {
+                    quietProcesses++;
+                    final long ticks = run.hosts[h].replicaTicks(id) - replicaTicksBefore[id];
+                    assertTrue(ticks <= 1_000 / ProcessHost.QUIET_REPLICA_TICK_SPACING + 2, "seed " + SEED +
+                        ": the replica of quiet process " + id + " ticked " + ticks + " times in 1,000 ticks");
+                }
+            }
+        }
+        assertTrue(quietProcesses > 0, "seed " + SEED + ": some process was neither leader nor watcher");
         // 3 hosts x 2 processes x 1,000 ticks; the leader and its watchers tick every time.
         assertTrue(thinned > 1_000, "seed " + SEED + ": quiet hosts thinned only " + thinned + " process ticks");
         final int leader = run.leader();
