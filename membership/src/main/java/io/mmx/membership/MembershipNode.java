@@ -73,6 +73,7 @@ public final class MembershipNode
     private int watchedNeighbourIndex = -1;
     private final HostLiveness liveness;
     private long leaderDownNotices;
+    private long neighbourSuspicionChanges;
     private long leaderDeclarationsVetoed;
     private long leaderDownSent;
     private long leaderDeclarations;
@@ -273,7 +274,7 @@ public final class MembershipNode
             }
             // A leader beats every tick, and for a lease after it stepped down: members that have not
             // heard yet still follow it and must not see it stop.
-            monitor.tick(nowTick, heartbeatWriter, heartbeatReader, neighbourListener,
+            neighbourSuspicionChanges += monitor.tick(nowTick, heartbeatWriter, heartbeatReader, neighbourListener,
                 nowTick - lastLedTick <= config.leaderLeaseTicks());
             watchLeader(nowTick);
         }
@@ -834,6 +835,15 @@ public final class MembershipNode
     public boolean isNeighbourSuspected(final int neighbourId)
     {
         return monitor != null && monitor.isSuspected(neighbourId);
+    }
+
+    /**
+     * @return how often a neighbour's suspicion changed so far: a caller that mirrors
+     * {@link #isNeighbourSuspected} need only look again when this moved.
+     */
+    public long neighbourSuspicionChanges()
+    {
+        return neighbourSuspicionChanges;
     }
 
     /** @return LEADER_DOWN notices this process acted on (its own declarations included). */

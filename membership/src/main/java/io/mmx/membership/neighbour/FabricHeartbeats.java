@@ -4,6 +4,7 @@ import io.mmx.rdma.fabric.CompletionHandler;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
+import io.mmx.rdma.fabric.WordOutcome;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Long2LongHashMap;
 
@@ -15,11 +16,13 @@ import java.util.Arrays;
  * fabric, the owner's included), and each plan neighbour's word is read with one-sided 8-byte reads,
  * so the monitored process spends no CPU on being watched.
  *
- * <p>Reads are pipelined one interval deep: {@link #readHeartbeat(int)} returns the value of the last
- * completed read of that neighbour and, if no read of it is in flight, submits the next one, whose
- * result {@link #poll()} caches. A suspicion therefore lags the owner's last bump by at most one
- * heartbeat interval more than {@code neighbourStaleTicks}. At most one read per neighbour and one
- * bump are outstanding, so a slow link cannot queue work without bound.
+ * <p>On a link that completes inline (shm, in-process) a bump or read runs at once
+ * ({@link MemoryFabric#wordNow}): {@link #readHeartbeat(int)} returns the word as it is now, and
+ * nothing is left to poll. Elsewhere reads are pipelined one interval deep: {@link #readHeartbeat(int)}
+ * returns the value of the last completed read of that neighbour and, if no read of it is in flight,
+ * submits the next one, whose result {@link #poll()} caches; a suspicion then lags the owner's last
+ * bump by at most one heartbeat interval more than {@code neighbourStaleTicks}. At most one read per
+ * neighbour and one bump are outstanding, so a slow link cannot queue work without bound.
  *
  * <p>{@link HeartbeatReader#NOT_READABLE} is returned until a first read completes and whenever the
  * last one failed (timeout, refusal, lost region) or could not be submitted: an unreadable word is
@@ -45,6 +48,7 @@ public final class FabricHeartbeats implements HeartbeatReader, HeartbeatWriter,
     private final Long2LongHashMap indexByCorrelationId;
     private final long[] lastValue;
     private final long[] readInFlight;
+    private final WordOutcome now = new WordOutcome();
     private long bumpInFlight = NO_OPERATION;
     private boolean hostPolls;
     private long bumps;
@@ -110,6 +114,18 @@ public final class FabricHeartbeats implements HeartbeatReader, HeartbeatWriter,
             skippedBumps++;
             return;
         }
+        if (fabric.wordNow(OpType.FETCH_AND_ADD, selfId, heartbeatOffset, 1, 0, now))
+        {
+            if (now.status() == OpStatus.OK)
+            {
+                bumps++;
+            }
+            else
+            {
+                failedBumps++;
+            }
+            return;
+        }
         final long result = fabric.fetchAndAdd(selfId, heartbeatOffset, 1, timeoutNs);
         if (result > 0)
         {
@@ -131,6 +147,11 @@ public final class FabricHeartbeats implements HeartbeatReader, HeartbeatWriter,
         if (index == NOT_A_NEIGHBOUR)
         {
             return NOT_READABLE;
+        }
+        if (readInFlight[index] == NO_OPERATION && fabric.wordNow(OpType.READ, processId, heartbeatOffset, 0, 0, now))
+        {
+            onRead(index, now.status(), now.value());
+            return lastValue[index];
         }
         final long value = lastValue[index];
         if (readInFlight[index] == NO_OPERATION)
@@ -173,6 +194,12 @@ public final class FabricHeartbeats implements HeartbeatReader, HeartbeatWriter,
         return this;
     }
 
+    /** @return true if the host polls the fabric ({@link #polledByHost()}): {@link #poll()} does nothing. */
+    public boolean isPolledByHost()
+    {
+        return hostPolls;
+    }
+
     /**
      * @param correlationId from a completion of this fabric.
      * @return true if it is a read or bump submitted here.
@@ -206,6 +233,11 @@ public final class FabricHeartbeats implements HeartbeatReader, HeartbeatWriter,
             return;
         }
         readInFlight[index] = NO_OPERATION;
+        onRead(index, status, value);
+    }
+
+    private void onRead(final int index, final OpStatus status, final long value)
+    {
         if (status == OpStatus.OK)
         {
             completedReads++;

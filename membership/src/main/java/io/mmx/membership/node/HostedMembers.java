@@ -27,10 +27,21 @@ public final class HostedMembers
     private final long tickNs;
     private final int[] hosted;
     private final MembershipNode[] nodeByProcess;
-    private final FabricHeartbeats[] heartbeats;
+    /** The heartbeats this object polls: those the host does not poll itself ({@link FabricHeartbeats#polledByHost()}). */
+    private final FabricHeartbeats[] polledHere;
     private long nowTick;
     /** When each hosted node was last ticked, same order as {@code hosted}. */
     private final long[] tickedAt;
+    /**
+     * {@link MembershipNode#needsEveryTick()} of each hosted node after its last tick: what it depends on
+     * (leading, watching the leader) changes only in a tick, and asking each node on every wake cost a
+     * cache miss per process.
+     */
+    private final boolean[] everyTick;
+    /** {@link MembershipNode#neighbourSuspicionChanges()} of each hosted node after its last tick. */
+    private final long[] suspicionChanges;
+    /** Whether each hosted node's last tick changed a neighbour's suspicion. */
+    private final boolean[] suspicionsMoved;
 
     /**
      * @param config       membership configuration.
@@ -77,7 +88,10 @@ public final class HostedMembers
         this.tickNs = tickNs;
         this.hosted = hosted.clone();
         this.tickedAt = new long[hosted.length];
-        heartbeats = new FabricHeartbeats[hosted.length];
+        this.everyTick = new boolean[hosted.length];
+        this.suspicionChanges = new long[hosted.length];
+        this.suspicionsMoved = new boolean[hosted.length];
+        final java.util.List<FabricHeartbeats> polled = new java.util.ArrayList<>();
         nodeByProcess = new MembershipNode[processes];
         for (int i = 0; i < hosted.length; i++)
         {
@@ -88,10 +102,15 @@ public final class HostedMembers
                 throw new IllegalArgumentException("heartbeatsOf[" + i + "] acts for process " + hb.selfId() +
                     " but hosted[" + i + "] is process " + id + ": pass each process's own fabric");
             }
-            heartbeats[i] = hb;
+            if (hb != null && !hb.isPolledByHost())
+            {
+                polled.add(hb);
+            }
             nodeByProcess[id] = new MembershipNode(config, processes, id, planDigest, neighboursOf[i], seed ^ id,
                 outbox, listener, hb, hb, 0, hostOf, liveness);
         }
+        // Visiting hundreds of heartbeats only to find that the host polls them cost a cache miss each, twice a wake.
+        polledHere = polled.toArray(new FabricHeartbeats[0]);
     }
 
     /**
@@ -159,11 +178,15 @@ public final class HostedMembers
         nowTick = tick;
         for (int i = 0; i < hosted.length; i++)
         {
-            final MembershipNode node = nodeByProcess[hosted[i]];
-            if (!quiet || tick - tickedAt[i] >= QUIET_TICK_SPACING || node.needsEveryTick())
+            if (!quiet || tick - tickedAt[i] >= QUIET_TICK_SPACING || everyTick[i])
             {
+                final MembershipNode node = nodeByProcess[hosted[i]];
                 tickedAt[i] = tick;
                 node.tick(tick);
+                everyTick[i] = node.needsEveryTick();
+                final long changes = node.neighbourSuspicionChanges();
+                suspicionsMoved[i] = changes != suspicionChanges[i];
+                suspicionChanges[i] = changes;
             }
         }
         pollHeartbeats();
@@ -182,17 +205,32 @@ public final class HostedMembers
         return tickedAt[index] == nowTick;
     }
 
+    /**
+     * @param index position in {@code hosted}.
+     * @return whether that node's tick is time-critical ({@link MembershipNode#needsEveryTick()}) as of its last tick.
+     */
+    public boolean needsEveryTick(final int index)
+    {
+        return everyTick[index];
+    }
+
+    /**
+     * @param index position in {@code hosted}.
+     * @return whether that node's last tick changed a neighbour's suspicion.
+     */
+    public boolean suspicionsMoved(final int index)
+    {
+        return suspicionsMoved[index];
+    }
+
     /** Ticks between two ticks of a node that is not time-critical on a quiet host (see {@link #advance(long, boolean)}). */
     public static final int QUIET_TICK_SPACING = 12;
 
     private void pollHeartbeats()
     {
-        for (final FabricHeartbeats hb : heartbeats)
+        for (final FabricHeartbeats hb : polledHere)
         {
-            if (hb != null)
-            {
-                hb.poll();
-            }
+            hb.poll();
         }
     }
 

@@ -156,6 +156,59 @@ abstract class FabricHeartbeatsTest
     }
 
     @Test
+    void overAnInlineLinkAReadSeesTheWordAsItIsNowAndLeavesNothingToPoll()
+    {
+        // Both backends here complete inline (shm, in-process): no pipelining, no completion queue.
+        final FabricHeartbeats watcher = heartbeats[2];
+        final long before = watcher.readHeartbeat(CRASHED);
+        assertEquals(0, before, "the first read already returns the word, not NOT_READABLE");
+        heartbeats[CRASHED].writeHeartbeat(0);
+        assertEquals(before + 1, watcher.readHeartbeat(CRASHED), "the read sees the bump made just before it");
+        heartbeats[CRASHED].writeHeartbeat(0);
+        assertEquals(before + 2, watcher.readHeartbeat(CRASHED));
+        assertEquals(before + 2, watcher.readHeartbeat(CRASHED), "a stopped word reads the same at once");
+
+        assertEquals(2, heartbeats[CRASHED].bumps());
+        assertEquals(4, watcher.completedReads());
+        assertEquals(0, watcher.fabric().outstanding() + heartbeats[CRASHED].fabric().outstanding(),
+            "no fabric slot is taken");
+        assertEquals(0, watcher.poll(), "nothing is left to deliver");
+    }
+
+    /**
+     * Failover's bound: a leader bumps every tick and a neighbour reads its word every tick into a
+     * {@link LeaderWatch}. Over an inline link the watch declares the stopped leader exactly
+     * {@code staleTicks} after its last bump; reads pipelined one tick deep declared it a tick later.
+     */
+    @Test
+    void aWatcherSeesAStoppedLeadersWordWithinTheBound()
+    {
+        final int staleTicks = 5;
+        final LeaderWatch watch = new LeaderWatch(staleTicks, staleTicks);
+        final FabricHeartbeats leader = heartbeats[CRASHED];
+        final FabricHeartbeats watcher = heartbeats[2];
+        watch.watch(CRASHED, nowTick);
+        long lastBump = -1;
+        long declaredAt = -1;
+        for (long tick = 0; tick < 40 && declaredAt < 0; tick++)
+        {
+            if (tick < 20)
+            {
+                leader.writeHeartbeat(tick);
+                lastBump = tick;
+            }
+            if (watch.onRead(tick, watcher.readHeartbeat(CRASHED)))
+            {
+                declaredAt = tick;
+            }
+            leader.poll();
+            watcher.poll();
+        }
+        assertEquals(lastBump + staleTicks, declaredAt, "declared " + (declaredAt - lastBump) +
+            " ticks after the last bump");
+    }
+
+    @Test
     void rejectsAMisalignedWordAndAListThatHoldsItself()
     {
         final MemoryFabric fabric = heartbeats[0].fabric();

@@ -102,6 +102,9 @@ class MembershipAgentHeartbeatsTest
                     final boolean silentRemote = q >= 4 && q != BEATING_REMOTE;
                     assertEquals(silentRemote, agent.node(p).isNeighbourSuspected(q), "process " + p + " on neighbour " + q);
                 }
+                // Replicas mirror suspicions only when this count moved: one change per suspicion, none otherwise.
+                final long silent = java.util.Arrays.stream(neighbours[p]).filter(q -> q >= 4 && q != BEATING_REMOTE).count();
+                assertEquals(silent, agent.node(p).neighbourSuspicionChanges(), "process " + p + "'s suspicion changes");
                 assertTrue(heartbeats[i].bumps() >= turns - 2, "process " + p + " bumped " + heartbeats[i].bumps());
                 assertEquals(0, fabrics[p].counters().errors(), fabrics[p].counters().toString());
             }

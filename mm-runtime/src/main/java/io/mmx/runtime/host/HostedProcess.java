@@ -36,6 +36,13 @@ public interface HostedProcess
     int pollMemory();
 
     /**
+     * @return true while operations of the process's fabric are outstanding or completions wait to be
+     * handed to its core: a host need not poll the memory of a process for which this is false and
+     * which it gave no event since.
+     */
+    boolean memoryPending();
+
+    /**
      * Hands membership's leader to the core if it changed.
      *
      * @return true if the leader changed.

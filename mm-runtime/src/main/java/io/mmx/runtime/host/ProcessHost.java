@@ -29,6 +29,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * forward and snapshot frames to the processes), memory completions, membership and replica ticks,
  * submissions and outside clients' commands, and one flush of the transport at the end.
  *
+ * <p>A cycle visits only the processes it gave an event (a frame, a tick, a command, a new leader)
+ * and those with memory operations outstanding: a core that was given nothing has no completion to
+ * take, no proposal to send and no new leader to hear (membership's view moves only with its node's
+ * frames and ticks). With hundreds of idle processes per host, visiting every one on every wake to
+ * find nothing was most of what was left of an idle host's CPU, in cache misses.
+ *
  * <p>It starts no thread, reads no clock and opens nothing: frames come and go through a
  * {@link HostTransport}, memory through each process's fabric, outside clients through
  * {@link HostClients}. The node drives it from an Agrona agent with the system clock; a test drives
@@ -55,11 +61,32 @@ public final class ProcessHost implements FrameHandler
      * of every sender (7 remote JVMs of 128 KiB each there) and still leave the ticks their turn.
      */
     static final int MAX_POLLS_PER_CYCLE = 16;
+    /**
+     * Ticks between two ticks of the replica (core, replica events, status) of a process that is not
+     * time-critical, on a quiet host: about the replicas' status interval. A quiet follower's core has no
+     * timer shorter (catch-up and era reports wait 50 ticks and more, and run only when something is
+     * missing); membership still ticks it every {@link HostedMembers#QUIET_TICK_SPACING} ticks, and a
+     * changed neighbour suspicion reaches the core at that tick. Ticking every replica with its
+     * membership was a third of an idle host's CPU at n = 1024.
+     */
+    public static final int QUIET_REPLICA_TICK_SPACING = 48;
 
     private final HostTransport transport;
     private final HostedMembers members;
     private final HostedProcess[] byId;
     private final HostedProcess[] processes;
+    /** Position in {@link #processes} of each process id hosted here, -1 for the others. */
+    private final int[] positionOf;
+    /** Processes given an event in this cycle: only they may have proposals to send. */
+    private final boolean[] stirred;
+    /** Processes whose membership node had a frame in this cycle: only they (and the ticked) may follow a new leader. */
+    private final boolean[] heardMembership;
+    /** Processes whose memory may have completions to take: given an event since their last poll, or with operations outstanding. */
+    private final boolean[] memoryBusy;
+    private long memoryPolls;
+    /** When each process's replica was last ticked, and how often it was. */
+    private final long[] replicaTickedAt;
+    private final long[] replicaTicks;
     private final HostClients clients;
     private final CoreMessageCodec codec;
     private final int proposalWords;
@@ -103,6 +130,14 @@ public final class ProcessHost implements FrameHandler
         this.transport = context.transport();
         this.processes = processes;
         this.byId = new HostedProcess[config.n()];
+        this.positionOf = new int[config.n()];
+        java.util.Arrays.fill(positionOf, -1);
+        this.stirred = new boolean[processes.length];
+        this.heardMembership = new boolean[processes.length];
+        this.memoryBusy = new boolean[processes.length];
+        this.replicaTickedAt = new long[processes.length];
+        this.replicaTicks = new long[processes.length];
+        java.util.Arrays.fill(memoryBusy, true);
         final int[] hosted = new int[processes.length];
         final int[][] neighboursOf = new int[processes.length][];
         final FabricHeartbeats[] heartbeats = new FabricHeartbeats[processes.length];
@@ -112,6 +147,7 @@ public final class ProcessHost implements FrameHandler
             neighboursOf[i] = processes[i].neighbours();
             heartbeats[i] = processes[i].heartbeats();
             byId[hosted[i]] = processes[i];
+            positionOf[hosted[i]] = i;
         }
         final long tickNs = context.tickNs();
         this.members = new HostedMembers(context.membership(), config.n(), hosted, context.planDigest(), neighboursOf,
@@ -177,33 +213,39 @@ public final class ProcessHost implements FrameHandler
         // Quiet: nothing pending and no work for a while. Then only time-critical processes (the leader,
         // its watchers) tick every wake; the others every QUIET_TICK_SPACING ticks (HostedMembers.advance).
         final boolean quiet = pending.isEmpty() && nowNs - lastWorkNs >= QUIET_NS;
-        members.advance(nowNs - startNs, quiet);
-        int work = applicationFrames;
-        for (final HostedProcess p : processes)
-        {
-            work += p.pollMemory();
-        }
+        final boolean ticked = members.advance(nowNs - startNs, quiet);
+        int work = applicationFrames + pollMemory();
         final long tick = members.nowTick();
         // A leader named while polling reaches the cores now, and submissions follow it now, not at the
-        // next tick: after a failover the first commit waits on both.
+        // next tick: after a failover the first commit waits on both. A node's leader moves only with
+        // its frames and ticks.
         boolean leaderMoved = false;
-        for (final HostedProcess p : processes)
+        for (int i = 0; i < processes.length; i++)
         {
-            leaderMoved |= p.syncLeader(tick);
+            if ((heardMembership[i] || ticked && members.tickedNow(i)) && processes[i].syncLeader(tick))
+            {
+                stir(i);
+                leaderMoved = true;
+            }
         }
         if (leaderMoved)
         {
             work++;
             retryAndExpire(tick);
         }
-        if (tick > lastTick)
+        final boolean newTick = tick > lastTick;
+        if (newTick)
         {
             lastTick = tick;
             for (int i = 0; i < processes.length; i++)
             {
                 final HostedProcess p = processes[i];
-                if (members.tickedNow(i))
+                if (members.tickedNow(i) && (!quiet || members.needsEveryTick(i) || members.suspicionsMoved(i) ||
+                    tick - replicaTickedAt[i] >= QUIET_REPLICA_TICK_SPACING))
                 {
+                    replicaTickedAt[i] = tick;
+                    replicaTicks[i]++;
+                    stir(i);
                     p.onTick(tick);
                     proposeEraReport(p, tick);
                 }
@@ -216,22 +258,59 @@ public final class ProcessHost implements FrameHandler
             clients.onTick(tick);
             // A tick's own work is not counted, or an idle host would never park; what it wrote to shm
             // memory has completed, and is taken here.
-            for (final HostedProcess p : processes)
-            {
-                p.pollMemory();
-            }
+            pollMemory();
         }
         work += drainSubmissions(tick);
-        work += clients.poll();
-        for (final HostedProcess p : processes)
+        final int clientFrames = clients.poll();
+        work += clientFrames;
+        // Outside clients' commands (taken now, or resent at a tick) go straight to the hosted leader's core.
+        final int leader = byId[origin].leader();
+        if ((clientFrames > 0 || newTick) && leader >= 0 && byId[leader] != null)
         {
-            p.flushProposals();
+            stir(positionOf[leader]);
+        }
+        for (int i = 0; i < processes.length; i++)
+        {
+            if (stirred[i])
+            {
+                stirred[i] = false;
+                processes[i].flushProposals();
+            }
+            heardMembership[i] = false;
         }
         // Every frame of this cycle for one endpoint leaves as one message.
         transport.flush();
         if (work > 0)
         {
             lastWorkNs = nowNs;
+        }
+        return work;
+    }
+
+    /** Process {@code position} was given an event: it may send proposals and submit memory operations. */
+    private void stir(final int position)
+    {
+        stirred[position] = true;
+        memoryBusy[position] = true;
+    }
+
+    /** Polls the memory of the processes that may have completions; returns the completions taken. */
+    private int pollMemory()
+    {
+        int work = 0;
+        for (int i = 0; i < processes.length; i++)
+        {
+            if (memoryBusy[i])
+            {
+                memoryPolls++;
+                final int taken = processes[i].pollMemory();
+                if (taken > 0)
+                {
+                    work += taken;
+                    stirred[i] = true;
+                }
+                memoryBusy[i] = processes[i].memoryPending();
+            }
         }
         return work;
     }
@@ -301,6 +380,7 @@ public final class ProcessHost implements FrameHandler
         final HostedProcess local = byId[leader];
         if (local != null)
         {
+            stir(positionOf[leader]);
             local.propose(s.words, 0);
         }
         else
@@ -320,6 +400,7 @@ public final class ProcessHost implements FrameHandler
         final HostedProcess local = byId[p.leader()];
         if (local != null)
         {
+            stir(positionOf[p.leader()]);
             local.propose(report, 0);
         }
         else
@@ -367,7 +448,11 @@ public final class ProcessHost implements FrameHandler
         try
         {
             final int type = header.type();
-            if (!members.onFrame(type, header.srcProcessId(), header.dstProcessId(), buffer, offset, length))
+            if (members.onFrame(type, header.srcProcessId(), header.dstProcessId(), buffer, offset, length))
+            {
+                heard(header.dstProcessId());
+            }
+            else
             {
                 applicationFrames++;
                 onProcessFrame(type, header.srcProcessId(), header.dstProcessId(), buffer, offset, length);
@@ -393,13 +478,15 @@ public final class ProcessHost implements FrameHandler
             }
             else if (dst == FrameHeader.ALL_LOCAL)
             {
-                for (final HostedProcess p : processes)
+                for (int i = 0; i < processes.length; i++)
                 {
-                    p.onMessage(m, nowTick);
+                    stir(i);
+                    processes[i].onMessage(m, nowTick);
                 }
             }
             else if (to != null)
             {
+                stir(positionOf[dst]);
                 to.onMessage(m, nowTick);
             }
         }
@@ -411,6 +498,7 @@ public final class ProcessHost implements FrameHandler
                 forwarded[w] = buffer.getLong(offset + 8 * w, ByteOrder.LITTLE_ENDIAN);
             }
             // Not leading (any more), or the queue is full: drop; the origin re-routes.
+            stir(positionOf[dst]);
             for (int at = 0; at < length / 8; at += proposalWords)
             {
                 to.propose(forwarded, at);
@@ -418,11 +506,25 @@ public final class ProcessHost implements FrameHandler
         }
         else if (NodeFrames.isTransfer(type) && to != null)
         {
+            stir(positionOf[dst]);
             to.onTransferFrame(type, src, buffer, offset, length);
         }
         else
         {
             droppedFrames++;
+        }
+    }
+
+    /** A membership frame for {@code dst} (or for every hosted process): its node's leader may have moved. */
+    private void heard(final int dst)
+    {
+        if (dst == FrameHeader.ALL_LOCAL)
+        {
+            java.util.Arrays.fill(heardMembership, true);
+        }
+        else if (dst >= 0 && dst < positionOf.length && positionOf[dst] >= 0)
+        {
+            heardMembership[positionOf[dst]] = true;
         }
     }
 
@@ -484,10 +586,25 @@ public final class ProcessHost implements FrameHandler
         return members;
     }
 
-    /** @return process ticks a quiet host left out (see {@link #QUIET_NS}). */
+    /**
+     * @param processId hosted here.
+     * @return ticks its replica was given (see {@link #QUIET_REPLICA_TICK_SPACING}).
+     */
+    public long replicaTicks(final int processId)
+    {
+        return replicaTicks[positionOf[processId]];
+    }
+
+    /** @return replica ticks a quiet host left out (see {@link #QUIET_NS}). */
     public long ticksThinned()
     {
         return ticksThinned;
+    }
+
+    /** @return times a process's memory was polled: only processes given an event or with operations outstanding are. */
+    public long memoryPolls()
+    {
+        return memoryPolls;
     }
 
     /** @return frames for a hosted process that could not be decoded or delivered. */

@@ -200,6 +200,12 @@ final class FabricMemory implements CompletionHandler
         return work;
     }
 
+    /** True while fabric operations are outstanding or finished core operations wait for {@link #poll}. */
+    boolean pending()
+    {
+        return fabric.outstanding() > 0 || !done.isEmpty();
+    }
+
     /** Heartbeat writes to the process's own region that completed OK (0 without heartbeats). */
     long heartbeatBumps()
     {

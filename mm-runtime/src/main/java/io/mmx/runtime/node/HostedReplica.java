@@ -57,6 +57,12 @@ final class HostedReplica implements HostedProcess
     }
 
     @Override
+    public boolean memoryPending()
+    {
+        return replica.memoryPending();
+    }
+
+    @Override
     public boolean syncLeader(final long tick)
     {
         return replica.syncLeader(tick);

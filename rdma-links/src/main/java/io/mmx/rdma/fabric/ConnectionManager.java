@@ -18,7 +18,7 @@ public final class ConnectionManager implements AutoCloseable
     private final int[] peers;
     private final RegionLink[] peerLinks;
     private final RegionLink loopback;
-    /** The links {@link #doWork} polls: those that {@link RegionLink#needsWork()}. */
+    /** The links {@link #doWork} polls: those that do not {@link RegionLink#completesInline()}. */
     private final RegionLink[] polled;
 
     private ConnectionManager(final Graph plan, final int self, final RegionLinkFactory factory)
@@ -44,13 +44,13 @@ public final class ConnectionManager implements AutoCloseable
         }
         this.loopback = ownLink;
         final java.util.List<RegionLink> active = new java.util.ArrayList<>();
-        if (ownLink.needsWork())
+        if (!ownLink.completesInline())
         {
             active.add(ownLink);
         }
         for (final RegionLink link : peerLinks)
         {
-            if (link.needsWork())
+            if (!link.completesInline())
             {
                 active.add(link);
             }

@@ -47,6 +47,28 @@ public interface MemoryFabric extends AutoCloseable
     long writeBulk(int owner, long offset, DirectBuffer src, int srcOffset, int length, long timeoutNs);
 
     /**
+     * Runs a word operation at once when the link to {@code owner} completes inline (shm, in-process:
+     * {@link RegionLink#completesInline()}): its outcome is in {@code outcome} when this returns, and
+     * there is no correlation id, deadline or completion to poll; nothing counts in
+     * {@link #outstanding()}. Refusal of non-neighbours, the fence and the counters hold as for a
+     * submission. Periodic word operations (memory heartbeats: a bump and a few reads per process
+     * every interval) cost a fraction of the asynchronous path's this way.
+     *
+     * @param type    a word operation ({@link OpType#isWordOp()}); a bulk one completes as
+     *                {@link OpStatus#BAD_LENGTH}.
+     * @param operand1 the value to write, the expected word of a CAS or the delta of a fetch-and-add.
+     * @param operand2 the desired word of a CAS.
+     * @param outcome receives the status and the word (read, or previous for CAS and fetch-and-add).
+     * @return false, having done nothing, when the link to {@code owner} has I/O of its own (verbs,
+     * memd): submit the operation as usual. This default has no inline links.
+     */
+    default boolean wordNow(final OpType type, final int owner, final long offset, final long operand1,
+        final long operand2, final WordOutcome outcome)
+    {
+        return false;
+    }
+
+    /**
      * Makes progress (I/O, deadlines) and delivers up to {@code limit} completions.
      *
      * @return the amount of work done, as an Agrona agent's {@code doWork()} counts it.

@@ -38,6 +38,10 @@ public final class PlanMemoryFabric implements MemoryFabric
     /** Per owner: how many of our operations on its region are overdue (the fence is up while > 0). */
     private final org.agrona.collections.Int2IntHashMap overdueByOwner = new org.agrona.collections.Int2IntHashMap(0);
     private final CompletionSink sink = this::onLinkCompletion;
+    /** Where an inline link reports an operation run by {@link #wordNow}: into {@link #inlineOutcome}. */
+    private final CompletionSink inlineSink = this::onInlineCompletion;
+    private WordOutcome inlineOutcome;
+    private boolean inlineDone;
     private int freeCount;
     private int readyHead;
     private int readyTail;
@@ -137,6 +141,59 @@ public final class PlanMemoryFabric implements MemoryFabric
         final long timeoutNs)
     {
         return submit(OpType.WRITE_BULK, owner, offset, 0, 0, null, src, srcOffset, length, timeoutNs);
+    }
+
+    @Override
+    public boolean wordNow(final OpType type, final int owner, final long offset, final long operand1,
+        final long operand2, final WordOutcome outcome)
+    {
+        if (closed)
+        {
+            return inlineResult(outcome, OpStatus.CLOSED);
+        }
+        final RegionLink link = connections.link(owner);
+        if (link == null)
+        {
+            return inlineResult(outcome, OpStatus.REFUSED_NOT_NEIGHBOUR);
+        }
+        if (!link.completesInline())
+        {
+            return false;
+        }
+        if (!type.isWordOp())
+        {
+            return inlineResult(outcome, OpStatus.BAD_LENGTH);
+        }
+        if (!overdueByOwner.isEmpty() && overdueByOwner.get(owner) > 0)
+        {
+            return inlineResult(outcome, OpStatus.FENCED);
+        }
+        inlineOutcome = outcome;
+        inlineDone = false;
+        link.submit(0, type, offset, operand1, operand2, null, null, 0, Long.BYTES, inlineSink);
+        inlineOutcome = null;
+        if (!inlineDone)
+        {
+            throw new IllegalStateException(link.getClass().getName() + " says it completes inline but did not " +
+                "complete a " + type + " inside submit: a bug in that link");
+        }
+        counters.increment(outcome.status());
+        return true;
+    }
+
+    private boolean inlineResult(final WordOutcome outcome, final OpStatus status)
+    {
+        outcome.set(status, 0);
+        counters.increment(status);
+        return true;
+    }
+
+    private void onInlineCompletion(
+        final long correlationId, final OpStatus status, final long value, final DirectBuffer payload,
+        final int payloadOffset)
+    {
+        inlineDone = true;
+        inlineOutcome.set(status, value);
     }
 
     @Override

@@ -44,14 +44,14 @@ public interface RegionLink extends AutoCloseable
     int doWork(CompletionSink sink);
 
     /**
-     * Whether {@link #doWork} can ever do anything. A link that completes every operation inside
-     * {@code submit} and has no I/O of its own (shm, in-process) says false, and the fabric does not
-     * poll it: a host of hundreds of idle processes otherwise visited nine such links per process on
-     * every wake for nothing.
+     * Whether every operation completes inside {@code submit} and the link has no I/O of its own (shm,
+     * in-process). The fabric then never polls it (a host of hundreds of idle processes otherwise
+     * visited nine such links per process on every wake for nothing) and runs word operations on it
+     * at once ({@link MemoryFabric#wordNow}), without a slot, a deadline or a completion to poll.
      */
-    default boolean needsWork()
+    default boolean completesInline()
     {
-        return true;
+        return false;
     }
 
     /** Releases the link; operations in flight are abandoned (the fabric completes them as CLOSED). */

@@ -9,9 +9,10 @@ import org.agrona.MutableDirectBuffer;
 
 /**
  * A link to a region in directly addressable memory (in-process or a shared mapping).
- * Operations execute synchronously inside {@link #submit}; their completions are still
- * delivered through the fabric's queue, so callers see the same asynchronous contract as on
- * the network backends.
+ * Operations execute synchronously inside {@link #submit}. Submitted through the fabric, their
+ * completions are still delivered through its queue, so callers see the same asynchronous contract
+ * as on the network backends; {@link io.mmx.rdma.fabric.MemoryFabric#wordNow} runs a word operation
+ * at once instead.
  */
 public final class DirectRegionLink implements RegionLink
 {
@@ -111,9 +112,9 @@ public final class DirectRegionLink implements RegionLink
 
     /** Every operation completes inside {@code submit}. */
     @Override
-    public boolean needsWork()
+    public boolean completesInline()
     {
-        return false;
+        return true;
     }
 
     @Override

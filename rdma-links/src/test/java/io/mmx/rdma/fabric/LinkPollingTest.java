@@ -43,9 +43,9 @@ class LinkPollingTest
         }
 
         @Override
-        public boolean needsWork()
+        public boolean completesInline()
         {
-            return !inline;
+            return inline;
         }
     }
 
