@@ -10,9 +10,8 @@ import io.mmx.planner.graph.Graph;
  *
  * <p>The decided log is written in runs of up to {@code logRunSlots} slots, each followed by a write
  * of {@code DECIDED_THROUGH}: a run starts once the applied prefix reaches this process's next run
- * boundary (every {@code logRunSlots} slots, staggered across processes) or at a tick after which
- * nothing new was applied while slots are unlogged (the tail of a burst), not after every slot
- * applied (docs/protocol.md §7).
+ * boundary (every {@code logRunSlots} slots, staggered across processes) or once slots applied
+ * before the previous tick are still unlogged, not after every slot applied (docs/protocol.md §7).
  *
  * <p>Bounded: a ring of {@code learnerCapacity} decided slots; one decided-log write and one
  * catch-up read outstanding.
@@ -54,7 +53,7 @@ final class Learner
     /** DECIDED_THROUGH when this incarnation started: the log reload trusts nothing past it. */
     private long recoveredThrough = -1;
     private long opSeq;
-    /** Slots through this are owed to the log now (a quiet tick found them unlogged, or their write failed). */
+    /** Slots through this are owed to the log now (they waited a tick, or their write failed). */
     private long flushThrough = -1;
     /** The applied prefix at the previous tick. */
     private long appliedAtLastTick = -1;
@@ -383,13 +382,11 @@ final class Learner
      */
     void onTick(final long nowTicks, final int askProcess)
     {
-        // A tick with nothing newly applied ends a burst: its unlogged tail is written now, so a
-        // quiet cluster's tail is logged within two ticks. While slots keep arriving, runs wait for
-        // their boundaries: a tick-driven run under steady load held one or two slots, so each
-        // process wrote its log and its mark (and, with a journal, flushed it) at every tick.
-        if (appliedThrough == appliedAtLastTick && durableThrough < appliedThrough)
+        // Slots applied before the previous tick and still unlogged are written now: a run waits
+        // for its boundary at most one tick, so an idle cluster's tail is logged too.
+        if (durableThrough < appliedAtLastTick)
         {
-            flushThrough = Math.max(flushThrough, appliedThrough);
+            flushThrough = Math.max(flushThrough, appliedAtLastTick);
             writeLog();
         }
         appliedAtLastTick = appliedThrough;

@@ -174,21 +174,19 @@ class LearnerTest
     }
 
     @Test
-    void aTickWithNothingNewAppliedWritesTheTail()
+    void slotsThatWaitedATickAreWrittenAtTheNextTick()
     {
         for (long slot = 0; slot < 5; slot++)
         {
             learner.onDecided(slot, new long[] {slot}, 1);
         }
         learner.onTick(1, -1);
-        assertTrue(script.ops.isEmpty(), "slots applied since the last tick: the burst may go on");
+        assertTrue(script.ops.isEmpty(), "slots applied since the last tick wait one tick more");
         learner.onDecided(5, new long[] {5}, 1);
         learner.onTick(2, -1);
-        assertTrue(script.ops.isEmpty(), "slot 5 arrived during the tick: still a burst");
-        learner.onTick(3, -1);
         final long[] entries = script.last();
         assertEquals(MemoryOpKind.WRITE_BULK.ordinal(), entries[1]);
-        assertEquals(6L * layout.decidedEntryWords(), entries[4], "a quiet tick writes the whole tail");
+        assertEquals(6L * layout.decidedEntryWords(), entries[4], "what waited a tick, and what joined it since");
         learner.onLogCompletion(entries[0], MemoryStatus.TIMEOUT);
         final long[] again = script.last();
         assertNotEquals(entries[0], again[0]);
@@ -196,33 +194,6 @@ class LearnerTest
         learner.onLogCompletion(again[0], MemoryStatus.OK);
         learner.onLogCompletion(script.last()[0], MemoryStatus.OK);
         assertEquals(5, learner.durableThrough());
-    }
-
-    @Test
-    void underSteadyArrivalsTheLogIsWrittenOnlyInWholeRuns()
-    {
-        final int run = config.logRunSlots();
-        int completed = 0;
-        for (long slot = 0; slot < 3L * run; slot++)
-        {
-            learner.onDecided(slot, new long[] {slot}, 0); // one slot per tick, never a quiet tick
-            learner.onTick(slot + 1, -1);
-            while (completed < script.ops.size())
-            {
-                learner.onLogCompletion(script.ops.get(completed++)[0], MemoryStatus.OK); // entries, then mark
-            }
-        }
-        long entryWrites = 0;
-        for (final long[] op : script.ops)
-        {
-            if (op[1] == MemoryOpKind.WRITE_BULK.ordinal())
-            {
-                entryWrites++;
-                assertEquals((long)run * layout.decidedEntryWords(), op[4], "every write is a whole run");
-            }
-        }
-        assertEquals(3, entryWrites, "3 runs' worth of slots arriving one per tick: 3 writes, not one per tick");
-        assertEquals(3L * run - 1, learner.durableThrough());
     }
 
     /**
