@@ -178,27 +178,13 @@ public final class NodeMetrics
             }
         }
 
-        processCounter(out, processes, counters, "mmx_proposals_total", "Proposals this process queued while it led.",
-            ProcessCounters.Kind.PROPOSALS);
-        processCounter(out, processes, counters, "mmx_retransmissions_total",
-            "Prepares and accepts sent again because no quorum answered in time.", ProcessCounters.Kind.RETRANSMISSIONS);
-        processCounter(out, processes, counters, "mmx_acceptor_takeovers_total",
-            "Times this process took over a suspected neighbour's acceptor.", ProcessCounters.Kind.TAKEOVERS);
-        processCounter(out, processes, counters, "mmx_leader_changes_total",
-            "Times membership named another leader for this process, or none (1 after a quiet start).",
-            ProcessCounters.Kind.LEADER_CHANGES);
-        processCounter(out, processes, counters, "mmx_leader_stops_vetoed_total",
-            "Times the leader's heartbeat stood still past the bound while its JVM surely ran, so it was not declared stopped.",
-            ProcessCounters.Kind.LEADER_STOPS_VETOED);
-        processCounter(out, processes, counters, "mmx_leader_stops_declared_total",
-            "Times this process declared the leader it followed stopped and told every member.",
-            ProcessCounters.Kind.LEADER_STOPS_DECLARED);
-        processCounter(out, processes, counters, "mmx_neighbour_suspicions_vetoed_total",
-            "Times a neighbour's heartbeat stood still past the bound while its JVM surely ran, so it was not suspected yet.",
-            ProcessCounters.Kind.NEIGHBOUR_SUSPICIONS_VETOED);
-        processCounter(out, processes, counters, "mmx_leader_claims_kept_total",
-            "Times the followed leader's claim was kept past its lease because its JVM surely ran (a slow leader, not a gone one).",
-            ProcessCounters.Kind.LEADER_CLAIMS_KEPT);
+        for (final ProcessCounters.Kind kind : ProcessCounters.Kind.values())
+        {
+            if (kind.metric != null)
+            {
+                processCounter(out, processes, counters, kind.metric, kind.help, kind);
+            }
+        }
         help(out, "mmx_blocked_seconds_total", "counter", "Time this process spent BLOCKED since the node started.");
         for (int i = 0; i < counters.size(); i++)
         {

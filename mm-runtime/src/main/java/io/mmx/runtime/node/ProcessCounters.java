@@ -19,35 +19,39 @@ final class ProcessCounters implements AutoCloseable
     /** What is counted; each has its own Aeron counter type id. */
     enum Kind
     {
-        /** Log index through which the process knows every slot committed (a gauge). */
-        COMMIT_INDEX(5101, "commit-index"),
-        /** Proposals the process queued while it led. */
-        PROPOSALS(5102, "proposals"),
-        /** Prepares and accepts sent again because no quorum answered in time. */
-        RETRANSMISSIONS(5103, "retransmissions"),
-        /** Times the process took over a suspected neighbour's acceptor. */
-        TAKEOVERS(5104, "acceptor-takeovers"),
-        /** Milliseconds spent BLOCKED since the node started. */
-        BLOCKED_MS(5105, "blocked-ms"),
-        /** Times membership named another leader for the process (none included); 1 at start-up when all is well. */
-        LEADER_CHANGES(5106, "leader-changes"),
-        /** Times the followed leader's heartbeat stood still past the bound while its JVM surely ran (not declared stopped). */
-        LEADER_STOPS_VETOED(5107, "leader-stops-vetoed"),
-        /** Times this process declared the leader it followed stopped (LEADER_DOWN to every member). */
-        LEADER_STOPS_DECLARED(5108, "leader-stops-declared"),
-        /** Times a neighbour's heartbeat stood still past the bound while its JVM surely ran (not suspected yet). */
-        NEIGHBOUR_SUSPICIONS_VETOED(5109, "neighbour-suspicions-vetoed"),
-        /** Times the followed leader's claim was kept past its lease because its JVM surely ran. */
-        LEADER_CLAIMS_KEPT(5110, "leader-claims-kept");
+        /** Log index through which the process knows every slot committed (a gauge; in /metrics elsewhere). */
+        COMMIT_INDEX(5101, "commit-index", null, null),
+        PROPOSALS(5102, "proposals", "mmx_proposals_total", "Proposals this process queued while it led."),
+        RETRANSMISSIONS(5103, "retransmissions", "mmx_retransmissions_total",
+            "Prepares and accepts sent again because no quorum answered in time."),
+        TAKEOVERS(5104, "acceptor-takeovers", "mmx_acceptor_takeovers_total",
+            "Times this process took over a suspected neighbour's acceptor."),
+        /** Milliseconds spent BLOCKED since the node started (in /metrics as seconds, elsewhere). */
+        BLOCKED_MS(5105, "blocked-ms", null, null),
+        LEADER_CHANGES(5106, "leader-changes", "mmx_leader_changes_total",
+            "Times membership named another leader for this process, or none (1 after a quiet start)."),
+        LEADER_STOPS_VETOED(5107, "leader-stops-vetoed", "mmx_leader_stops_vetoed_total",
+            "Times the leader's heartbeat stood still past the bound while its JVM surely ran, so it was not declared stopped."),
+        LEADER_STOPS_DECLARED(5108, "leader-stops-declared", "mmx_leader_stops_declared_total",
+            "Times this process declared the leader it followed stopped and told every member."),
+        NEIGHBOUR_SUSPICIONS_VETOED(5109, "neighbour-suspicions-vetoed", "mmx_neighbour_suspicions_vetoed_total",
+            "Times a neighbour's heartbeat stood still past the bound while its JVM surely ran, so it was not suspected yet."),
+        LEADER_CLAIMS_KEPT(5110, "leader-claims-kept", "mmx_leader_claims_kept_total",
+            "Times the followed leader's claim was kept past its lease because its JVM surely ran (a slow leader, not a gone one).");
 
         /** The Aeron counter type id. */
         final int typeId;
         final String label;
+        /** Its {@code /metrics} counter, or null when exported otherwise. */
+        final String metric;
+        final String help;
 
-        Kind(final int typeId, final String label)
+        Kind(final int typeId, final String label, final String metric, final String help)
         {
             this.typeId = typeId;
             this.label = label;
+            this.metric = metric;
+            this.help = help;
         }
 
         /** The Aeron counter label of process {@code id}'s counter. */
