@@ -164,7 +164,7 @@ public final class PlanMemoryFabric implements MemoryFabric
         {
             return inlineResult(outcome, OpStatus.BAD_LENGTH);
         }
-        if (!overdueByOwner.isEmpty() && overdueByOwner.get(owner) > 0)
+        if (fenced(owner))
         {
             return inlineResult(outcome, OpStatus.FENCED);
         }
@@ -179,6 +179,12 @@ public final class PlanMemoryFabric implements MemoryFabric
         }
         counters.increment(outcome.status());
         return true;
+    }
+
+    /** The fence: an operation of ours on {@code owner}'s region is overdue (almost always none is). */
+    private boolean fenced(final int owner)
+    {
+        return !overdueByOwner.isEmpty() && overdueByOwner.get(owner) > 0;
     }
 
     private boolean inlineResult(final WordOutcome outcome, final OpStatus status)
@@ -292,7 +298,7 @@ public final class PlanMemoryFabric implements MemoryFabric
             finish(slot, OpStatus.BAD_LENGTH, 0);
             return correlationId;
         }
-        if (!overdueByOwner.isEmpty() && overdueByOwner.get(owner) > 0) // the fence; almost always none
+        if (fenced(owner))
         {
             finish(slot, OpStatus.FENCED, 0);
             return correlationId;
