@@ -5,6 +5,7 @@ import io.mmx.rdma.fabric.CompletionHandler;
 import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
+import io.mmx.rdma.fabric.WordOutcome;
 import io.mmx.runtime.core.MemoryOpKind;
 import io.mmx.runtime.core.MemoryStatus;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -21,6 +22,10 @@ import java.util.ArrayDeque;
  * bulk ops split into fabric-sized pieces and joined again, fabric statuses mapped onto the core's
  * four, and exactly one completion per core operation (a refused submission completes as TIMEOUT
  * on the next poll, never inside the call that made it).
+ *
+ * <p>On a link that completes inline (shm, in-process) an operation runs at once
+ * ({@link MemoryFabric#wordNow}, {@link MemoryFabric#bulkNow}) and its completion waits in the
+ * same queue for the next poll, without the fabric's slot, correlation map and completion queue.
  *
  * <p>The fabric is shared with the process's memory heartbeats: completions the heartbeats own go
  * to them. Completions are collected first and handed to the core after the fabric's poll returns,
@@ -50,6 +55,8 @@ final class FabricMemory implements CompletionHandler
     private final NanoClock clock;
     private final Long2ObjectHashMap<Op> byCorrelation = new Long2ObjectHashMap<>();
     private final ArrayDeque<Op> done = new ArrayDeque<>();
+    /** Where an operation run at once leaves its outcome (reused: one thread). */
+    private final WordOutcome now = new WordOutcome();
     private int heartbeatCompletions;
     /**
      * Bulk writes are staged here: the fabric copies a write's bytes before {@code writeBulk} returns
@@ -96,16 +103,16 @@ final class FabricMemory implements CompletionHandler
         switch (kind)
         {
             case READ:
-                single(opId, kind, fabric.read(region, offset, timeoutNs));
+                single(opId, kind, OpType.READ, region, offset, 0, 0);
                 break;
             case WRITE:
-                single(opId, kind, fabric.write(region, offset, value, timeoutNs));
+                single(opId, kind, OpType.WRITE, region, offset, value, 0);
                 break;
             case CAS:
-                single(opId, kind, fabric.compareAndSwap(region, offset, expected, value, timeoutNs));
+                single(opId, kind, OpType.COMPARE_AND_SWAP, region, offset, expected, value);
                 break;
             case FETCH_ADD:
-                single(opId, kind, fabric.fetchAndAdd(region, offset, value, timeoutNs));
+                single(opId, kind, OpType.FETCH_AND_ADD, region, offset, value, 0);
                 break;
             case READ_BULK:
             case WRITE_BULK:
@@ -116,10 +123,36 @@ final class FabricMemory implements CompletionHandler
         }
     }
 
-    private void single(final long opId, final MemoryOpKind kind, final long correlation)
+    /**
+     * A word operation: at once on a link that completes inline ({@link MemoryFabric#wordNow}), its
+     * completion queued for the next {@link #poll}; otherwise submitted and tracked by correlation.
+     */
+    private void single(final long opId, final MemoryOpKind kind, final OpType type, final int region,
+        final long offset, final long operand1, final long operand2)
     {
         final Op op = new Op(opId, kind, null, clock.nanoTime());
         op.piecesLeft = 1;
+        if (fabric.wordNow(type, region, offset, operand1, operand2, now))
+        {
+            pieceDone(op, map(now.status()), now.value());
+            return;
+        }
+        final long correlation;
+        switch (type)
+        {
+            case READ:
+                correlation = fabric.read(region, offset, timeoutNs);
+                break;
+            case WRITE:
+                correlation = fabric.write(region, offset, operand1, timeoutNs);
+                break;
+            case COMPARE_AND_SWAP:
+                correlation = fabric.compareAndSwap(region, offset, operand1, operand2, timeoutNs);
+                break;
+            default:
+                correlation = fabric.fetchAndAdd(region, offset, operand1, timeoutNs);
+                break;
+        }
         track(op, correlation);
     }
 
@@ -144,10 +177,18 @@ final class FabricMemory implements CompletionHandler
         final Op op = new Op(opId, kind, kind == MemoryOpKind.READ_BULK ? buffer : null, clock.nanoTime());
         final int pieces = (bytes + MemoryFabric.MAX_BULK_BYTES - 1) / MemoryFabric.MAX_BULK_BYTES;
         op.piecesLeft = pieces;
+        final OpType type = kind == MemoryOpKind.READ_BULK ? OpType.READ_BULK : OpType.WRITE_BULK;
         for (int k = 0; k < pieces; k++)
         {
             final int at = k * MemoryFabric.MAX_BULK_BYTES;
             final int length = Math.min(MemoryFabric.MAX_BULK_BYTES, bytes - at);
+            // Whether a link completes inline is fixed per owner, so the pieces of one operation all
+            // run at once or all go through the fabric's queue.
+            if (fabric.bulkNow(type, region, offset + at, buffer, buffer, at, length, now))
+            {
+                pieceDone(op, map(now.status()), now.value());
+                continue;
+            }
             final long correlation = kind == MemoryOpKind.READ_BULK ?
                 fabric.readBulk(region, offset + at, buffer, at, length, timeoutNs) :
                 fabric.writeBulk(region, offset + at, buffer, at, length, timeoutNs);

@@ -69,6 +69,26 @@ public interface MemoryFabric extends AutoCloseable
     }
 
     /**
+     * {@link #wordNow} for a bulk operation: on a link that completes inline, {@code length} bytes are
+     * read into {@code dst} (READ_BULK) or written from {@code src} (WRITE_BULK) before this returns,
+     * with the same checks as {@link #readBulk} and {@link #writeBulk}; {@code outcome}'s status is
+     * the operation's. A busy node's decided log and acceptor records are bulk writes to shm regions,
+     * and the asynchronous path's slot, correlation map and completion queue cost more than the copy.
+     *
+     * @return false, having done nothing, when the link to {@code owner} has I/O of its own.
+     * @throws IllegalArgumentException for a word operation.
+     */
+    default boolean bulkNow(final OpType type, final int owner, final long offset, final MutableDirectBuffer dst,
+        final DirectBuffer src, final int bufOffset, final int length, final WordOutcome outcome)
+    {
+        if (type.isWordOp())
+        {
+            throw new IllegalArgumentException(type + " is a word operation: run it with wordNow");
+        }
+        return false;
+    }
+
+    /**
      * Makes progress (I/O, deadlines) and delivers up to {@code limit} completions.
      *
      * @return the amount of work done, as an Agrona agent's {@code doWork()} counts it.

@@ -147,6 +147,28 @@ public final class PlanMemoryFabric implements MemoryFabric
     public boolean wordNow(final OpType type, final int owner, final long offset, final long operand1,
         final long operand2, final WordOutcome outcome)
     {
+        // A bulk type has no buffer here, so it completes as BAD_LENGTH (on an inline link).
+        return runNow(type, owner, offset, operand1, operand2, null, null, 0, type.isWordOp() ? Long.BYTES : 0,
+            outcome);
+    }
+
+    @Override
+    public boolean bulkNow(final OpType type, final int owner, final long offset, final MutableDirectBuffer dst,
+        final DirectBuffer src, final int bufOffset, final int length, final WordOutcome outcome)
+    {
+        if (type.isWordOp())
+        {
+            throw new IllegalArgumentException(type + " is a word operation: run it with wordNow");
+        }
+        return runNow(type, owner, offset, 0, 0, type == OpType.READ_BULK ? dst : null,
+            type == OpType.WRITE_BULK ? src : null, bufOffset, length, outcome);
+    }
+
+    /** The inline path of {@link #wordNow} and {@link #bulkNow}: the checks of {@link #submit}, then the link at once. */
+    private boolean runNow(final OpType type, final int owner, final long offset, final long operand1,
+        final long operand2, final MutableDirectBuffer dst, final DirectBuffer src, final int bufOffset,
+        final int length, final WordOutcome outcome)
+    {
         if (closed)
         {
             return inlineResult(outcome, OpStatus.CLOSED);
@@ -160,7 +182,7 @@ public final class PlanMemoryFabric implements MemoryFabric
         {
             return false;
         }
-        if (!type.isWordOp())
+        if (type.isWordOp() ? length != Long.BYTES : !bulkBufferFits(dst, src, bufOffset, length))
         {
             return inlineResult(outcome, OpStatus.BAD_LENGTH);
         }
@@ -170,7 +192,7 @@ public final class PlanMemoryFabric implements MemoryFabric
         }
         inlineOutcome = outcome;
         inlineDone = false;
-        link.submit(0, type, offset, operand1, operand2, null, null, 0, Long.BYTES, inlineSink);
+        link.submit(0, type, offset, operand1, operand2, dst, src, bufOffset, length, inlineSink);
         inlineOutcome = null;
         if (!inlineDone)
         {

@@ -1,8 +1,8 @@
 package io.mmx.rdma.fabric;
 
 /**
- * The outcome of a word operation run at once ({@link MemoryFabric#wordNow}): its status and the
- * word. Mutable and reused by its caller, so the inline path does not allocate. One thread.
+ * The outcome of an operation run at once ({@link MemoryFabric#wordNow}, {@link MemoryFabric#bulkNow}):
+ * its status and the word (a bulk operation's: its length in bytes). Mutable and reused by its caller, so the inline path does not allocate. One thread.
  */
 public final class WordOutcome
 {

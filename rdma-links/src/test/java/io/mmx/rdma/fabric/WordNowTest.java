@@ -15,8 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * {@link MemoryFabric#wordNow}: on a link that completes inline a word operation runs at once, with no
- * slot, correlation id or completion to poll; on any other link nothing happens and the caller submits.
+ * {@link MemoryFabric#wordNow} and {@link MemoryFabric#bulkNow}: on a link that completes inline an
+ * operation runs at once, with no slot, correlation id or completion to poll; on any other link nothing
+ * happens and the caller submits.
  */
 class WordNowTest
 {
@@ -62,7 +63,15 @@ class WordNowTest
             {
                 word += operand1;
             }
-            sink.complete(correlationId, OpStatus.OK, before, null, 0);
+            if (type == OpType.WRITE_BULK)
+            {
+                word = src.getLong(bufOffset); // the first of the bytes written
+            }
+            if (type == OpType.READ_BULK)
+            {
+                dst.putLong(bufOffset, word);
+            }
+            sink.complete(correlationId, OpStatus.OK, type.isWordOp() ? before : length, null, 0);
         }
     }
 
@@ -131,6 +140,44 @@ class WordNowTest
         fabric.close();
         assertTrue(fabric.wordNow(OpType.READ, 1, 64, 0, 0, outcome));
         assertEquals(OpStatus.CLOSED, outcome.status());
+    }
+
+    @Test
+    void aBulkOperationOnAnInlineLinkRunsAtOnceWithTheSubmissionsChecks()
+    {
+        final PlanMemoryFabric fabric = fabric(true);
+        final org.agrona.concurrent.UnsafeBuffer buffer = new org.agrona.concurrent.UnsafeBuffer(new byte[64]);
+        buffer.putLong(16, 77);
+
+        assertTrue(fabric.bulkNow(OpType.WRITE_BULK, 1, 128, null, buffer, 16, 32, outcome));
+        assertEquals(OpStatus.OK, outcome.status());
+        assertEquals(32, outcome.value(), "a bulk operation's value is its length");
+        assertEquals(77, links[1].word, "the bytes reached the link before bulkNow returned");
+        assertTrue(fabric.bulkNow(OpType.READ_BULK, 1, 128, buffer, null, 40, 8, outcome));
+        assertEquals(77, buffer.getLong(40), "read into the buffer before bulkNow returned");
+        assertEquals(0, fabric.outstanding());
+        assertEquals(0, fabric.poll(NOTHING_EXPECTED, 10));
+
+        assertTrue(fabric.bulkNow(OpType.WRITE_BULK, 1, 128, null, buffer, 40, 32, outcome));
+        assertEquals(OpStatus.BAD_LENGTH, outcome.status(), "32 bytes from offset 40 overrun a 64-byte buffer");
+        assertTrue(fabric.bulkNow(OpType.WRITE_BULK, 1, 128, null, buffer, 0, MemoryFabric.MAX_BULK_BYTES + 8, outcome));
+        assertEquals(OpStatus.BAD_LENGTH, outcome.status(), "longer than one fabric operation");
+        assertTrue(fabric.bulkNow(OpType.WRITE_BULK, 3, 128, null, buffer, 0, 8, outcome));
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, outcome.status());
+        assertEquals(2, links[1].submitted.size(), "refused operations never reached the link");
+        assertThrows(IllegalArgumentException.class, () -> fabric.bulkNow(OpType.READ, 1, 128, buffer, null, 0, 8,
+            outcome), "a word operation goes through wordNow");
+
+        // The fence holds for bulk operations as for words.
+        links[2].answers = false;
+        fabric.read(2, 64, 1_000);
+        now[0] += 1_000;
+        fabric.poll((id, type, owner, status, value) -> { }, 10);
+        assertTrue(fabric.bulkNow(OpType.WRITE_BULK, 2, 128, null, buffer, 0, 8, outcome));
+        assertEquals(OpStatus.FENCED, outcome.status());
+
+        assertFalse(fabric(false).bulkNow(OpType.WRITE_BULK, 1, 128, null, buffer, 0, 8, outcome),
+            "a link with I/O of its own is left to writeBulk");
     }
 
     @Test

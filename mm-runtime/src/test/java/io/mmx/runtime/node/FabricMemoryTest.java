@@ -1,0 +1,115 @@
+package io.mmx.runtime.node;
+
+import io.mmx.planner.graph.Graph;
+import io.mmx.rdma.fabric.ConnectionManager;
+import io.mmx.rdma.fabric.MemoryFabric;
+import io.mmx.rdma.fabric.PlanMemoryFabric;
+import io.mmx.rdma.region.DirectRegionLink;
+import io.mmx.rdma.region.RegionHeader;
+import io.mmx.rdma.region.RegionMemory;
+import io.mmx.rdma.region.RegionResolver;
+import io.mmx.runtime.core.MemoryOpKind;
+import io.mmx.runtime.core.MemoryStatus;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link FabricMemory} over links that complete inline (shm, in-process regions): every core operation,
+ * bulk ones of several fabric pieces included, runs inside {@code submit} without taking a fabric slot,
+ * and its one completion still arrives on the next {@link FabricMemory#poll}, never inside the submit.
+ */
+class FabricMemoryTest
+{
+    /** Process 0's neighbour is 1; 2 is not one. */
+    private static final Graph PLAN = Graph.builder(3).addEdge(0, 1).addEdge(1, 2).build();
+    private static final int DATA_BYTES = 256 * 1024;
+
+    private final RegionMemory[] regions = new RegionMemory[3];
+    private final List<String> completions = new ArrayList<>();
+    private final List<long[]> data = new ArrayList<>();
+
+    private FabricMemory memory()
+    {
+        for (int p = 0; p < regions.length; p++)
+        {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[RegionHeader.HEADER_BYTES + DATA_BYTES]);
+            buffer.putLong(RegionHeader.DATA_BYTES_OFFSET, DATA_BYTES);
+            regions[p] = new RegionMemory(buffer, p);
+        }
+        final PlanMemoryFabric fabric = new PlanMemoryFabric(ConnectionManager.open(PLAN, 0,
+            (self, owner) -> new DirectRegionLink(owner, o -> RegionResolver.Resolution.found(regions[o]), () -> { })),
+            System::nanoTime, 4);
+        this.fabric = fabric;
+        return new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime);
+    }
+
+    private PlanMemoryFabric fabric;
+
+    private int poll(final FabricMemory memory)
+    {
+        return memory.poll((opId, status, value, words) ->
+        {
+            completions.add(opId + " " + status + " " + value);
+            data.add(words);
+        });
+    }
+
+    @Test
+    void aBulkWriteOfSeveralPiecesLandsInsideSubmitAndCompletesOnceOnTheNextPoll()
+    {
+        final FabricMemory memory = memory();
+        // Two fabric pieces: more than MAX_BULK_BYTES.
+        final long[] words = new long[MemoryFabric.MAX_BULK_BYTES / 8 + 100];
+        for (int i = 0; i < words.length; i++)
+        {
+            words[i] = 1000 + i;
+        }
+
+        memory.submit(7, MemoryOpKind.WRITE_BULK, 1, 4, words.length, 0, 0, words);
+
+        assertEquals(1000, regions[1].executeWord(io.mmx.rdma.fabric.OpType.READ, 32, 0, 0), "first word landed");
+        assertEquals(1000 + words.length - 1,
+            regions[1].executeWord(io.mmx.rdma.fabric.OpType.READ, 8L * (4 + words.length - 1), 0, 0),
+            "the second piece landed too");
+        assertEquals(0, fabric.outstanding(), "no fabric slot was taken: the slots number 4, the pieces 2");
+        assertEquals(List.of(), completions, "never completed inside submit");
+        assertTrue(memory.pending(), "the completion waits for the poll");
+
+        assertEquals(1, poll(memory));
+        assertEquals(List.of("7 OK " + (words.length * 8 - MemoryFabric.MAX_BULK_BYTES)), completions,
+            "one completion for the core operation (its value: the last piece's length)");
+        assertEquals(false, memory.pending());
+        assertEquals(0, poll(memory));
+    }
+
+    @Test
+    void wordAndReadOperationsRunAtOnceAndRefusalsStillCompleteOnThePoll()
+    {
+        final FabricMemory memory = memory();
+        memory.submit(1, MemoryOpKind.WRITE, 1, 10, 1, 0, 41, null);
+        memory.submit(2, MemoryOpKind.FETCH_ADD, 1, 10, 1, 0, 1, null);
+        memory.submit(3, MemoryOpKind.CAS, 1, 10, 1, 42, 50, null);
+        memory.submit(4, MemoryOpKind.READ_BULK, 1, 9, 3, 0, 0, null);
+        memory.submit(5, MemoryOpKind.READ, 2, 10, 1, 0, 0, null);
+        for (int i = 0; i < 300; i++)
+        {
+            memory.submit(100 + i, MemoryOpKind.READ, 0, 10, 1, 0, 0, null); // more than the fabric has slots
+        }
+        assertEquals(List.of(), completions);
+        assertEquals(0, fabric.outstanding());
+
+        assertEquals(305, poll(memory));
+        assertEquals(List.of("1 OK 0", "2 OK 41", "3 OK 42", "4 OK 24", "5 REFUSED 0"), completions.subList(0, 5),
+            "in submission order; process 2 is not a neighbour of 0");
+        assertArrayEquals(new long[] {0, 50, 0}, data.get(3), "the bulk read saw the CAS");
+        assertEquals(300, completions.subList(5, 305).stream().filter(c -> c.endsWith(" OK 0")).count(),
+            "inline operations take no slot, so none is back-pressured");
+    }
+}
