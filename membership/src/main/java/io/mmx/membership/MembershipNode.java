@@ -542,6 +542,20 @@ public final class MembershipNode
     }
 
     /**
+     * A protocol message of another process's (a consensus reply or request, not membership's) arrived
+     * for this one. It renews a leader's contact as a membership message does: a leader whose acceptors
+     * answer is not cut off, even while membership's own messages are few on a busy host (at n = 4096
+     * a leader that heard no membership message for a lease stepped down while a quorum answered it,
+     * and every step down costs a new phase 1 of seconds).
+     *
+     * @param nowTick current tick.
+     */
+    public void onProtocolContact(final long nowTick)
+    {
+        election.onHeard(nowTick);
+    }
+
+    /**
      * A message arrived.
      *
      * @param nowTick current tick.

@@ -11,8 +11,9 @@ import io.mmx.membership.neighbour.HostLiveness;
  * A leader puts the claim (id, epoch, age 0) on every message it sends; every process forwards the
  * freshest claim it holds with its age, so claims spread by gossip without any O(n) broadcast. A claim
  * older than the lease is not followed. The lowest id with a fresh claim wins: a leader that hears a
- * fresh claim from a lower id steps down, and a leader that hears nobody for a lease steps down too,
- * so a deposed leader learns within one message exchange or one lease. A process with no fresh claim
+ * fresh claim from a lower id steps down, and a leader that hears nobody for a lease steps down too
+ * (no membership message and no protocol message, {@link #onHeard}), so a deposed leader learns within
+ * one message exchange or one lease. A process with no fresh claim
  * becomes CANDIDATE and claims after {@code rank × stagger} ticks, rank being the number of lower ids
  * it does not know dead, so the lowest live process claims first. Epochs grow by one at each new claim
  * and order leaderships for the consensus layer.

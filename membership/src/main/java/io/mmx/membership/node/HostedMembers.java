@@ -144,6 +144,18 @@ public final class HostedMembers
     }
 
     /**
+     * A protocol (not membership) message from {@code src} arrived for hosted process {@code dst}: see
+     * {@link MembershipNode#onProtocolContact}. A process's message to itself is no contact.
+     */
+    public void onProtocolContact(final int src, final int dst)
+    {
+        if (src != dst && dst >= 0 && dst < nodeByProcess.length && nodeByProcess[dst] != null)
+        {
+            nodeByProcess[dst].onProtocolContact(nowTick);
+        }
+    }
+
+    /**
      * Polls the heartbeats, then advances every hosted node to the tick {@code elapsedNs} reaches (and
      * polls again: memory on shm completes at once, so the tick's heartbeat reads are taken now).
      *

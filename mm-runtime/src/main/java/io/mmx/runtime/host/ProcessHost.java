@@ -486,6 +486,7 @@ public final class ProcessHost implements FrameHandler
             }
             else if (to != null)
             {
+                members.onProtocolContact(src, dst);
                 stir(positionOf[dst]);
                 to.onMessage(m, nowTick);
             }
