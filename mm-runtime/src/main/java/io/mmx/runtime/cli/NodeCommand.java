@@ -3,6 +3,7 @@ package io.mmx.runtime.cli;
 import io.mmx.planner.plan.Plan;
 import io.mmx.planner.plan.PlanFile;
 import io.mmx.runtime.example.kv.AppliedLog;
+import io.mmx.runtime.example.ack.AckService;
 import io.mmx.runtime.example.kv.KeyValueStore;
 import io.mmx.runtime.node.MmxNode;
 import io.mmx.runtime.node.NodeContext;
@@ -83,6 +84,11 @@ final class NodeCommand implements Callable<Integer>
     @Option(names = "--applied-log-dir", paramLabel = "DIR", description = "append each replica's applied commands to DIR/process-<id>.log")
     Path appliedLogDir;
 
+    @Option(names = "--service", paramLabel = "NAME", defaultValue = "kv", description = "the replicated service: " +
+        "kv (the example key-value store, default) or ack (counts commands and replies with each one's first 8 " +
+        "bytes: the consensus benchmark's service, as its Aeron Cluster baseline's)")
+    String service;
+
     @Option(names = "--aeron-dir", paramLabel = "DIR", description = "the embedded media driver's directory")
     String aeronDir;
 
@@ -111,6 +117,7 @@ final class NodeCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
+        checkService();
         final int[] hosted = hostedIds();
         final NodeContext ctx = context(hosted);
         // Address checked and port taken first: a bad or busy status port leaves no region or
@@ -125,6 +132,10 @@ final class NodeCommand implements Callable<Integer>
         {
             node = MmxNode.launch(ctx, p ->
             {
+                if (service.equals("ack"))
+                {
+                    return new AckService();
+                }
                 if (appliedLogDir == null)
                 {
                     return new KeyValueStore();
@@ -173,6 +184,19 @@ final class NodeCommand implements Callable<Integer>
         }
         stop.await();
         return MmxCommand.OK;
+    }
+
+    private void checkService()
+    {
+        if (!service.equals("kv") && !service.equals("ack"))
+        {
+            throw new IllegalArgumentException("--service " + service + " is unknown: use kv or ack");
+        }
+        if (service.equals("ack") && appliedLogDir != null)
+        {
+            throw new IllegalArgumentException("--applied-log-dir records the kv service's commands: drop it with " +
+                "--service ack");
+        }
     }
 
     private int[] hostedIds()

@@ -173,6 +173,14 @@ class MmxCommandTest
         assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--memory", "verbs",
             "--directory", "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
         assertTrue(err.toString().contains("the verbs backend needs --verbs"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--service", "echo",
+            "--directory", "0-2@127.0.0.1:40999", "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("--service echo is unknown: use kv or ack"), err.toString());
+        assertEquals(MmxCommand.BAD_INPUT, run("node", "--plan", plan().toString(), "--id", "0", "--service", "ack",
+            "--applied-log-dir", dir.resolve("applied").toString(), "--directory", "0-2@127.0.0.1:40999",
+            "--cluster-key-file", key.toString()));
+        assertTrue(err.toString().contains("drop it with --service ack"), err.toString());
+        assertTrue(Files.notExists(dir.resolve("applied")), "a refused node creates nothing");
     }
 
     @Test

@@ -65,10 +65,14 @@ public final class MmxLog implements ReplicatedLog
         final int procsPerJvm = procsPerJvm(n);
         cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm,
             List.of("-Xmx" + heapMiB(procsPerJvm) + "m", "-XX:+UseSerialGC"), LocalCluster.Existing.REPLACE);
+        // Every replica runs the baseline's service (count, reply with the command's id): the two systems
+        // are compared on ordering and replicating commands, not on a service's work.
+        final List<String> options = new java.util.ArrayList<>(List.of("--service", "ack"));
         if (settings.idleStrategy() != null)
         {
-            cluster.nodeOptions(List.of("--idle", settings.idleStrategy()));
+            options.addAll(List.of("--idle", settings.idleStrategy()));
         }
+        cluster.nodeOptions(options);
         cluster.withoutAppliedLogs(); // a test's audit of every replica's commands, not part of the service
         final int client = cluster.layout().jvms() - 1;
         for (int j = 0; j < client; j++)
