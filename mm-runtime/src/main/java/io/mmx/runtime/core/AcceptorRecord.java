@@ -51,8 +51,12 @@ public final class AcceptorRecord
     private boolean changed;
     private final long[] slots;
     private final long[] ballots;
-    /** Entry i's value: words [i * maxBatch, i * maxBatch + lengths[i]). */
-    private final long[] words;
+    /**
+     * Entry i's value: words [i * maxBatch, i * maxBatch + lengths[i]). Grown to the entries held,
+     * up to maxEntries: a window is mostly far below its bound, and every acceptor a host may run
+     * (its own and each neighbour's, at a takeover) keeps two records.
+     */
+    private long[] words;
     private final int[] lengths;
 
     /** An empty record of at most {@code maxEntries} entries of {@code maxBatch}-proposal values. */
@@ -62,9 +66,22 @@ public final class AcceptorRecord
         this.maxBatch = maxBatch;
         this.slots = new long[maxEntries];
         this.ballots = new long[maxEntries];
-        this.words = new long[maxEntries * maxBatch];
+        this.words = new long[Math.min(maxEntries, INITIAL_ENTRIES) * maxBatch];
         this.lengths = new int[maxEntries];
         clear();
+    }
+
+    /** Entries whose values a new record has room for before it grows. */
+    private static final int INITIAL_ENTRIES = 4;
+
+    /** Makes room for the values of {@code entries} entries, keeping those held. */
+    private void ensureEntries(final int entries)
+    {
+        if (entries * maxBatch > words.length)
+        {
+            final int grown = Math.min(maxEntries, Math.max(entries, 2 * (words.length / maxBatch)));
+            words = Arrays.copyOf(words, grown * maxBatch);
+        }
     }
 
     /** Words a record needs at most. */
@@ -94,6 +111,7 @@ public final class AcceptorRecord
         prevHead = other.prevHead;
         count = other.count;
         changed = false;
+        ensureEntries(count);
         System.arraycopy(other.slots, 0, slots, 0, count);
         System.arraycopy(other.ballots, 0, ballots, 0, count);
         System.arraycopy(other.lengths, 0, lengths, 0, count);
@@ -238,6 +256,7 @@ public final class AcceptorRecord
         if (count == 0 || slot > slots[count - 1])
         {
             assert count < maxEntries : "acceptor window overflow";
+            ensureEntries(count + 1);
             slots[count] = slot;
             ballots[count] = ballot;
             setValue(count, value);
@@ -258,6 +277,7 @@ public final class AcceptorRecord
             return;
         }
         assert count < maxEntries : "acceptor window overflow";
+        ensureEntries(count + 1);
         final int at = -i - 1;
         System.arraycopy(slots, at, slots, at + 1, count - at);
         System.arraycopy(ballots, at, ballots, at + 1, count - at);
@@ -313,6 +333,7 @@ public final class AcceptorRecord
         {
             return false;
         }
+        ensureEntries(n);
         for (int i = 0; i < n; i++)
         {
             final int w = valueAt[i];

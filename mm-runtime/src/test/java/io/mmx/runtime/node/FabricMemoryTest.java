@@ -87,6 +87,14 @@ class FabricMemoryTest
             "one completion for the core operation (its value: the last piece's length)");
         assertEquals(false, memory.pending());
         assertEquals(0, poll(memory));
+
+        // Read back in two pieces, at once too; each read gets words of its own.
+        memory.submit(8, MemoryOpKind.READ_BULK, 1, 4, words.length, 0, 0, null);
+        memory.submit(9, MemoryOpKind.READ_BULK, 1, 5, 2, 0, 0, null);
+        assertEquals(0, fabric.outstanding());
+        assertEquals(2, poll(memory));
+        assertArrayEquals(words, data.get(1), "both pieces read back");
+        assertArrayEquals(new long[] {1001, 1002}, data.get(2), "a later read does not overwrite an earlier one's words");
     }
 
     @Test
