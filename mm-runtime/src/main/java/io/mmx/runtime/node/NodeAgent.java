@@ -18,6 +18,12 @@ final class NodeAgent implements Agent
     private final PeerRefusals peerRefusals;
     private long lastTick = -1;
     private volatile Throwable failure;
+    /** The longest duty cycle so far, in nanoseconds of the clock (its start to its end). */
+    private volatile long longestCycleNs;
+    private long lastSlowCycleLogNs = Long.MIN_VALUE / 2;
+    /** A duty cycle at least this long is an event line (at most one per {@link #SLOW_CYCLE_LOG_EVERY_NS}). */
+    static final long SLOW_CYCLE_NS = 500_000_000L;
+    static final long SLOW_CYCLE_LOG_EVERY_NS = 10_000_000_000L;
 
     NodeAgent(final ProcessHost host, final NanoClock clock, final FrameCounters counters, final long tickNs)
     {
@@ -31,7 +37,21 @@ final class NodeAgent implements Agent
     {
         try
         {
-            final int work = host.doWork(clock.nanoTime());
+            final long startNs = clock.nanoTime();
+            final int work = host.doWork(startNs);
+            final long cycleNs = clock.nanoTime() - startNs;
+            if (cycleNs > longestCycleNs)
+            {
+                longestCycleNs = cycleNs;
+            }
+            if (cycleNs >= SLOW_CYCLE_NS && startNs - lastSlowCycleLogNs >= SLOW_CYCLE_LOG_EVERY_NS)
+            {
+                // Heartbeats beat and ticks run between cycles: one this long lets neighbours' monitors see
+                // this JVM's processes as slow, the leader's followers its claim age.
+                lastSlowCycleLogNs = startNs;
+                EventLog.log(EventLog.Level.WARN, "slow_cycle", "a duty cycle took " + cycleNs / 1_000_000 +
+                    " ms (its " + work + " items of work); the longest so far " + longestCycleNs / 1_000_000 + " ms");
+            }
             final long tick = host.nowTick();
             if (tick > lastTick)
             {
@@ -48,6 +68,12 @@ final class NodeAgent implements Agent
             host.failAll("node failed: " + t);
             throw new AgentTerminationException(t);
         }
+    }
+
+    /** The longest duty cycle so far, in nanoseconds. */
+    long longestCycleNs()
+    {
+        return longestCycleNs;
     }
 
     /** What stopped the agent, or null while it runs. */
