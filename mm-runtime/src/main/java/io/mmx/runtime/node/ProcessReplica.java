@@ -664,7 +664,15 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         if (digestTextOf == null || d.getAsLong() != lastDigest)
         {
             lastDigest = d.getAsLong();
-            digestTextOf = String.format("%016x", lastDigest);
+            // Not String.format: a service whose digest moves with every command (a count) formats at
+            // every publish, and at n = 1024 the formatter was 3 % of the node threads' samples.
+            final char[] hex = new char[16];
+            long v = lastDigest;
+            for (int i = 15; i >= 0; i--, v >>>= 4)
+            {
+                hex[i] = Character.forDigit((int)(v & 15), 16);
+            }
+            digestTextOf = new String(hex);
         }
         return digestTextOf;
     }
