@@ -58,19 +58,7 @@ final class FabricMemory implements CompletionHandler
     /** Where an operation run at once leaves its outcome (reused: one thread). */
     private final WordOutcome now = new WordOutcome();
     private int heartbeatCompletions;
-    /**
-     * Bulk writes are staged here: the fabric copies a write's bytes before {@code writeBulk} returns
-     * ({@link MemoryFabric#writeBulk}), so one buffer serves every write. An acceptor record is
-     * kilobytes, and a fresh array per transition was the largest part of a busy node's garbage.
-     */
-    private final Stage writeStage = new Stage();
-    /**
-     * Bulk reads that run at once land here before their words are copied out; a read through the
-     * fabric's queue gets a buffer of its own (the fabric fills it until the completion). At n = 4096
-     * the acceptor records read at takeovers, a buffer and its wrapper each, were the largest item
-     * of the node threads' profile.
-     */
-    private final Stage readStage = new Stage();
+    private final Stages stages;
 
     /** One core operation; a bulk one spans several fabric operations. */
     private static final class Op
@@ -98,6 +86,14 @@ final class FabricMemory implements CompletionHandler
     FabricMemory(final MemoryFabric fabric, final FabricHeartbeats heartbeats, final long timeoutNs,
         final Latencies latencies, final NanoClock clock)
     {
+        this(fabric, heartbeats, timeoutNs, latencies, clock, new Stages());
+    }
+
+    /** @param stages shared with the other processes of the calling thread (see {@link Stages}). */
+    FabricMemory(final MemoryFabric fabric, final FabricHeartbeats heartbeats, final long timeoutNs,
+        final Latencies latencies, final NanoClock clock, final Stages stages)
+    {
+        this.stages = stages;
         this.clock = clock;
         this.latencies = latencies;
         this.fabric = fabric;
@@ -170,7 +166,7 @@ final class FabricMemory implements CompletionHandler
     {
         final int bytes = 8 * lengthWords;
         final boolean read = kind == MemoryOpKind.READ_BULK;
-        final Stage stage = (read ? readStage : writeStage).ensure(bytes);
+        final Stage stage = (read ? stages.read : stages.write).ensure(bytes);
         if (!read)
         {
             // One bulk copy in the order the region's words are read in (UnsafeBuffer: native), not a
@@ -214,6 +210,21 @@ final class FabricMemory implements CompletionHandler
             op.data = new long[lengthWords];
             stage.words.get(op.data, 0, lengthWords);
         }
+    }
+
+    /**
+     * The buffers bulk operations are staged in, shared by every process of one thread (a node's
+     * agent): each is used only inside {@link #submit}. Bulk writes are staged in one buffer because
+     * the fabric copies a write's bytes before {@code writeBulk} returns ({@link MemoryFabric#writeBulk});
+     * an acceptor record is kilobytes, and a fresh array per transition was the largest part of a busy
+     * node's garbage. Bulk reads that run at once land in the other before their words are copied
+     * out; a read through the fabric's queue gets a buffer of its own (the fabric fills it until the
+     * completion). A pair per process was 100 KB per process once each had read a record.
+     */
+    static final class Stages
+    {
+        final Stage write = new Stage();
+        final Stage read = new Stage();
     }
 
     /** A reused byte buffer and a native-order view of its words. */

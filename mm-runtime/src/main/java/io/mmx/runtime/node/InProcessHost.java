@@ -53,6 +53,7 @@ public final class InProcessHost
         replicas = new ProcessReplica[hosted.length];
         final ProcessHost[] hostRef = new ProcessHost[1];
         final ProcessReplica.Completions completions = ProcessReplica.Completions.toHost(hostRef);
+        final FabricMemory.Stages stages = new FabricMemory.Stages(); // one thread drives them all: shared
         for (int i = 0; i < hosted.length; i++)
         {
             final int id = hosted[i];
@@ -63,7 +64,7 @@ public final class InProcessHost
             final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
                 8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
             final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
-                (kind, latencyNs) -> { }, clock);
+                (kind, latencyNs) -> { }, clock, stages);
             replicas[i] = new ProcessReplica(id, config, memory, transport, machines.apply(id), completions,
                 NodeListener.NO_OP, random.nextLong(), connections.connectionCount(),
                 new ReplicaEvents(id, neighbours, ctx.tickNs(), new ProcessCounters(id, null), false));

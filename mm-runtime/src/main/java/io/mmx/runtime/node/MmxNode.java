@@ -104,6 +104,7 @@ public final class MmxNode implements AutoCloseable
             final ProcessHost[] hostRef = new ProcessHost[1];
             final ProcessReplica.Completions completions = ProcessReplica.Completions.toHost(hostRef);
             final List<Integer> formatted = new ArrayList<>();
+            final FabricMemory.Stages stages = new FabricMemory.Stages(); // one agent thread: shared
             for (int i = 0; i < hosted.length; i++)
             {
                 final int id = hosted[i];
@@ -122,7 +123,7 @@ public final class MmxNode implements AutoCloseable
                 final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
                     8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
                 final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
-                    metrics::onFabricOp, clock);
+                    metrics::onFabricOp, clock, stages);
                 final ProcessCounters counters = new ProcessCounters(id, launched.aeron());
                 resources.add(counters);
                 processCounters.add(counters);

@@ -16,6 +16,7 @@ class AcceptorDriverTest
     {
         long opId;
         MemoryOpKind kind;
+        int lengthWords;
         final List<String> replies = new ArrayList<>();
 
         @Override
@@ -24,6 +25,7 @@ class AcceptorDriverTest
         {
             this.opId = opId;
             this.kind = kind;
+            this.lengthWords = lengthWords;
         }
 
         @Override
@@ -89,6 +91,46 @@ class AcceptorDriverTest
     {
         final List<String> replies = prepareOverATornRead(Flaw.NONE);
         assertEquals(List.of(), replies, "no reply may come from a record the head no longer publishes");
+    }
+
+    @Test
+    void aRecordLongerThanTheFirstReadIsReadAgainWholeBeforeItIsTrusted()
+    {
+        final CoreConfig config = new CoreConfig().graph(Graph.empty(3)).maxBatch(8).recordMaxEntries(64).conclude();
+        final Script script = new Script();
+        final AcceptorDriver d = driver(config, script);
+        d.activate();
+        d.enqueuePrepare(20);
+        final long head = RegionLayout.headWord(5, 0, 0);
+        d.onCompletion(script.opId, MemoryStatus.OK, head, null);
+        assertEquals(MemoryOpKind.READ_BULK, script.kind);
+        final int first = script.lengthWords;
+        assertTrue(first < config.layout().recordCapacityWords(), "the first read is not the whole capacity: " + first);
+
+        // Published: 20 entries of 8 words, longer than the first read.
+        final AcceptorRecord published = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
+        for (int slot = 0; slot < 20; slot++)
+        {
+            AcceptorTransition.accept(published, 15, slot, new long[][] {{slot, 1, 2, 3, 4, 5, 6, 7}});
+        }
+        published.seq(5);
+        final long[] words = new long[config.layout().recordCapacityWords()];
+        final int length = published.encode(words, 0);
+        assertTrue(length > first, length + " words against a first read of " + first);
+
+        d.onCompletion(script.opId, MemoryStatus.OK, 0, java.util.Arrays.copyOf(words, first));
+        assertEquals(MemoryOpKind.READ_BULK, script.kind, "the record again, not the head: it was not read whole");
+        assertTrue(script.lengthWords >= length, script.lengthWords + " words asked for a record of " + length);
+        d.onCompletion(script.opId, MemoryStatus.OK, 0, java.util.Arrays.copyOf(words, script.lengthWords));
+        assertEquals(MemoryOpKind.READ, script.kind, "now the validating head read");
+        d.onCompletion(script.opId, MemoryStatus.OK, head, null);
+        // The prepare's transition: a record write follows, then the publishing CAS; the promise comes after.
+        assertEquals(MemoryOpKind.WRITE_BULK, script.kind);
+        d.onCompletion(script.opId, MemoryStatus.OK, 0, null);
+        assertEquals(MemoryOpKind.CAS, script.kind);
+        d.onCompletion(script.opId, MemoryStatus.OK, head, null);
+        assertEquals(1, script.replies.size(), script.replies.toString());
+        assertTrue(script.replies.get(0).contains("19@15"), "the promise carries the last entry: " + script.replies);
     }
 
     @Test

@@ -98,6 +98,23 @@ class FabricMemoryTest
     }
 
     @Test
+    void processesOfOneThreadShareTheStagesWithoutSeeingEachOthersWords()
+    {
+        memory();
+        final FabricMemory.Stages shared = new FabricMemory.Stages();
+        final FabricMemory a = new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared);
+        final FabricMemory b = new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared);
+        a.submit(1, MemoryOpKind.WRITE_BULK, 1, 0, 3, 0, 0, new long[] {1, 2, 3});
+        b.submit(2, MemoryOpKind.WRITE_BULK, 0, 0, 2, 0, 0, new long[] {7, 8});
+        a.submit(3, MemoryOpKind.READ_BULK, 1, 0, 3, 0, 0, null);
+        b.submit(4, MemoryOpKind.READ_BULK, 0, 0, 2, 0, 0, null);
+        assertEquals(2, poll(a));
+        assertEquals(2, poll(b));
+        assertArrayEquals(new long[] {1, 2, 3}, data.get(1));
+        assertArrayEquals(new long[] {7, 8}, data.get(3));
+    }
+
+    @Test
     void wordAndReadOperationsRunAtOnceAndRefusalsStillCompleteOnThePoll()
     {
         final FabricMemory memory = memory();
