@@ -116,11 +116,20 @@ public final class MmxLog implements ReplicatedLog
         }
     }
 
-    /** One process per JVM up to 8 processes, then 8 JVMs: the machine's cores are few, JVMs cost memory. */
+    /**
+     * One process per JVM up to 8 processes, 8 JVMs up to 256, then JVMs of {@link #MAX_PROCS_PER_JVM}
+     * (the layout of {@code perf idle}): the machine's cores are few, and each JVM adds a media driver,
+     * a JIT and a duty cycle that waits for a core. At n = 1024 on 2 cores, 4 JVMs of 256 committed
+     * 11,661 commits/s at 141 µs of CPU per commit in one run where 8 JVMs of 128 gave 8,551-10,638 at
+     * 163-205 µs (docs/node.md).
+     */
     static int procsPerJvm(final int n)
     {
-        return n <= 8 ? 1 : (n + 7) / 8;
+        return n <= 8 ? 1 : n <= 8 * 32 ? (n + 7) / 8 : MAX_PROCS_PER_JVM;
     }
+
+    /** Processes per JVM from n = 257 on. */
+    static final int MAX_PROCS_PER_JVM = 256;
 
     /** Heap per JVM: 192 MiB and 6 MiB per hosted process beyond the first (a JVM of 32 uses about 180 MiB). */
     static int heapMiB(final int procsPerJvm)
