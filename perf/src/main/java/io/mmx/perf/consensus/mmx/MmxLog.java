@@ -119,9 +119,10 @@ public final class MmxLog implements ReplicatedLog
     /**
      * One process per JVM up to 8 processes, 8 JVMs up to 256, then JVMs of {@link #MAX_PROCS_PER_JVM}
      * (the layout of {@code perf idle}): the machine's cores are few, and each JVM adds a media driver,
-     * a JIT and a duty cycle that waits for a core. At n = 1024 on 2 cores, 4 JVMs of 256 committed
-     * 11,661 commits/s at 141 µs of CPU per commit in one run where 8 JVMs of 128 gave 8,551-10,638 at
-     * 163-205 µs (docs/node.md).
+     * a JIT and a duty cycle that waits for a core. At n = 1024 on 2 cores, 4 JVMs of 256 gave 0.18-0.27x
+     * Aeron Cluster's commits/s over five runs and 8 JVMs of 128 0.19-0.26x over seven (docs/node.md): no
+     * step beyond the spread, but a faster start, and n = 4096 in JVMs of 256 kept committing where 8
+     * JVMs of 512 stopped.
      */
     static int procsPerJvm(final int n)
     {
