@@ -35,6 +35,12 @@ public final class LocalCluster implements AutoCloseable
 {
     /** Main class of child JVMs. */
     public static final String NODE_MAIN = "io.mmx.runtime.cli.MmxCommand";
+    /**
+     * Processes per JVM for a cluster of more than 256 processes on one machine (the benchmarks' layout):
+     * each JVM adds a media driver, a JIT and a duty cycle waiting for a core, so large clusters run in
+     * few JVMs (docs/node.md, *Idle at n = 1024* and *Throughput and latency against Aeron Cluster*).
+     */
+    public static final int LARGE_CLUSTER_PROCS_PER_JVM = 256;
 
     /** What {@link #create} does with a cluster directory that already holds files. */
     public enum Existing

@@ -171,7 +171,7 @@ public final class IdleBenchmark
 
     private static Row measure(final int n, final Options o) throws Exception
     {
-        final int procsPerJvm = Math.min(o.procsPerJvm() > 0 ? o.procsPerJvm() : n <= 256 ? 32 : 256, n);
+        final int procsPerJvm = Math.min(o.procsPerJvm() > 0 ? o.procsPerJvm() : n <= 256 ? 32 : LocalCluster.LARGE_CLUSTER_PROCS_PER_JVM, n);
         final int degree = Math.min(o.degree(), n - 1);
         final String heap = o.heap() != null ? o.heap() : procsPerJvm <= 32 ? "256m" : "1g";
         final List<String> jvmArgs = List.of("-Xmx" + heap, "-XX:+UseSerialGC");

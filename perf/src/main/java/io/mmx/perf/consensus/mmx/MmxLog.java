@@ -117,20 +117,14 @@ public final class MmxLog implements ReplicatedLog
     }
 
     /**
-     * One process per JVM up to 8 processes, 8 JVMs up to 256, then JVMs of {@link #MAX_PROCS_PER_JVM}
-     * (the layout of {@code perf idle}): the machine's cores are few, and each JVM adds a media driver,
-     * a JIT and a duty cycle that waits for a core. At n = 1024 on 2 cores, 4 JVMs of 256 gave 0.18-0.27x
-     * Aeron Cluster's commits/s over five runs and 8 JVMs of 128 0.19-0.26x over seven (docs/node.md): no
-     * step beyond the spread, but a faster start, and n = 4096 in JVMs of 256 kept committing where 8
-     * JVMs of 512 stopped.
+     * One process per JVM up to 8 processes, 8 JVMs up to 256, then JVMs of
+     * {@link LocalCluster#LARGE_CLUSTER_PROCS_PER_JVM}, as {@code perf idle} lays them out: they start
+     * faster, and n = 4096 kept committing in them where 8 JVMs of 512 stopped (docs/node.md).
      */
     static int procsPerJvm(final int n)
     {
-        return n <= 8 ? 1 : n <= 8 * 32 ? (n + 7) / 8 : MAX_PROCS_PER_JVM;
+        return n <= 8 ? 1 : n <= 8 * 32 ? (n + 7) / 8 : LocalCluster.LARGE_CLUSTER_PROCS_PER_JVM;
     }
-
-    /** Processes per JVM from n = 257 on. */
-    static final int MAX_PROCS_PER_JVM = 256;
 
     /** Heap per JVM: 192 MiB and 6 MiB per hosted process beyond the first (a JVM of 32 uses about 180 MiB). */
     static int heapMiB(final int procsPerJvm)
