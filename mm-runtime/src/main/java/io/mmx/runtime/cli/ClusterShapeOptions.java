@@ -19,11 +19,29 @@ final class ClusterShapeOptions
     @Option(names = "--degree", paramLabel = "D", defaultValue = "4", description = "plan degree (default ${DEFAULT-VALUE})")
     int degree;
 
-    @Option(names = "--procs-per-jvm", paramLabel = "P", defaultValue = "4", description = "processes per JVM (default ${DEFAULT-VALUE})")
-    int procsPerJvm;
+    @Option(names = "--procs-per-jvm", paramLabel = "P", description = "processes per JVM (default: by n, 8 JVMs " +
+        "up to n = 256, then JVMs of " + LocalCluster.LARGE_CLUSTER_PROCS_PER_JVM + ")")
+    Integer procsPerJvm;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "planner seed (default ${DEFAULT-VALUE})")
     long seed;
+
+    /** Processes per JVM for a plan of {@code n} processes: as given, else {@link LocalCluster#defaultProcsPerJvm}. */
+    int procsPerJvm(final int n)
+    {
+        if (procsPerJvm != null && (procsPerJvm < 1 || procsPerJvm > n))
+        {
+            throw new IllegalArgumentException("--procs-per-jvm " + procsPerJvm + " is out of range: give 1.." + n +
+                " (at most --n), or leave it out to lay " + n + " processes out by size");
+        }
+        return procsPerJvm != null ? procsPerJvm : LocalCluster.defaultProcsPerJvm(n);
+    }
+
+    /** Heap of each child JVM, in the JVM's syntax: sized by the processes it hosts. */
+    String childHeap(final int n)
+    {
+        return LocalCluster.childHeapMiB(procsPerJvm(n)) + "m";
+    }
 
     /** Plans the cluster and prints what the plan tolerates. */
     Plan plan(final PrintStream out)

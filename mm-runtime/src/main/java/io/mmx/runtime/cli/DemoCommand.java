@@ -38,8 +38,14 @@ final class DemoCommand implements Callable<Integer>
     @CommandLine.Mixin
     ClusterShapeOptions shape = new ClusterShapeOptions();
 
-    @Option(names = "--kill-every", paramLabel = "SECONDS", defaultValue = "6", description = "seconds between kills (default ${DEFAULT-VALUE})")
+    @Option(names = "--kill-every", paramLabel = "SECONDS", defaultValue = "6", description = "seconds between kills, " +
+        "and each kill waits for a commit after the one before (default ${DEFAULT-VALUE})")
     int killEverySeconds;
+
+    /** The demo fails when nothing commits for this long after a kill. */
+    private static final int STALL_LIMIT_SECONDS = 60;
+    /** Upper bound on the whole kill phase. */
+    private static final int MAX_SECONDS = 600;
 
     @Option(names = "--in-flight", paramLabel = "K", defaultValue = "32", description = "client commands in flight (default ${DEFAULT-VALUE})")
     int inFlight;
@@ -76,12 +82,12 @@ final class DemoCommand implements Callable<Integer>
             throw new IllegalArgumentException("--rounds " + rounds + " is out of range: give 1..1000");
         }
         final Plan plan = shape.plan(out);
-        final int procsPerJvm = shape.procsPerJvm;
+        final int procsPerJvm = shape.procsPerJvm(plan.n());
         final boolean temporary = dir == null;
         final Path clusterDir = temporary ? Files.createTempDirectory("mmx-demo-") : dir;
         int result = MmxCommand.UNHEALTHY;
         try (LocalCluster cluster = LocalCluster.create(clusterDir, plan, procsPerJvm,
-            List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            List.of("-Xmx" + shape.childHeap(plan.n()), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
             force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
         {
             final ClusterLayout layout = cluster.layout();
@@ -159,7 +165,10 @@ final class DemoCommand implements Callable<Integer>
         String event = "cluster up, client writing";
         long leaderKillNs = -1;
         final List<Long> failoverMs = new java.util.ArrayList<>();
-        while (second < 110)
+        long lastCommitSecond = 0;
+        boolean waitingShown = false;
+        boolean stalled = false;
+        while (second < MAX_SECONDS)
         {
             second++;
             final long wake = start + TimeUnit.SECONDS.toNanos(second);
@@ -183,19 +192,42 @@ final class DemoCommand implements Callable<Integer>
                 (n - live) + "/" + n + String.format(" (%.0f%%)", 100.0 * (n - live) / n), total - lastCommits,
                 leaderOf(node), total, cover + " / " + LiveNeighbourhood.quorum(n), event);
             event = "";
+            if (total > lastCommits)
+            {
+                lastCommitSecond = second;
+            }
             lastCommits = total;
-            if (second >= tailUntil)
+            if (second >= tailUntil && total > commitsAtLastKill)
             {
                 commitsAfterLastKill = total - commitsAtLastKill;
                 break;
             }
-            if (second == nextKillSecond)
+            if (second - lastCommitSecond >= STALL_LIMIT_SECONDS)
             {
+                stalled = true;
+                commitsAfterLastKill = total - commitsAtLastKill;
+                out.printf("nothing committed for %d s: stopping%n", STALL_LIMIT_SECONDS);
+                break;
+            }
+            if (second >= nextKillSecond && total == commitsAtLastKill)
+            {
+                // Commits continue between kills, or the demo shows nothing: the next kill waits for one.
+                if (!waitingShown)
+                {
+                    event = "the next kill waits for a commit after the last";
+                    waitingShown = true;
+                }
+                continue;
+            }
+            if (second >= nextKillSecond)
+            {
+                waitingShown = false;
                 final int leader = leaderOf(node) >= 0 ? layout.jvmOf(leaderOf(node)) : -1;
                 final int victim = LiveNeighbourhood.nextSafeKill(cluster.plan().graph(), layout, alive, killable, leader);
                 if (victim < 0 || n - live > n / 2 + procsPerJvm * 2)
                 {
                     tailUntil = second + 8;
+                    nextKillSecond = Long.MAX_VALUE;
                     event = victim < 0 ? "no JVM left whose death keeps N[S] a quorum: stop killing" : "";
                     continue;
                 }
@@ -235,7 +267,7 @@ final class DemoCommand implements Callable<Integer>
         out.printf("message passing alone survives at most %d crashes of %d (%.1f%%): it would have stopped at the " +
             "%d%s crash%n", messagePassingF, n, 100.0 * messagePassingF / n, messagePassingF + 1,
             ordinal(messagePassingF + 1));
-        final boolean ok = crashed > messagePassingF && commitsAfterLastKill > 0;
+        final boolean ok = !stalled && crashed > messagePassingF && commitsAfterLastKill > 0;
         out.println(ok ? "m&m: live processes ran the acceptors of their crashed neighbours from memory that outlived " +
             "them, so a quorum of acceptors stayed reachable." : "the demo did not show commits past the " +
             "message-passing limit; see the logs in " + cluster.dir().resolve("logs"));

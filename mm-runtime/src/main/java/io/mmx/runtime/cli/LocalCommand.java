@@ -36,17 +36,18 @@ final class LocalCommand implements Callable<Integer>
         "are deleted); without it an existing cluster directory is refused")
     boolean force;
 
-    @Option(names = "--jvm-heap", paramLabel = "SIZE", defaultValue = "256m", description = "heap of each child JVM (default ${DEFAULT-VALUE})")
+    @Option(names = "--jvm-heap", paramLabel = "SIZE", description = "heap of each child JVM (default: 192m and 6m " +
+        "per process it hosts beyond the first)")
     String heap;
 
     @Override
     public Integer call() throws Exception
     {
         final Plan p = plan != null ? PlanFile.readSealed(plan) : shape.plan(System.out);
-        try (LocalCluster cluster = LocalCluster.create(dir, p, shape.procsPerJvm, List.of("-Xmx" + heap, "-XX:+UseSerialGC"),
+        try (LocalCluster cluster = LocalCluster.create(dir, p, shape.procsPerJvm(p.n()), List.of("-Xmx" + (heap != null ? heap : shape.childHeap(p.n())), "-XX:+UseSerialGC"),
             force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
         {
-            System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), shape.procsPerJvm, dir);
+            System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), shape.procsPerJvm(p.n()), dir);
             for (int j = 0; j < cluster.layout().jvms(); j++)
             {
                 cluster.start(j);

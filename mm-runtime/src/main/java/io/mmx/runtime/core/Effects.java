@@ -26,7 +26,8 @@ public interface Effects
     /**
      * Start a memory operation on region {@code region}. Exactly one completion with the same
      * {@code opId} must follow ({@link MmPaxosCore#onMemoryCompletion}). {@code payload} (WRITE_BULK
-     * only) is valid during this call only: copy it.
+     * only) is valid during this call only: copy it. The words a READ_BULK completes with belong to
+     * the core, unless {@link #completionWordsBorrowed} says it reads them during the completion only.
      */
     void memory(long opId, MemoryOpKind kind, int region, int offsetWords, int lengthWords,
         long expected, long value, long[] payload);
@@ -60,5 +61,17 @@ public interface Effects
      */
     default void quorumCounted(final long ballot, final long firstSlot, final int slots)
     {
+    }
+
+    /**
+     * True when the core reads the words of operation {@code opId}'s READ_BULK completion only while
+     * {@link MmPaxosCore#onMemoryCompletion} runs and keeps none of them by reference: the caller may
+     * complete it with an array it reuses afterwards (of exactly the length read). So it is for an
+     * acceptor driver's record reads, which copy the record out at once and are most of a busy host's
+     * reads; a learner's catch-up keeps its entries across operations, and gets an array of its own.
+     */
+    static boolean completionWordsBorrowed(final long opId)
+    {
+        return OpIds.purpose(opId) == OpIds.DRIVER;
     }
 }

@@ -22,6 +22,9 @@ final class Phase1
         LEAD
     }
 
+    /** Most doublings of the wait between resends of one Prepare (32 retry periods: 1.6 s in a node). */
+    static final int MAX_RETRY_BACKOFF_SHIFT = 5;
+
     private final int self;
     private final int n;
     private final int quorum;
@@ -38,6 +41,10 @@ final class Phase1
     private boolean prepareSent;
     private long phaseTick;
     private long retransmissions;
+    /** The current wait before the Prepare goes out again: doubled by each resend, up to the cap. */
+    private long retryTicks;
+    /** Promises counted when the last retry period ended: more since then is progress. */
+    private int promisesAtLastRetry;
 
     private final AcceptorSet promised;
     private int promiseCount;
@@ -125,6 +132,8 @@ final class Phase1
         candidateBallots.clear();
         prepareSent = false;
         phaseTick = nowTicks;
+        retryTicks = config.prepareRetryTicks();
+        promisesAtLastRetry = 0;
         roundOpId = OpIds.make(OpIds.PROPOSER_ROUND, 0, ++opSeq);
         // A CAS from the value we know, not a plain write: a persist whose timeout was reported may
         // still land later, and a plain write landing late could lower the round (a restart would
@@ -222,15 +231,27 @@ final class Phase1
 
     /**
      * A tick while the proposer runs phase 1: the Prepare goes out again once a retry period
-     * passed without a quorum. Returns true when phase 1 must start over: the round's persist
-     * failed a retry period ago.
+     * passed without a quorum and without a new Promise. Returns true when phase 1 must start
+     * over: the round's persist failed a retry period ago.
+     * <p>
+     * Every acceptor that gets a Prepare runs a transition and answers with its window, so a resend
+     * costs the whole cluster a phase 1. While Promises still come in the phase is under way, and a
+     * resend only adds work (at n = 4096 the Promises of one Prepare take seconds to arrive, and a
+     * resend every retry period kept a new leader from ever reaching a quorum); each resend doubles
+     * the wait for the next, up to {@link #MAX_RETRY_BACKOFF_SHIFT} doublings.
      */
     boolean onTick(final long nowTicks)
     {
-        if (prepareSent && nowTicks - phaseTick >= config.prepareRetryTicks())
+        if (prepareSent && nowTicks - phaseTick >= retryTicks)
         {
             phaseTick = nowTicks;
+            if (promiseCount > promisesAtLastRetry)
+            {
+                promisesAtLastRetry = promiseCount;
+                return false;
+            }
             retransmissions++;
+            retryTicks = Math.min(retryTicks * 2, (long)config.prepareRetryTicks() << MAX_RETRY_BACKOFF_SHIFT);
             effects.broadcast(new Message.Prepare(self, ballot));
         }
         else if (!prepareSent && roundOpId == -1 && nowTicks - phaseTick >= config.prepareRetryTicks())

@@ -42,6 +42,30 @@ public final class LocalCluster implements AutoCloseable
      */
     public static final int LARGE_CLUSTER_PROCS_PER_JVM = 256;
 
+    /**
+     * Processes per JVM when a command is not told: one per JVM up to 8 processes, 8 JVMs up to 256,
+     * then JVMs of {@link #LARGE_CLUSTER_PROCS_PER_JVM} (n = 4096: 16 JVMs). {@code mmx demo},
+     * {@code mmx local} and {@code perf consensus} lay clusters out by this rule; n = 4096 kept committing
+     * in JVMs of 256 where 8 JVMs of 512 stopped (docs/node.md).
+     */
+    public static int defaultProcsPerJvm(final int n)
+    {
+        if (n < 1)
+        {
+            throw new IllegalArgumentException("n = " + n + ": a cluster has at least one process");
+        }
+        return n <= 8 ? 1 : n <= 8 * 32 ? (n + 7) / 8 : LARGE_CLUSTER_PROCS_PER_JVM;
+    }
+
+    /**
+     * Heap of a child JVM hosting {@code procsPerJvm} processes: 192 MiB and 6 MiB per process beyond the
+     * first (a JVM of 32 uses about 180 MiB; a JVM of 256 ran out of a 192 MiB heap within seconds).
+     */
+    public static int childHeapMiB(final int procsPerJvm)
+    {
+        return 192 + 6 * (Math.max(1, procsPerJvm) - 1);
+    }
+
     /** What {@link #create} does with a cluster directory that already holds files. */
     public enum Existing
     {

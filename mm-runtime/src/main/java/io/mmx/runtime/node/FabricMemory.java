@@ -6,6 +6,7 @@ import io.mmx.rdma.fabric.MemoryFabric;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.fabric.OpType;
 import io.mmx.rdma.fabric.WordOutcome;
+import io.mmx.runtime.core.Effects;
 import io.mmx.runtime.core.MemoryOpKind;
 import io.mmx.runtime.core.MemoryStatus;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -206,8 +207,9 @@ final class FabricMemory implements CompletionHandler
         }
         if (inline && read && op.status == MemoryStatus.OK)
         {
-            // Read at once into the reused stage: the core gets its words without a buffer per read.
-            op.data = new long[lengthWords];
+            // Read at once into the reused stage: the core gets its words without a buffer per read,
+            // and without an array per read where it only borrows them (an acceptor's record reads).
+            op.data = Effects.completionWordsBorrowed(opId) ? stages.lend(lengthWords) : new long[lengthWords];
             stage.words.get(op.data, 0, lengthWords);
         }
     }
@@ -225,7 +227,44 @@ final class FabricMemory implements CompletionHandler
     {
         final Stage write = new Stage();
         final Stage read = new Stage();
+        /**
+         * Arrays lent to completions whose words the core only borrows, by length, for the next read of
+         * the same length once {@link #poll} has delivered them (a driver reads its record's used part: a
+         * few distinct lengths; as many arrays as such completions wait together). At n = 1024 a fresh
+         * array per record read was more than half of the bytes the node threads allocated.
+         */
+        private final java.util.HashMap<Integer, ArrayDeque<long[]>> lendable = new java.util.HashMap<>();
+
+        long[] lend(final int lengthWords)
+        {
+            final ArrayDeque<long[]> free = lendable.get(lengthWords);
+            final long[] words = free == null ? null : free.poll();
+            return words != null ? words : new long[lengthWords];
+        }
+
+        void giveBack(final long[] words)
+        {
+            ArrayDeque<long[]> free = lendable.get(words.length);
+            if (free == null)
+            {
+                if (lendable.size() >= MAX_LENT_LENGTHS)
+                {
+                    lendable.clear(); // the lengths moved on (records grew): forget the old ones
+                }
+                free = new ArrayDeque<>();
+                lendable.put(words.length, free);
+            }
+            if (free.size() < MAX_LENT_PER_LENGTH)
+            {
+                free.push(words);
+            }
+        }
     }
+
+    /** Distinct lengths of arrays kept for borrowed reads before the set starts over. */
+    private static final int MAX_LENT_LENGTHS = 16;
+    /** Arrays kept per length (beyond them a delivered array is left to the collector). */
+    private static final int MAX_LENT_PER_LENGTH = 4096;
 
     /** A reused byte buffer and a native-order view of its words. */
     private static final class Stage
@@ -270,13 +309,19 @@ final class FabricMemory implements CompletionHandler
         Op op;
         while ((op = done.poll()) != null)
         {
+            final boolean borrowed = Effects.completionWordsBorrowed(op.opId);
             long[] data = op.data;
             if (op.bulk != null && op.status == MemoryStatus.OK)
             {
-                data = new long[op.bulk.capacity() / 8];
+                final int words = op.bulk.capacity() / 8;
+                data = borrowed ? stages.lend(words) : new long[words];
                 ByteBuffer.wrap(op.bulk.byteArray()).order(ByteOrder.nativeOrder()).asLongBuffer().get(data);
             }
             sink.onMemoryCompletion(op.opId, op.status, op.value, data);
+            if (borrowed && data != null)
+            {
+                stages.giveBack(data); // the core copied what it needed during the call
+            }
             work++;
         }
         return work;

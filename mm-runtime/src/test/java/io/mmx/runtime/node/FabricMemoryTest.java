@@ -114,6 +114,67 @@ class FabricMemoryTest
         assertArrayEquals(new long[] {7, 8}, data.get(3));
     }
 
+    /** An acceptor driver's op id (OpIds: purpose 1 in the top byte): the core only borrows its read's words. */
+    private static long driverOp(final long seq)
+    {
+        return (1L << 56) | seq;
+    }
+
+    /** A learner's catch-up read (purpose 3): the core keeps its words. */
+    private static long catchupOp(final long seq)
+    {
+        return (3L << 56) | seq;
+    }
+
+    @Test
+    void borrowedReadsWaitingTogetherGetArraysOfTheirOwnWhichTheNextReadsReuse()
+    {
+        memory();
+        final FabricMemory.Stages shared = new FabricMemory.Stages();
+        final FabricMemory a = new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared);
+        final FabricMemory b = new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared);
+        a.submit(1, MemoryOpKind.WRITE_BULK, 1, 0, 3, 0, 0, new long[] {1, 2, 3});
+        b.submit(2, MemoryOpKind.WRITE_BULK, 0, 0, 3, 0, 0, new long[] {7, 8, 9});
+        assertEquals(1, poll(a));
+        assertEquals(1, poll(b));
+        completions.clear();
+        final List<long[]> seen = new ArrayList<>();
+        final List<long[]> copies = new ArrayList<>();
+        final FabricMemory.Sink keep = (opId, status, value, words) ->
+        {
+            seen.add(words);
+            copies.add(words == null ? null : words.clone()); // what the core reads during the call
+        };
+        // Two reads of one length wait together for the poll: the same array for both would give
+        // the first the second's words.
+        a.submit(driverOp(10), MemoryOpKind.READ_BULK, 1, 0, 3, 0, 0, null);
+        b.submit(driverOp(11), MemoryOpKind.READ_BULK, 0, 0, 3, 0, 0, null);
+        a.poll(keep);
+        b.poll(keep);
+        assertArrayEquals(new long[] {1, 2, 3}, copies.get(0));
+        assertArrayEquals(new long[] {7, 8, 9}, copies.get(1));
+        assertTrue(seen.get(0) != seen.get(1), "reads waiting together never share an array");
+        // Delivered, the arrays are lent again: the next reads of that length allocate none.
+        a.submit(driverOp(12), MemoryOpKind.READ_BULK, 0, 0, 3, 0, 0, null);
+        a.poll(keep);
+        assertArrayEquals(new long[] {7, 8, 9}, copies.get(2));
+        assertTrue(seen.get(2) == seen.get(0) || seen.get(2) == seen.get(1), "a delivered array is reused");
+        // A catch-up read keeps its words: never a lent array, and never lent afterwards.
+        a.submit(catchupOp(13), MemoryOpKind.READ_BULK, 1, 0, 3, 0, 0, null);
+        a.poll(keep);
+        final long[] kept = seen.get(3);
+        assertTrue(kept != seen.get(0) && kept != seen.get(1), "a kept read gets an array of its own");
+        a.submit(driverOp(14), MemoryOpKind.READ_BULK, 0, 0, 3, 0, 0, null);
+        a.submit(driverOp(15), MemoryOpKind.READ_BULK, 0, 0, 3, 0, 0, null);
+        a.submit(driverOp(16), MemoryOpKind.READ_BULK, 0, 0, 3, 0, 0, null);
+        a.poll(keep);
+        for (int i = 4; i < 7; i++)
+        {
+            assertTrue(seen.get(i) != kept, "the kept array is never lent to a later read");
+        }
+        assertArrayEquals(new long[] {1, 2, 3}, kept, "and its words stay as read");
+    }
+
     @Test
     void wordAndReadOperationsRunAtOnceAndRefusalsStillCompleteOnThePoll()
     {

@@ -62,9 +62,9 @@ public final class MmxLog implements ReplicatedLog
     {
         final int degree = n <= 5 ? 2 : n < 256 ? 4 : 8;
         final Plan plan = LocalCluster.plan(n, degree, 1);
-        final int procsPerJvm = procsPerJvm(n);
+        final int procsPerJvm = LocalCluster.defaultProcsPerJvm(n);
         cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm,
-            List.of("-Xmx" + heapMiB(procsPerJvm) + "m", "-XX:+UseSerialGC"), LocalCluster.Existing.REPLACE);
+            List.of("-Xmx" + LocalCluster.childHeapMiB(procsPerJvm) + "m", "-XX:+UseSerialGC"), LocalCluster.Existing.REPLACE);
         // Every replica runs the baseline's service (count, reply with the command's id): the two systems
         // are compared on ordering and replicating commands, not on a service's work.
         final List<String> options = new java.util.ArrayList<>(List.of("--service", "ack"));
@@ -114,22 +114,6 @@ public final class MmxLog implements ReplicatedLog
                 }
             }
         }
-    }
-
-    /**
-     * One process per JVM up to 8 processes, 8 JVMs up to 256, then JVMs of
-     * {@link LocalCluster#LARGE_CLUSTER_PROCS_PER_JVM}, as {@code perf idle} lays them out: they start
-     * faster, and n = 4096 kept committing in them where 8 JVMs of 512 stopped (docs/node.md).
-     */
-    static int procsPerJvm(final int n)
-    {
-        return n <= 8 ? 1 : n <= 8 * 32 ? (n + 7) / 8 : LocalCluster.LARGE_CLUSTER_PROCS_PER_JVM;
-    }
-
-    /** Heap per JVM: 192 MiB and 6 MiB per hosted process beyond the first (a JVM of 32 uses about 180 MiB). */
-    static int heapMiB(final int procsPerJvm)
-    {
-        return 192 + 6 * (procsPerJvm - 1);
     }
 
     @Override
