@@ -50,17 +50,26 @@ public abstract class Message
         return from;
     }
 
-    /** Phase 1a: promise {@code ballot}; report accepted entries at or above your floor. */
+    /**
+     * Phase 1a: promise {@code ballot}; report accepted entries at or above your floor and above
+     * {@code knownThrough}.
+     */
     public static final class Prepare extends Message
     {
         /** The ballot to promise. */
         public final long ballot;
+        /**
+         * The proposer has applied every slot through this one (-1: none): it never proposes there
+         * again, so a Promise leaves those entries out.
+         */
+        public final long knownThrough;
 
-        /** A prepare of {@code ballot} from leader {@code from}. */
-        public Prepare(final int from, final long ballot)
+        /** A prepare of {@code ballot} from leader {@code from}, which has applied slots through {@code knownThrough}. */
+        public Prepare(final int from, final long ballot, final long knownThrough)
         {
             super(Type.PREPARE, from);
             this.ballot = ballot;
+            this.knownThrough = knownThrough;
         }
     }
 
@@ -73,7 +82,9 @@ public abstract class Message
         public final long ballot;
         /** The acceptor's floor: slots below it are decided and reclaimed. */
         public final long floor;
-        /** Slots of the entries it accepted at or above its floor. */
+        /** Entries of slots through this one were left out (the Prepare's knownThrough; -1: none). */
+        public final long omittedThrough;
+        /** Slots of the entries it accepted at or above its floor and above {@link #omittedThrough}. */
         public final long[] slots;
         /** The ballot each of those entries was accepted at. */
         public final long[] ballots;
@@ -82,13 +93,14 @@ public abstract class Message
 
         /** A promise of {@code acceptor}, executed by {@code executor}, with its accepted entries. */
         public Promise(
-            final int executor, final int acceptor, final long ballot, final long floor,
+            final int executor, final int acceptor, final long ballot, final long floor, final long omittedThrough,
             final long[] slots, final long[] ballots, final long[][] values)
         {
             super(Type.PROMISE, executor);
             this.acceptor = acceptor;
             this.ballot = ballot;
             this.floor = floor;
+            this.omittedThrough = omittedThrough;
             this.slots = slots;
             this.ballots = ballots;
             this.values = values;

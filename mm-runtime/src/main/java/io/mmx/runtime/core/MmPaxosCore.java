@@ -36,6 +36,8 @@ public final class MmPaxosCore implements AcceptorReplies
     private boolean coveringAsLeader;
     private int recentCursor;
     private long lastPrepare = Ballot.NONE;
+    /** The knownThrough of the Prepare of {@link #lastPrepare} (-1: leave nothing out). */
+    private long lastPrepareKnown = -1;
 
     private boolean ready;
     private long recoveryOpId = -1;
@@ -183,6 +185,12 @@ public final class MmPaxosCore implements AcceptorReplies
         if (p.ballot > lastPrepare)
         {
             lastPrepare = p.ballot;
+            lastPrepareKnown = p.knownThrough;
+        }
+        else if (p.ballot == lastPrepare)
+        {
+            // A resend of the same proposer's Prepare: its applied prefix only grows.
+            lastPrepareKnown = Math.max(lastPrepareKnown, p.knownThrough);
         }
         for (final AcceptorDriver d : drivers)
         {
@@ -582,18 +590,29 @@ public final class MmPaxosCore implements AcceptorReplies
     @Override
     public void promised(final int acceptor, final long ballot, final AcceptorRecord record)
     {
-        final int count = record.count();
+        // Entries the proposer has applied are of no use to it (it proposes only above them, and
+        // its applied prefix only grows): at n = 4096 whole windows from ~2,500 acceptors were
+        // what kept a new leader's phase 1 waiting for seconds. Only the Prepare of this very ballot
+        // says how much to leave out.
+        final long omit = ballot == lastPrepare ? lastPrepareKnown : -1;
+        final int all = record.count();
+        int first = 0;
+        while (first < all && record.slot(first) <= omit)
+        {
+            first++;
+        }
+        final int count = all - first;
         final long[] slots = new long[count];
         final long[] ballots = new long[count];
         final long[][] values = new long[count][];
         for (int i = 0; i < count; i++)
         {
-            slots[i] = record.slot(i);
-            ballots[i] = record.ballot(i);
-            values[i] = record.value(i);
+            slots[i] = record.slot(first + i);
+            ballots[i] = record.ballot(first + i);
+            values[i] = record.value(first + i);
         }
         effects.send(Ballot.proposer(ballot, n),
-            new Message.Promise(self, acceptor, ballot, record.floor(), slots, ballots, values));
+            new Message.Promise(self, acceptor, ballot, record.floor(), omit, slots, ballots, values));
     }
 
     @Override

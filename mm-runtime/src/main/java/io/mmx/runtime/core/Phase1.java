@@ -30,6 +30,8 @@ final class Phase1
     private final int quorum;
     private final CoreConfig config;
     private final Effects effects;
+    /** The slots this proposer has applied (a Prepare names them, so Promises leave them out). */
+    private final java.util.function.LongSupplier knownThrough;
 
     private long ballot = Ballot.NONE;
     private long maxRoundSeen;
@@ -55,8 +57,9 @@ final class Phase1
     /** Only for the counting flaw {@code count-pairs-phase1} (never allocated into otherwise). */
     private final java.util.HashSet<String> flawPairs = new java.util.HashSet<>();
 
-    Phase1(final int self, final CoreConfig config, final Effects effects)
+    Phase1(final int self, final CoreConfig config, final Effects effects, final java.util.function.LongSupplier knownThrough)
     {
+        this.knownThrough = knownThrough;
         this.self = self;
         this.n = config.n();
         this.quorum = config.quorumSize();
@@ -202,7 +205,7 @@ final class Phase1
         {
             return Persisted.LEAD;
         }
-        effects.broadcast(new Message.Prepare(self, ballot));
+        effects.broadcast(new Message.Prepare(self, ballot, knownThrough.getAsLong()));
         return Persisted.NOTHING;
     }
 
@@ -252,7 +255,7 @@ final class Phase1
             }
             retransmissions++;
             retryTicks = Math.min(retryTicks * 2, (long)config.prepareRetryTicks() << MAX_RETRY_BACKOFF_SHIFT);
-            effects.broadcast(new Message.Prepare(self, ballot));
+            effects.broadcast(new Message.Prepare(self, ballot, knownThrough.getAsLong()));
         }
         else if (!prepareSent && roundOpId == -1 && nowTicks - phaseTick >= config.prepareRetryTicks())
         {

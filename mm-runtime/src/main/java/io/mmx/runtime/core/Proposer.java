@@ -60,7 +60,7 @@ final class Proposer
         this.effects = effects;
         this.learner = learner;
         this.quorum = config.quorumSize();
-        this.phase1 = new Phase1(self, config, effects);
+        this.phase1 = new Phase1(self, config, effects, learner::appliedThrough);
         this.queue = new ProposalQueue(config);
         this.inFlight = new InFlightGroups(self, config, effects, learner);
         this.decidedRing = new long[4 * config.recordMaxEntries()];

@@ -73,12 +73,18 @@ final class AcceptorAudit
         {
             final Message.Promise p = (Message.Promise)m;
             long sum = 0;
+            boolean aboveOmitted = true;
             for (int i = 0; i < p.slots.length; i++)
             {
                 sum += entry(p.slots[i], p.ballots[i], p.values[i], 0, p.values[i].length);
+                aboveOmitted &= p.slots[i] > p.omittedThrough;
             }
             final long h = fingerprint(p.ballot, p.floor, p.slots.length, sum);
-            if (states[p.acceptor] == null || !states[p.acceptor].contains(h))
+            // A Promise that left out the entries through omittedThrough reports the tail of a state:
+            // every entry it holds lies above that slot, and the tail is one of a published state's.
+            final boolean held = states[p.acceptor] != null && aboveOmitted && (states[p.acceptor].contains(h) ||
+                p.omittedThrough >= 0 && states[p.acceptor].contains(tail(h)));
+            if (!held)
             {
                 checker.acceptorViolation("reply: executor " + executor + " sent a Promise of acceptor " + p.acceptor +
                     " for ballot " + p.ballot + " (floor " + p.floor + ", slots " + Arrays.toString(p.slots) +
@@ -216,6 +222,14 @@ final class AcceptorAudit
     {
         return mix(mix(mix(SEED, promised), floor), count) + entrySum;
     }
+
+    /** The key of a proper tail of a state (its first entries left out), apart from the whole states' keys. */
+    private static long tail(final long fingerprint)
+    {
+        return mix(fingerprint, TAIL_SALT);
+    }
+
+    private static final long TAIL_SALT = 0x7A11L;
 
     /**
      * A proposer counted a quorum for {@code ballot}: check it against the acceptors' published
@@ -395,6 +409,15 @@ final class AcceptorAudit
             states[q] = new LongHashSet(64); // about as many states as one acceptor publishes in a run
         }
         states[q].add(fingerprint(now.promised(), now.floor(), now.count(), sum));
+        // Its proper tails too, which a Promise reports when the Prepare named slots the proposer
+        // has applied: a tail's key differs from a whole state's, so a Promise that left nothing out
+        // must still match a whole state.
+        long tailSum = sum;
+        for (int k = 1; k <= now.count(); k++)
+        {
+            tailSum -= now.hashes[k - 1];
+            states[q].add(tail(fingerprint(now.promised(), now.floor(), now.count() - k, tailSum)));
+        }
     }
 
     private static String where(final int q, final int executor, final long head)

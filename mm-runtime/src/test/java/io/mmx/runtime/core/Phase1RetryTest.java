@@ -45,7 +45,7 @@ class Phase1RetryTest
     private static Phase1 started(final Prepares effects)
     {
         final CoreConfig config = new CoreConfig().graph(Graph.empty(N)).prepareRetryTicks(RETRY).conclude();
-        final Phase1 phase1 = new Phase1(0, config, effects);
+        final Phase1 phase1 = new Phase1(0, config, effects, () -> -1L);
         phase1.start(0);
         phase1.onRoundPersisted(effects.roundOp, MemoryStatus.OK, 0, 0, true);
         assertEquals(1, effects.ballots.size(), "the first Prepare goes out once the round is persisted");
@@ -54,7 +54,7 @@ class Phase1RetryTest
 
     private static Message.Promise promise(final Phase1 phase1, final int acceptor)
     {
-        return new Message.Promise(acceptor, acceptor, phase1.ballot(), 0, new long[0], new long[0], new long[0][]);
+        return new Message.Promise(acceptor, acceptor, phase1.ballot(), 0, -1, new long[0], new long[0], new long[0][]);
     }
 
     @Test

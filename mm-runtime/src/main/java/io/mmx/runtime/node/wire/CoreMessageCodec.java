@@ -13,8 +13,8 @@ import java.nio.ByteOrder;
  *
  * <pre>
  * every message   from i32
- * PREPARE         ballot i64
- * PROMISE         acceptor i32, ballot i64, floor i64, entries i32, then per entry: slot i64, ballot i64, value
+ * PREPARE         ballot i64, knownThrough i64
+ * PROMISE         acceptor i32, ballot i64, floor i64, omittedThrough i64, entries i32, then per entry: slot i64, ballot i64, value
  * NACK            acceptor i32, ballot i64, promised i64
  * ACCEPT          ballot i64, firstSlot i64, durableThrough i64, decidedThrough i64,
  *                 acceptors i32 (-1 = all), acceptor ids i32..., slots i32, then one value per slot
@@ -99,7 +99,8 @@ public final class CoreMessageCodec
         {
             case PREPARE:
                 buffer.putLong(p, ((Message.Prepare)m).ballot, LE);
-                p += 8;
+                buffer.putLong(p + 8, ((Message.Prepare)m).knownThrough, LE);
+                p += 16;
                 break;
             case PROMISE:
             {
@@ -107,8 +108,9 @@ public final class CoreMessageCodec
                 buffer.putInt(p, x.acceptor, LE);
                 buffer.putLong(p + 4, x.ballot, LE);
                 buffer.putLong(p + 12, x.floor, LE);
-                buffer.putInt(p + 20, x.slots.length, LE);
-                p += 24;
+                buffer.putLong(p + 20, x.omittedThrough, LE);
+                buffer.putInt(p + 28, x.slots.length, LE);
+                p += 32;
                 for (int i = 0; i < x.slots.length; i++)
                 {
                     buffer.putLong(p, x.slots[i], LE);
@@ -192,11 +194,11 @@ public final class CoreMessageCodec
         switch (m.type())
         {
             case PREPARE:
-                return 12;
+                return 20;
             case PROMISE:
             {
                 final Message.Promise x = (Message.Promise)m;
-                int length = 28;
+                int length = 36;
                 for (final long[] v : x.values)
                 {
                     length += 16 + 4 + 8 * v.length;
@@ -247,13 +249,17 @@ public final class CoreMessageCodec
         switch (TYPES[frameType - TYPE_BASE])
         {
             case PREPARE:
-                m = new Message.Prepare(from, r.i64());
+            {
+                final long ballot = r.i64();
+                m = new Message.Prepare(from, ballot, r.i64());
+            }
                 break;
             case PROMISE:
             {
                 final int acceptor = r.i32();
                 final long ballot = r.i64();
                 final long floor = r.i64();
+                final long omittedThrough = r.i64();
                 final int entries = r.count();
                 if (!isProcess(acceptor) || entries < 0)
                 {
@@ -268,7 +274,7 @@ public final class CoreMessageCodec
                     ballots[i] = r.i64();
                     values[i] = readValue(r);
                 }
-                m = new Message.Promise(from, acceptor, ballot, floor, slots, ballots, values);
+                m = new Message.Promise(from, acceptor, ballot, floor, omittedThrough, slots, ballots, values);
                 break;
             }
             case NACK:

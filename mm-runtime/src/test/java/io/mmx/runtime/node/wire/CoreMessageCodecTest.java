@@ -28,8 +28,8 @@ class CoreMessageCodecTest
         final long[] v1 = {1, 2, 3};
         final long[] v2 = {4, 5, 6, 7, 8, 9};
         return List.of(
-            new Message.Prepare(3, 77),
-            new Message.Promise(3, 5, 77, 10, new long[]{10, 11}, new long[]{70, 71}, new long[][]{v1, v2}),
+            new Message.Prepare(3, 77, 9),
+            new Message.Promise(3, 5, 77, 10, 9, new long[]{10, 11}, new long[]{70, 71}, new long[][]{v1, v2}),
             new Message.Nack(3, 5, 77, 99),
             new Message.Accept(3, 77, 12, new long[][]{v1, v2}, 9, 11, new int[]{1, 2, 15}),
             new Message.Accept(3, 77, 12, new long[][]{v2}, 9, 11),
