@@ -23,6 +23,8 @@ final class AcceptorAudit
     private final PublishedState[] last;
     /** Per acceptor: fingerprints of every state it published (what a Promise may report). */
     private final LongHashSet[] states;
+    /** Per acceptor: its last published states, whose tails a Promise may report. */
+    private final RecentStates[] recent;
     /** Reading space for the next published record; it becomes {@code last[q]} when it passes. */
     private PublishedState spare;
     /** Per-slot counts of one quorum check. */
@@ -40,6 +42,7 @@ final class AcceptorAudit
         this.checker = checker;
         this.last = new PublishedState[config.graph().n()];
         this.states = new LongHashSet[config.graph().n()];
+        this.recent = new RecentStates[config.graph().n()];
     }
 
     /** Slots of each group proposed, by (first slot, ballot): an Accepted answers for all of them. */
@@ -83,7 +86,8 @@ final class AcceptorAudit
             // A Promise that left out the entries through omittedThrough reports the tail of a state:
             // every entry it holds lies above that slot, and the tail is one of a published state's.
             final boolean held = states[p.acceptor] != null && aboveOmitted && (states[p.acceptor].contains(h) ||
-                p.omittedThrough >= 0 && states[p.acceptor].contains(tail(h)));
+                p.omittedThrough >= 0 && recent[p.acceptor].holdsTail(p.ballot, p.floor, p.omittedThrough,
+                    p.slots.length, sum));
             if (!held)
             {
                 checker.acceptorViolation("reply: executor " + executor + " sent a Promise of acceptor " + p.acceptor +
@@ -223,13 +227,84 @@ final class AcceptorAudit
         return mix(mix(mix(SEED, promised), floor), count) + entrySum;
     }
 
-    /** The key of a proper tail of a state (its first entries left out), apart from the whole states' keys. */
-    private static long tail(final long fingerprint)
+    /**
+     * An acceptor's last published states, by entry: a Promise that left out the entries through some
+     * slot reports the rest of one of them. Tails of every state ever published would be as many keys
+     * as entries (the n = 4096 simulation ran out of its heap with them); a Promise reports the state
+     * its own transition just published, and more than a few publishes of one acceptor between that
+     * transition's CAS and its completion would need more executors than an acceptor has.
+     */
+    private static final class RecentStates
     {
-        return mix(fingerprint, TAIL_SALT);
+        private final long[] promised;
+        private final long[] floor;
+        private final int[] count;
+        private final long[][] slots;
+        private final long[][] hashes;
+        private int next;
+        private int size;
+
+        RecentStates(final int states, final int maxEntries)
+        {
+            promised = new long[states];
+            floor = new long[states];
+            count = new int[states];
+            slots = new long[states][maxEntries];
+            hashes = new long[states][maxEntries];
+        }
+
+        void add(final PublishedState state)
+        {
+            final int i = next;
+            promised[i] = state.promised();
+            floor[i] = state.floor();
+            count[i] = state.count();
+            for (int e = 0; e < state.count(); e++)
+            {
+                slots[i][e] = state.slot(e);
+                hashes[i][e] = state.hashes[e];
+            }
+            next = (next + 1) % promised.length;
+            size = Math.min(size + 1, promised.length);
+        }
+
+        /** True if one of the states, its entries through {@code omitted} left out, is the Promise's. */
+        boolean holdsTail(final long ballot, final long floorOf, final long omitted, final int entries, final long entrySum)
+        {
+            for (int j = 0; j < size; j++)
+            {
+                if (promised[j] != ballot || floor[j] != floorOf)
+                {
+                    continue;
+                }
+                int k = 0;
+                while (k < count[j] && slots[j][k] <= omitted)
+                {
+                    k++;
+                }
+                if (count[j] - k != entries)
+                {
+                    continue;
+                }
+                long sum = 0;
+                for (int e = k; e < count[j]; e++)
+                {
+                    sum += hashes[j][e];
+                }
+                if (sum == entrySum)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
-    private static final long TAIL_SALT = 0x7A11L;
+    /** States kept per acceptor for tail checks: 64 in the sweeps' small clusters, 8 at n = 4096. */
+    private static int recentStates(final int n, final int maxEntries)
+    {
+        return Math.max(8, Math.min(64, (1 << 22) / (n * (2 * maxEntries + 3))));
+    }
 
     /**
      * A proposer counted a quorum for {@code ballot}: check it against the acceptors' published
@@ -409,15 +484,12 @@ final class AcceptorAudit
             states[q] = new LongHashSet(64); // about as many states as one acceptor publishes in a run
         }
         states[q].add(fingerprint(now.promised(), now.floor(), now.count(), sum));
-        // Its proper tails too, which a Promise reports when the Prepare named slots the proposer
-        // has applied: a tail's key differs from a whole state's, so a Promise that left nothing out
-        // must still match a whole state.
-        long tailSum = sum;
-        for (int k = 1; k <= now.count(); k++)
+        if (recent[q] == null)
         {
-            tailSum -= now.hashes[k - 1];
-            states[q].add(tail(fingerprint(now.promised(), now.floor(), now.count() - k, tailSum)));
+            recent[q] = new RecentStates(recentStates(config.graph().n(), config.recordMaxEntries()),
+                config.recordMaxEntries());
         }
+        recent[q].add(now); // its tails, which a Promise reports when the Prepare named applied slots
     }
 
     private static String where(final int q, final int executor, final long head)
