@@ -25,8 +25,17 @@ final class ShmLiveness implements HostLiveness, AutoCloseable
 {
     private final Path directory;
     private final List<FileChannel> held = new ArrayList<>();
-    /** The processes this node hosts: asked about, they run, and their files are never opened again. */
-    private final java.util.Set<Integer> hosted = new java.util.HashSet<>();
+    /** The files this node locked (entries of {@link #LOCKED_IN_THIS_JVM}). */
+    private final List<Path> lockedHere = new ArrayList<>();
+
+    /**
+     * Lock files some node of this JVM holds. Record locks belong to the process, and closing any
+     * channel of a file drops them all, so a file locked here is never opened to be asked about: the
+     * probe would free the lock, and every other JVM would find that process dead (a follower asking
+     * about its co-hosted leader did so; ShmLivenessTest). A process's locks are process-wide state,
+     * hence one set per JVM.
+     */
+    private static final java.util.Set<Path> LOCKED_IN_THIS_JVM = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Takes the lock of every hosted process, waiting for a peer that is testing it at that instant.
@@ -44,12 +53,14 @@ final class ShmLiveness implements HostLiveness, AutoCloseable
             {
                 final FileChannel channel = FileChannel.open(file(id), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 held.add(channel);
-                this.hosted.add(id);
                 if (!lockSoon(channel))
                 {
                     throw new IllegalStateException("another running node holds " + file(id) + ", so it hosts process " +
                         id + " already: stop it, or give this node other processes");
                 }
+                final Path key = key(file(id));
+                LOCKED_IN_THIS_JVM.add(key);
+                lockedHere.add(key);
             }
         }
         catch (final IOException ex)
@@ -88,6 +99,11 @@ final class ShmLiveness implements HostLiveness, AutoCloseable
         return directory.resolve("process-" + id + ".live");
     }
 
+    private static Path key(final Path file)
+    {
+        return file.toAbsolutePath().normalize();
+    }
+
     @Override
     public boolean surelyRuns(final int processId)
     {
@@ -113,14 +129,11 @@ final class ShmLiveness implements HostLiveness, AutoCloseable
 
     private LockState lockState(final int processId)
     {
-        if (hosted.contains(processId))
-        {
-            // This JVM runs it. Never open its file to ask: record locks belong to the process, and
-            // closing any channel of the file drops them all, so the probe would free the lock we
-            // hold and every other node would find the process dead (ShmLivenessTest).
-            return LockState.HELD;
-        }
         final Path file = file(processId);
+        if (LOCKED_IN_THIS_JVM.contains(key(file)))
+        {
+            return LockState.HELD; // this JVM runs it; never opened to ask (see LOCKED_IN_THIS_JVM)
+        }
         if (!Files.exists(file))
         {
             return LockState.UNKNOWN;
@@ -137,7 +150,7 @@ final class ShmLiveness implements HostLiveness, AutoCloseable
         }
         catch (final OverlappingFileLockException ex)
         {
-            return LockState.HELD; // held in this JVM, which runs (not a hosted process: see above)
+            return LockState.HELD; // being locked by a node of this JVM at this instant
         }
         catch (final IOException ex)
         {
@@ -160,6 +173,7 @@ final class ShmLiveness implements HostLiveness, AutoCloseable
             }
         }
         held.clear();
-        hosted.clear();
+        LOCKED_IN_THIS_JVM.removeAll(lockedHere);
+        lockedHere.clear();
     }
 }

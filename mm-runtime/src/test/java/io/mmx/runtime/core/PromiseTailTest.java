@@ -53,6 +53,12 @@ class PromiseTailTest
         return record;
     }
 
+    private static final int N = 5;
+    private static final CoreConfig CONFIG = new CoreConfig().graph(Graph.empty(N)).conclude();
+
+    private final Sent effects = new Sent();
+    private final MmPaxosCore core = ready(CONFIG, effects);
+
     /** A core that read its (fresh) region's header: ready for messages. */
     private static MmPaxosCore ready(final CoreConfig config, final Sent effects)
     {
@@ -67,14 +73,10 @@ class PromiseTailTest
     @Test
     void entriesThroughTheProposersAppliedPrefixAreLeftOut()
     {
-        final int n = 5;
-        final CoreConfig config = new CoreConfig().graph(Graph.empty(n)).conclude();
-        final Sent effects = new Sent();
-        final MmPaxosCore core = ready(config, effects);
-        final long ballot = Ballot.of(3, 2, n);
+        final long ballot = Ballot.of(3, 2, N);
         core.onMessage(new Message.Prepare(2, ballot, 6), 0);
 
-        core.promised(0, ballot, window(config, ballot));
+        core.promised(0, ballot, window(CONFIG, ballot));
         final Message.Promise tail = effects.promises.get(0);
         assertEquals(6, tail.omittedThrough);
         assertArrayEquals(new long[] {7, 8, 9}, tail.slots, "slots 5 and 6 are applied at the proposer");
@@ -82,25 +84,21 @@ class PromiseTailTest
 
         // A resend of the same Prepare after the proposer applied more: it only leaves out more.
         core.onMessage(new Message.Prepare(2, ballot, 8), 0);
-        core.promised(0, ballot, window(config, ballot));
+        core.promised(0, ballot, window(CONFIG, ballot));
         assertArrayEquals(new long[] {9}, effects.promises.get(1).slots);
         core.onMessage(new Message.Prepare(2, ballot, 4), 0); // a late copy of an earlier send
-        core.promised(0, ballot, window(config, ballot));
+        core.promised(0, ballot, window(CONFIG, ballot));
         assertArrayEquals(new long[] {9}, effects.promises.get(2).slots, "what it has applied it keeps applied");
     }
 
     @Test
     void aPromiseForAnotherBallotThanThePrepareSeenLeavesNothingOut()
     {
-        final int n = 5;
-        final CoreConfig config = new CoreConfig().graph(Graph.empty(n)).conclude();
-        final Sent effects = new Sent();
-        final MmPaxosCore core = ready(config, effects);
-        final long seen = Ballot.of(3, 2, n);
+        final long seen = Ballot.of(3, 2, N);
         core.onMessage(new Message.Prepare(2, seen, 8), 0);
-        final long other = Ballot.of(2, 1, n);
+        final long other = Ballot.of(2, 1, N);
 
-        core.promised(0, other, window(config, other));
+        core.promised(0, other, window(CONFIG, other));
         final Message.Promise whole = effects.promises.get(0);
         assertEquals(-1, whole.omittedThrough);
         assertArrayEquals(new long[] {5, 6, 7, 8, 9}, whole.slots, "another proposer's knowledge is not this one's");

@@ -97,13 +97,22 @@ class FabricMemoryTest
         assertArrayEquals(new long[] {1001, 1002}, data.get(2), "a later read does not overwrite an earlier one's words");
     }
 
-    @Test
-    void processesOfOneThreadShareTheStagesWithoutSeeingEachOthersWords()
+    /** Two processes' memories on one node thread: they share its stages. */
+    private FabricMemory[] twoProcessesOfOneThread()
     {
         memory();
         final FabricMemory.Stages shared = new FabricMemory.Stages();
-        final FabricMemory a = new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared);
-        final FabricMemory b = new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared);
+        return new FabricMemory[] {
+            new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared),
+            new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared)};
+    }
+
+    @Test
+    void processesOfOneThreadShareTheStagesWithoutSeeingEachOthersWords()
+    {
+        final FabricMemory[] pair = twoProcessesOfOneThread();
+        final FabricMemory a = pair[0];
+        final FabricMemory b = pair[1];
         a.submit(1, MemoryOpKind.WRITE_BULK, 1, 0, 3, 0, 0, new long[] {1, 2, 3});
         b.submit(2, MemoryOpKind.WRITE_BULK, 0, 0, 2, 0, 0, new long[] {7, 8});
         a.submit(3, MemoryOpKind.READ_BULK, 1, 0, 3, 0, 0, null);
@@ -129,10 +138,9 @@ class FabricMemoryTest
     @Test
     void borrowedReadsWaitingTogetherGetArraysOfTheirOwnWhichTheNextReadsReuse()
     {
-        memory();
-        final FabricMemory.Stages shared = new FabricMemory.Stages();
-        final FabricMemory a = new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared);
-        final FabricMemory b = new FabricMemory(fabric, null, 1_000_000_000L, (kind, ns) -> { }, System::nanoTime, shared);
+        final FabricMemory[] pair = twoProcessesOfOneThread();
+        final FabricMemory a = pair[0];
+        final FabricMemory b = pair[1];
         a.submit(1, MemoryOpKind.WRITE_BULK, 1, 0, 3, 0, 0, new long[] {1, 2, 3});
         b.submit(2, MemoryOpKind.WRITE_BULK, 0, 0, 3, 0, 0, new long[] {7, 8, 9});
         assertEquals(1, poll(a));

@@ -156,7 +156,7 @@ public final class FailoverBenchmark
         final Plan plan = LocalCluster.plan(n, degree, 1);
         final PrintStream log = System.err;
         boolean ok;
-        try (LocalCluster cluster = LocalCluster.create(dir, plan, procsPerJvm, List.of("-Xmx192m", "-XX:+UseSerialGC"),
+        try (LocalCluster cluster = LocalCluster.create(dir, plan, procsPerJvm, List.of("-Xmx" + LocalCluster.childHeapMiB(procsPerJvm) + "m", "-XX:+UseSerialGC"),
             LocalCluster.Existing.REPLACE))
         {
             final ClusterLayout layout = cluster.layout();
