@@ -161,6 +161,9 @@ public final class MmxNode implements AutoCloseable
 
             if (ctx.stateDirectory() != null)
             {
+                // Closed after every replica's state (resources close in reverse).
+                final HostJournal journal = HostJournal.open(ctx.stateDirectory(), hosted);
+                resources.add(journal);
                 for (final ProcessReplica replica : replicas)
                 {
                     final StateMachine machine = replica.stateMachine();
@@ -172,7 +175,8 @@ public final class MmxNode implements AutoCloseable
                     resources.add(replica::closeState);
                     replica.transferFaults(ctx.transferFaults());
                     replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(),
-                        config.maxBatch(), ctx.snapshotEveryCommands()), ctx.coldStart(), ctx.coldStartMajority());
+                        config.maxBatch(), ctx.snapshotEveryCommands(), journal), ctx.coldStart(),
+                        ctx.coldStartMajority());
                 }
             }
             // Processes behind one endpoint are hosted by one JVM: they stop together.

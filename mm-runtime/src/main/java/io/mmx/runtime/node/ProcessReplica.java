@@ -210,7 +210,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.durability = durability;
         this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch, transferFaults);
         this.era = durability.era(n);
-        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, replayer());
+        // The node's journal may hold a later era's slots, applied by co-hosted replicas: not this one's to replay.
+        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, replayer(),
+            (era.era() + 1) * LogEra.SLOTS - 1);
         stateSlot = Math.max(stateSlot, restoredThroughSlot);
         if (!coldStart && era.started() && era.era() > 0 && era.ownPosition() != era.basePosition() &&
             durability.restoredSnapshotSlot() < era.base())

@@ -2,6 +2,7 @@ package io.mmx.runtime.node;
 
 import io.mmx.runtime.snapshot.SlotJournal;
 import io.mmx.runtime.snapshot.SnapshotStore;
+import org.agrona.CloseHelper;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -19,13 +20,15 @@ import java.util.Optional;
 
 /**
  * One replica's state on disk: snapshots of its state machine (with the duplicate filter, so a
- * restarted replica filters retried commands as the others do) and the journal of the slots it
- * applied since. A restart loads the newest good snapshot and replays the journal, so the replica
- * holds exactly the state it had when it stopped, however it stopped; only a host crash can lose
- * the journal's unsynced tail, and that shows as a gap.
+ * restarted replica filters retried commands as the others do) and the slots it applied since, in
+ * its node's {@link HostJournal}. A restart loads the newest good snapshot and replays the journal,
+ * so the replica holds at least the state it had when it stopped, however it stopped (the journal
+ * may hold slots a co-hosted replica applied first: decided values, so the replica is only further
+ * on); only a host crash can lose the journal's unsynced tail, and that shows as a gap.
  *
- * <p>Directory {@code <stateDir>/process-<id>/}: {@code snapshot-*.snap}, {@code journal-*.log}
- * and a {@code lock} held while a node runs the process, so two nodes never share one state.
+ * <p>Directory {@code <stateDir>/process-<id>/}: {@code snapshot-*.snap}, the file {@code journal}
+ * naming the host journal it writes to, and a {@code lock} held while a node runs the process, so
+ * two nodes never share one state.
  */
 final class ReplicaDurability implements AutoCloseable
 {
@@ -47,7 +50,9 @@ final class ReplicaDurability implements AutoCloseable
     private final int maxBatch;
     private final long snapshotEveryCommands;
     private final SnapshotStore snapshots;
-    private final SlotJournal journal;
+    private final HostJournal journal;
+    /** Whether {@link #close} closes the journal too (opened for this replica alone). */
+    private final boolean ownsJournal;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private long lastSlot = -1;
@@ -55,8 +60,8 @@ final class ReplicaDurability implements AutoCloseable
     private String lastError;
     private long restoredSnapshotSlot = -1;
 
-    private ReplicaDurability(final Path dir, final int id, final int maxBatch, final long snapshotEveryCommands)
-        throws IOException
+    private ReplicaDurability(final Path dir, final int id, final int maxBatch, final long snapshotEveryCommands,
+        final HostJournal journal, final boolean ownsJournal) throws IOException
     {
         this.id = id;
         this.dir = dir;
@@ -81,15 +86,61 @@ final class ReplicaDurability implements AutoCloseable
         }
         this.lock = held;
         this.snapshots = new SnapshotStore(dir, KEEP);
-        this.journal = new SlotJournal(dir);
+        this.journal = journal;
+        this.ownsJournal = ownsJournal;
+        final Path marker = dir.resolve(JOURNAL_FILE);
+        final String name = journal.directory().getFileName().toString();
+        final String before = Files.exists(marker) ? Files.readString(marker).trim() : null;
+        if (before != null && !before.equals(name))
+        {
+            EventLog.log(EventLog.Level.WARN, "journal_changed", id, "process " + id + " journaled to " + before +
+                " when it last ran, and now to " + name + " (its node hosts other processes): it restarts from its " +
+                "snapshot and learns the slots after it again");
+        }
+        if (!name.equals(before))
+        {
+            Files.writeString(marker, name + "\n");
+        }
     }
 
-    /** Opens (creating) the state of process {@code id} under {@code stateDir}; fails if another node holds it. */
+    /** File in a process's state directory naming the host journal it writes to. */
+    static final String JOURNAL_FILE = "journal";
+
+    /**
+     * Opens (creating) the state of process {@code id} under {@code stateDir}, with a journal of its
+     * own; fails if another node holds it.
+     */
     static ReplicaDurability open(final Path stateDir, final int id, final int maxBatch, final long snapshotEveryCommands)
+    {
+        final HostJournal journal = HostJournal.open(stateDir, new int[]{id});
+        try
+        {
+            return open(stateDir, id, maxBatch, snapshotEveryCommands, journal, true);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(journal);
+            throw ex;
+        }
+    }
+
+    /**
+     * Opens (creating) the state of process {@code id} under {@code stateDir}, journaling to its
+     * node's {@code journal}; fails if another node holds it.
+     */
+    static ReplicaDurability open(final Path stateDir, final int id, final int maxBatch, final long snapshotEveryCommands,
+        final HostJournal journal)
+    {
+        return open(stateDir, id, maxBatch, snapshotEveryCommands, journal, false);
+    }
+
+    private static ReplicaDurability open(final Path stateDir, final int id, final int maxBatch,
+        final long snapshotEveryCommands, final HostJournal journal, final boolean ownsJournal)
     {
         try
         {
-            return new ReplicaDurability(stateDir.resolve("process-" + id), id, maxBatch, snapshotEveryCommands);
+            return new ReplicaDurability(stateDir.resolve("process-" + id), id, maxBatch, snapshotEveryCommands,
+                journal, ownsJournal);
         }
         catch (final IOException ex)
         {
@@ -111,8 +162,8 @@ final class ReplicaDurability implements AutoCloseable
         }
         try (var files = Files.list(d))
         {
-            return files.anyMatch(f -> f.getFileName().toString().matches("(journal-.*\\.log|snapshot-.*\\.snap|" +
-                LogEra.FILE + ")"));
+            return files.anyMatch(f -> f.getFileName().toString().matches("(" + JOURNAL_FILE + "|journal-.*\\.log|" +
+                "snapshot-.*\\.snap|" + LogEra.FILE + ")"));
         }
         catch (final IOException ex)
         {
@@ -139,12 +190,13 @@ final class ReplicaDurability implements AutoCloseable
     }
 
     /**
-     * Loads the newest good snapshot into {@code stateMachine} and {@code duplicates}, replays the
-     * journal after it through {@code replayer}, and opens a new journal segment.
+     * Loads the newest good snapshot into {@code stateMachine} and {@code duplicates}, and replays the
+     * journal after it, up to {@code throughSlot} (the end of the replica's era), through {@code replayer}.
      *
      * @return the last slot the replica now holds (-1 if none).
      */
-    long restore(final StateMachine stateMachine, final DuplicateFilter duplicates, final Replayer replayer)
+    long restore(final StateMachine stateMachine, final DuplicateFilter duplicates, final Replayer replayer,
+        final long throughSlot)
     {
         try
         {
@@ -173,7 +225,7 @@ final class ReplicaDurability implements AutoCloseable
             }
             restoredSnapshotSlot = after;
             final long[] replayed = {0};
-            lastSlot = journal.replay(after, new SlotJournal.Replay()
+            lastSlot = journal.replay(after, throughSlot, new SlotJournal.Replay()
             {
                 @Override
                 public void slot(final long slot, final long[] value)
@@ -188,7 +240,7 @@ final class ReplicaDurability implements AutoCloseable
                 }
             });
             commandsSinceSnapshot = replayed[0];
-            journal.startSegment(lastSlot + 1, oldestSnapshotSlot() + 1);
+            journal.keepFrom(id, oldestSnapshotSlot() + 1);
             if (lastSlot < 0 && snapshot.isEmpty())
             {
                 return lastSlot; // a new replica: nothing to say
@@ -209,7 +261,7 @@ final class ReplicaDurability implements AutoCloseable
     {
         try
         {
-            journal.appendSlot(slot, value);
+            journal.append(slot, value);
             lastSlot = slot;
         }
         catch (final IOException ex)
@@ -239,7 +291,7 @@ final class ReplicaDurability implements AutoCloseable
     {
         try
         {
-            journal.appendGap(fromSlot, toSlot);
+            journal.gap(fromSlot, toSlot);
             lastSlot = Math.max(lastSlot, toSlot);
         }
         catch (final IOException ex)
@@ -308,7 +360,7 @@ final class ReplicaDurability implements AutoCloseable
         }
         stateMachine.onSnapshotLoaded(snapshot.logIndex());
         final long at = slotOf(snapshot.logIndex());
-        final long last = journal.replay(at, new SlotJournal.Replay()
+        final long last = journal.replay(at, Math.max(at, lastSlot), new SlotJournal.Replay()
         {
             @Override
             public void slot(final long slot, final long[] value)
@@ -373,10 +425,7 @@ final class ReplicaDurability implements AutoCloseable
             data.flush();
             stateMachine.takeSnapshot(writer);
             final SnapshotStore.Snapshot published = writer.publish();
-            if (slot == lastSlot)
-            {
-                journal.startSegment(lastSlot + 1, oldestSnapshotSlot() + 1);
-            }
+            journal.keepFrom(id, oldestSnapshotSlot() + 1);
             lastError = null;
             return published;
         }
@@ -421,7 +470,10 @@ final class ReplicaDurability implements AutoCloseable
     {
         try
         {
-            journal.close();
+            if (ownsJournal)
+            {
+                journal.close();
+            }
             lock.release();
             lockChannel.close();
         }

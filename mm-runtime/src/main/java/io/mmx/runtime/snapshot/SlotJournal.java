@@ -15,8 +15,9 @@ import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 /**
- * The decided slots a replica applied since its last snapshot, appended before each is applied, so
- * that a restarted replica replays them after loading the snapshot. Records collect in the JVM and
+ * The decided slots applied since the last snapshot, appended before each is applied, so that a
+ * restarted replica replays them after loading the snapshot (a node keeps one for all the replicas
+ * it hosts: {@code HostJournal}). Records collect in the JVM and
  * reach the file in one write at {@link #flush()} (and when {@link #FLUSH_BYTES} have collected, at a
  * new segment, {@link #force()}, {@link #replay} and {@link #close()}): a system call per slot and
  * replica was a tenth of a replica's time at n = 256. The caller flushes before anything that
@@ -51,6 +52,8 @@ public final class SlotJournal implements AutoCloseable
     private ByteBuffer pending = ByteBuffer.allocate(FLUSH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     /** Where the record being appended starts in {@link #pending}. */
     private int recordStart;
+    /** Bytes written to the open segment. */
+    private long segmentBytes;
 
     /** A journal in {@code directory} (created if missing). */
     public SlotJournal(final Path directory) throws IOException
@@ -74,6 +77,15 @@ public final class SlotJournal implements AutoCloseable
      * @return the last slot replayed (or {@code afterSlot} if none).
      */
     public long replay(final long afterSlot, final Replay replay) throws IOException
+    {
+        return replay(afterSlot, Long.MAX_VALUE, replay);
+    }
+
+    /**
+     * As {@link #replay(long, Replay)}, but only records of slots up to {@code throughSlot}: a journal
+     * shared by several replicas may run ahead of the one replaying.
+     */
+    public long replay(final long afterSlot, final long throughSlot, final Replay replay) throws IOException
     {
         flush();
         long last = afterSlot;
@@ -110,6 +122,10 @@ public final class SlotJournal implements AutoCloseable
                     {
                         break;
                     }
+                    if (slot > throughSlot)
+                    {
+                        return last; // the rest is beyond what this replica asks for: read, never cut
+                    }
                     if (kind == SLOT)
                     {
                         final long[] value = new long[words];
@@ -130,7 +146,7 @@ public final class SlotJournal implements AutoCloseable
                     }
                     else
                     {
-                        final long to = in.getLong();
+                        final long to = Math.min(in.getLong(), throughSlot);
                         if (to > last)
                         {
                             replay.gap(Math.max(slot, last + 1), to);
@@ -208,11 +224,18 @@ public final class SlotJournal implements AutoCloseable
             return;
         }
         pending.flip();
+        segmentBytes += pending.remaining();
         while (pending.hasRemaining())
         {
             segment.write(pending);
         }
         pending.clear();
+    }
+
+    /** Bytes appended to the open segment, written or collected. */
+    public long segmentBytes()
+    {
+        return segmentBytes + pending.position();
     }
 
     /**
@@ -229,6 +252,13 @@ public final class SlotJournal implements AutoCloseable
         }
         segment = FileChannel.open(directory.resolve(String.format("journal-%020d.log", firstSlot)),
             StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        segmentBytes = segment.size();
+        deleteBefore(keepFromSlot);
+    }
+
+    /** Deletes the segments wholly before {@code keepFromSlot} (covered by the oldest snapshot kept). */
+    public void deleteBefore(final long keepFromSlot) throws IOException
+    {
         final List<Path> files = segments();
         for (int i = 0; i + 1 < files.size(); i++)
         {

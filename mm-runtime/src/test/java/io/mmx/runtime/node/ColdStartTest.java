@@ -97,9 +97,11 @@ class ColdStartTest
         stop(a);
         stop(b);
         final Path backup = dir.resolve("backup");
-        for (int p = 0; p < 3; p++)
+        // The state of 0-2: their process directories and their node's journal.
+        final String journal = HostJournal.directoryName(new int[]{0, 1, 2});
+        for (final String d : List.of("process-0", "process-1", "process-2", journal))
         {
-            copy(dir.resolve("state/process-" + p), backup.resolve("process-" + p));
+            copy(dir.resolve("state").resolve(d), backup.resolve(d));
         }
         // An ordinary restart (regions kept) and 60 more puts, which only 3-4 will still hold.
         a = launch(false, false, 0, 1, 2);
@@ -108,10 +110,10 @@ class ColdStartTest
         putAll(b, 60, 120, new ArrayList<>());
         stop(a);
         stop(b);
-        for (int p = 0; p < 3; p++)
+        for (final String d : List.of("process-0", "process-1", "process-2", journal))
         {
-            delete(dir.resolve("state/process-" + p));
-            copy(backup.resolve("process-" + p), dir.resolve("state/process-" + p));
+            delete(dir.resolve("state").resolve(d));
+            copy(backup.resolve(d), dir.resolve("state").resolve(d));
         }
         deleteRegions();
 
