@@ -94,7 +94,14 @@ public final class LocalCluster implements AutoCloseable
         this.memoryDir = memoryDir;
         this.children = new Process[layout.jvms()];
         this.childJvmArgs = childJvmArgs;
+        // A launcher stopped by a signal (SIGTERM, Ctrl-C) runs no finally block: the hook still removes
+        // the shared memory, hundreds of MB of regions and Aeron files at n = 4096.
+        this.onExit = new Thread(this::release, "mmx-local-cleanup");
+        Runtime.getRuntime().addShutdownHook(onExit);
     }
+
+    private final Thread onExit;
+    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** As {@link #create(Path, Plan, int, List, Existing)}, refusing a directory that holds files. */
     public static LocalCluster create(final Path dir, final Plan plan, final int procsPerJvm,
@@ -459,6 +466,23 @@ public final class LocalCluster implements AutoCloseable
     @Override
     public void close()
     {
+        release();
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // closed while the JVM shuts down: the hook runs release(), which is done already
+        }
+    }
+
+    private void release()
+    {
+        if (!released.compareAndSet(false, true))
+        {
+            return;
+        }
         for (final Process p : children)
         {
             if (p != null)

@@ -48,6 +48,28 @@ class LocalClusterTest
     }
 
     @Test
+    void aLauncherStoppedBySigtermLeavesNoSharedMemory(@TempDir final Path dir) throws Exception
+    {
+        final String javaBin = ProcessHandle.current().info().command().orElse("java");
+        final Process launcher = new ProcessBuilder(javaBin, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+            SignalledLauncher.class.getName(), dir.resolve("c").toString()).redirectErrorStream(true).start();
+        try
+        {
+            final java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
+                launcher.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            final Path memory = Path.of(out.readLine().trim());
+            assertTrue(Files.isDirectory(memory), "the launcher made its shared memory: " + memory);
+            launcher.destroy(); // SIGTERM
+            assertTrue(launcher.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the launcher stops on SIGTERM");
+            assertFalse(Files.exists(memory), "SIGTERM ran the cleanup: " + memory + " is gone");
+        }
+        finally
+        {
+            launcher.destroyForcibly();
+        }
+    }
+
+    @Test
     void anExistingClusterIsRefusedUnlessReplacedOnPurpose(@TempDir final Path dir) throws Exception
     {
         final Path clusterDir = dir.resolve("c");
