@@ -66,6 +66,28 @@ public final class LocalCluster implements AutoCloseable
         return 192 + 6 * (Math.max(1, procsPerJvm) - 1);
     }
 
+    /** JVMs per core beyond which children run the C1 compiler only ({@link #childJvmOptions}). */
+    public static final int C2_MAX_JVMS_PER_CORE = 4;
+
+    /**
+     * Options of a child JVM hosting {@code procsPerJvm} processes, one of {@code jvms} on a machine of
+     * {@code cores}: its heap ({@link #childHeapMiB}), the serial collector, and, once there are more than
+     * {@value #C2_MAX_JVMS_PER_CORE} JVMs a core, the C1 compiler only. Every JVM compiles the same code
+     * when load begins: at n = 4096 (16 JVMs on 2 cores) the C2 compilers took 0.8 of the 2 cores in the
+     * first seconds of load and the cluster stopped before the code was compiled; with C1 only it
+     * committed 1,741 and 1,818 commands a second (docs/node.md, *Under load at n = 4096*).
+     */
+    public static List<String> childJvmOptions(final int procsPerJvm, final int jvms, final int cores)
+    {
+        final List<String> options = new ArrayList<>(List.of("-Xmx" + childHeapMiB(procsPerJvm) + "m",
+            "-XX:+UseSerialGC"));
+        if (jvms > C2_MAX_JVMS_PER_CORE * Math.max(1, cores))
+        {
+            options.add("-XX:TieredStopAtLevel=1");
+        }
+        return List.copyOf(options);
+    }
+
     /** What {@link #create} does with a cluster directory that already holds files. */
     public enum Existing
     {

@@ -3,6 +3,7 @@ package io.mmx.runtime.local;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,17 @@ class DefaultLayoutTest
         assertEquals(256, LocalCluster.defaultProcsPerJvm(4096), "n = 4096: 16 JVMs of 256");
         assertEquals(256, LocalCluster.defaultProcsPerJvm(300), "past 256: JVMs of 256, the last one smaller");
         assertThrows(IllegalArgumentException.class, () -> LocalCluster.defaultProcsPerJvm(0));
+    }
+
+    @Test
+    void childrenCompileWithC1OnlyOnceJvmsOutnumberCoresFourToOne()
+    {
+        final String c1 = "-XX:TieredStopAtLevel=1";
+        assertEquals(java.util.List.of("-Xmx1722m", "-XX:+UseSerialGC", c1), LocalCluster.childJvmOptions(256, 16, 2),
+            "n = 4096 on 2 cores");
+        assertFalse(LocalCluster.childJvmOptions(256, 4, 2).contains(c1), "n = 1024 on 2 cores");
+        assertFalse(LocalCluster.childJvmOptions(32, 8, 2).contains(c1), "n = 256 on 2 cores");
+        assertFalse(LocalCluster.childJvmOptions(256, 16, 4).contains(c1), "n = 4096 on 4 cores");
     }
 
     @Test

@@ -34,6 +34,7 @@ public final class MmxLog implements ReplicatedLog
     private final LogSettings settings;
     private final ManyToOneConcurrentLinkedQueue<Long> committed = new ManyToOneConcurrentLinkedQueue<>();
     private LocalCluster cluster;
+    private List<String> childOptions = List.of();
     private MmxNode node;
     /** Commands applied at this JVM's first hosted replica: with its decided slots, the batch the leader made. */
     private final AtomicLong appliedAtFirst = new AtomicLong();
@@ -63,8 +64,10 @@ public final class MmxLog implements ReplicatedLog
         final int degree = n <= 5 ? 2 : n < 256 ? 4 : 8;
         final Plan plan = LocalCluster.plan(n, degree, 1);
         final int procsPerJvm = LocalCluster.defaultProcsPerJvm(n);
-        cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm,
-            List.of("-Xmx" + LocalCluster.childHeapMiB(procsPerJvm) + "m", "-XX:+UseSerialGC"), LocalCluster.Existing.REPLACE);
+        childOptions = LocalCluster.childJvmOptions(procsPerJvm, (n + procsPerJvm - 1) / procsPerJvm,
+            Runtime.getRuntime().availableProcessors());
+        cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm, childOptions,
+            LocalCluster.Existing.REPLACE);
         // Every replica runs the baseline's service (count, reply with the command's id): the two systems
         // are compared on ordering and replicating commands, not on a service's work.
         final List<String> options = new java.util.ArrayList<>(List.of("--service", "ack"));
@@ -160,7 +163,8 @@ public final class MmxLog implements ReplicatedLog
     public String diagnostics()
     {
         return n + " processes in " + (cluster == null ? 0 : cluster.layout().jvms()) + " JVMs (" +
-            (cluster == null ? 0 : cluster.layout().procsPerJvm()) + " per JVM), shm regions, Aeron UDP; " +
+            (cluster == null ? 0 : cluster.layout().procsPerJvm()) + " per JVM" + (childOptions.contains(
+            "-XX:TieredStopAtLevel=1") ? ", children on the C1 compiler only" : "") + "), shm regions, Aeron UDP; " +
             Runtime.getRuntime().availableProcessors() + " cores; client JVM frames " +
             (node == null ? "{}" : node.transportCountersJson()) + batching() + churn();
     }
