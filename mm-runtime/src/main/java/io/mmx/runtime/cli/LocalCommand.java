@@ -44,7 +44,14 @@ final class LocalCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Plan p = plan != null ? PlanFile.readSealed(plan) : shape.plan(System.out);
-        try (LocalCluster cluster = LocalCluster.create(dir, p, shape.procsPerJvm(p.n()), List.of("-Xmx" + (heap != null ? heap : shape.childHeap(p.n())), "-XX:+UseSerialGC"),
+        final int perJvm = shape.procsPerJvm(p.n());
+        final List<String> jvmOptions = new java.util.ArrayList<>(LocalCluster.childJvmOptions(perJvm,
+            (p.n() + perJvm - 1) / perJvm, Runtime.getRuntime().availableProcessors()));
+        if (heap != null)
+        {
+            jvmOptions.set(0, "-Xmx" + heap); // the heap comes first
+        }
+        try (LocalCluster cluster = LocalCluster.create(dir, p, perJvm, jvmOptions,
             force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
         {
             System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), shape.procsPerJvm(p.n()), dir);

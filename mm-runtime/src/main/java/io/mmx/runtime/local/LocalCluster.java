@@ -71,11 +71,12 @@ public final class LocalCluster implements AutoCloseable
 
     /**
      * Options of a child JVM hosting {@code procsPerJvm} processes, one of {@code jvms} on a machine of
-     * {@code cores}: its heap ({@link #childHeapMiB}), the serial collector, and, once there are more than
+     * {@code cores}: its heap first ({@link #childHeapMiB}), the serial collector, and, once there are more than
      * {@value #C2_MAX_JVMS_PER_CORE} JVMs a core, the C1 compiler only. Every JVM compiles the same code
      * when load begins: at n = 4096 (16 JVMs on 2 cores) the C2 compilers took 0.8 of the 2 cores in the
      * first seconds of load and the cluster stopped before the code was compiled; with C1 only it
-     * committed 1,741 and 1,818 commands a second (docs/node.md, *Under load at n = 4096*).
+     * committed 1,741 and 1,818 commands a second (docs/node.md, *Under load at n = 4096*). {@code mmx local},
+     * {@code perf consensus} and {@code perf failover} use it; {@code mmx demo} runs C1 always.
      */
     public static List<String> childJvmOptions(final int procsPerJvm, final int jvms, final int cores)
     {
