@@ -45,9 +45,20 @@ public final class HeapEstimate
         {
             final long gib = (needed + (1L << 30) - 1) >> 30;
             throw new IllegalArgumentException(String.format(Locale.ROOT,
-                "a plan of n = %d processes at degree %d needs about %.1f GiB of heap, but this JVM may use %.1f GiB: " +
+                "a plan of n = %d processes at degree %d needs about %s of heap, but this JVM may use %s: " +
                 "give it more (MMX_JAVA_OPTS='-Xmx%dg -XX:+UseParallelGC' bin/topo ...) or plan fewer processes",
-                n, degree, needed / (double)(1L << 30), maxHeapBytes / (double)(1L << 30), gib));
+                n, degree, size(needed, true), size(maxHeapBytes, false), gib));
         }
+    }
+
+    /** {@code bytes} in MiB below a GiB (rounded up if {@code up}, else down), else in GiB to a tenth. */
+    static String size(final long bytes, final boolean up)
+    {
+        if (bytes < 1L << 30)
+        {
+            final long mib = up ? (bytes + (1L << 20) - 1) >> 20 : bytes >> 20;
+            return mib + " MiB";
+        }
+        return String.format(Locale.ROOT, "%.1f GiB", bytes / (double)(1L << 30));
     }
 }

@@ -30,6 +30,16 @@ class HeapEstimateTest
     }
 
     @Test
+    void aHeapUnderAGibIsNamedInMibSoTheTwoSizesDiffer()
+    {
+        // A small JVM (-Xmx64m reports a little less) refused n = 4 as "about 0.1 GiB, but ... 0.1 GiB".
+        final String message = assertThrows(IllegalArgumentException.class,
+            () -> HeapEstimate.requireFits(4, 2, 62L << 20)).getMessage();
+        assertTrue(message.contains("needs about 65 MiB of heap, but this JVM may use 62 MiB"), message);
+        assertTrue(message.contains("-Xmx1g"), message);
+    }
+
+    @Test
     void theEstimateCoversWhatMeasuredRunsNeeded()
     {
         // n = 400,000 at degree 8 failed in a 64 MiB heap; n = 200,000 at degree 32 failed in 96 MiB.
