@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code mmx local}: a cluster on this machine, one child JVM per group of processes, running until
@@ -45,8 +44,8 @@ final class LocalCommand implements Callable<Integer>
     {
         final Plan p = plan != null ? PlanFile.readSealed(plan) : shape.plan(System.out);
         final int perJvm = shape.procsPerJvm(p.n());
-        final List<String> jvmOptions = new java.util.ArrayList<>(LocalCluster.childJvmOptions(perJvm,
-            (p.n() + perJvm - 1) / perJvm, Runtime.getRuntime().availableProcessors()));
+        final List<String> jvmOptions = new java.util.ArrayList<>(LocalCluster.childJvmOptions(p.n(), perJvm,
+            Runtime.getRuntime().availableProcessors()));
         if (heap != null)
         {
             jvmOptions.set(0, "-Xmx" + heap); // the heap comes first
@@ -54,7 +53,7 @@ final class LocalCommand implements Callable<Integer>
         try (LocalCluster cluster = LocalCluster.create(dir, p, perJvm, jvmOptions,
             force ? LocalCluster.Existing.REPLACE : LocalCluster.Existing.REFUSE))
         {
-            System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), shape.procsPerJvm(p.n()), dir);
+            System.out.printf("starting %d JVMs of %d processes in %s%n", cluster.layout().jvms(), perJvm, dir);
             for (int j = 0; j < cluster.layout().jvms(); j++)
             {
                 cluster.start(j);
@@ -65,13 +64,7 @@ final class LocalCommand implements Callable<Integer>
             }
             System.out.printf("cluster up: 'bin/mmx status --cluster %s' shows it; logs in %s/logs; Ctrl-C stops it%n",
                 dir, dir);
-            final CountDownLatch forever = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(() ->
-            {
-                cluster.close();
-                forever.countDown();
-            }));
-            forever.await();
+            Thread.currentThread().join(); // until Ctrl-C: the cluster's own shutdown hook stops and removes it
         }
         return MmxCommand.OK;
     }

@@ -70,7 +70,7 @@ public final class LocalCluster implements AutoCloseable
     public static final int C2_MAX_JVMS_PER_CORE = 4;
 
     /**
-     * Options of a child JVM hosting {@code procsPerJvm} processes, one of {@code jvms} on a machine of
+     * Options of a child JVM hosting {@code procsPerJvm} of a cluster's {@code n} processes on a machine of
      * {@code cores}: its heap first ({@link #childHeapMiB}), the serial collector, and, once there are more than
      * {@value #C2_MAX_JVMS_PER_CORE} JVMs a core, the C1 compiler only. Every JVM compiles the same code
      * when load begins: at n = 4096 (16 JVMs on 2 cores) the C2 compilers took 0.8 of the 2 cores in the
@@ -78,8 +78,9 @@ public final class LocalCluster implements AutoCloseable
      * committed 1,741 and 1,818 commands a second (docs/node.md, *Under load at n = 4096*). {@code mmx local},
      * {@code perf consensus} and {@code perf failover} use it; {@code mmx demo} runs C1 always.
      */
-    public static List<String> childJvmOptions(final int procsPerJvm, final int jvms, final int cores)
+    public static List<String> childJvmOptions(final int n, final int procsPerJvm, final int cores)
     {
+        final int jvms = (n + procsPerJvm - 1) / procsPerJvm;
         final List<String> options = new ArrayList<>(List.of("-Xmx" + childHeapMiB(procsPerJvm) + "m",
             "-XX:+UseSerialGC"));
         if (jvms > C2_MAX_JVMS_PER_CORE * Math.max(1, cores))

@@ -3,12 +3,8 @@ package io.mmx.runtime.node;
 import io.mmx.runtime.snapshot.SlotJournal;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.zip.CRC32;
 
@@ -39,8 +35,7 @@ final class HostJournal implements AutoCloseable
     /** Per hosted replica (index as in {@link #ids}): the first slot its oldest kept snapshot needs. */
     private final long[] keepFrom;
     private final SlotJournal journal;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final StateDirectoryLock lock;
     /** The last slot recorded, as a value or in a gap (-1 if none). */
     private long through;
 
@@ -49,23 +44,7 @@ final class HostJournal implements AutoCloseable
         this.dir = Files.createDirectories(dir);
         this.ids = ids;
         this.keepFrom = new long[ids.length]; // 0 until a replica restores: keep everything
-        this.lockChannel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock held;
-        try
-        {
-            held = lockChannel.tryLock();
-        }
-        catch (final OverlappingFileLockException ex)
-        {
-            held = null;
-        }
-        if (held == null)
-        {
-            lockChannel.close();
-            throw new IllegalStateException("the journal " + dir + " is in use by another node: give each node its " +
-                "own --state-dir, or stop the other node first");
-        }
-        this.lock = held;
+        this.lock = StateDirectoryLock.take(dir, "the journal " + dir);
         this.journal = new SlotJournal(dir);
         through = journal.replay(-1, new SlotJournal.Replay()
         {
@@ -195,8 +174,7 @@ final class HostJournal implements AutoCloseable
         }
         finally
         {
-            lock.release();
-            lockChannel.close();
+            lock.close();
         }
     }
 }

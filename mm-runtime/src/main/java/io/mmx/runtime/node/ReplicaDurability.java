@@ -8,12 +8,8 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -53,8 +49,7 @@ final class ReplicaDurability implements AutoCloseable
     private final HostJournal journal;
     /** Whether {@link #close} closes the journal too (opened for this replica alone). */
     private final boolean ownsJournal;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final StateDirectoryLock lock;
     private long lastSlot = -1;
     private long commandsSinceSnapshot;
     private String lastError;
@@ -68,23 +63,7 @@ final class ReplicaDurability implements AutoCloseable
         this.maxBatch = maxBatch;
         this.snapshotEveryCommands = snapshotEveryCommands;
         Files.createDirectories(dir);
-        this.lockChannel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock held = null;
-        try
-        {
-            held = lockChannel.tryLock();
-        }
-        catch (final OverlappingFileLockException ex)
-        {
-            held = null;
-        }
-        if (held == null)
-        {
-            lockChannel.close();
-            throw new IllegalStateException("the state of process " + id + " in " + dir + " is in use by another " +
-                "node: give each node its own --state-dir, or stop the other node first");
-        }
-        this.lock = held;
+        this.lock = StateDirectoryLock.take(dir, "the state of process " + id + " in " + dir);
         this.snapshots = new SnapshotStore(dir, KEEP);
         this.journal = journal;
         this.ownsJournal = ownsJournal;
@@ -474,8 +453,7 @@ final class ReplicaDurability implements AutoCloseable
             {
                 journal.close();
             }
-            lock.release();
-            lockChannel.close();
+            lock.close();
         }
         catch (final IOException ex)
         {

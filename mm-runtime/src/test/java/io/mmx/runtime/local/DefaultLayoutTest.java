@@ -26,11 +26,11 @@ class DefaultLayoutTest
     void childrenCompileWithC1OnlyOnceJvmsOutnumberCoresFourToOne()
     {
         final String c1 = "-XX:TieredStopAtLevel=1";
-        assertEquals(java.util.List.of("-Xmx1722m", "-XX:+UseSerialGC", c1), LocalCluster.childJvmOptions(256, 16, 2),
+        assertEquals(java.util.List.of("-Xmx1722m", "-XX:+UseSerialGC", c1), LocalCluster.childJvmOptions(4096, 256, 2),
             "n = 4096 on 2 cores");
-        assertFalse(LocalCluster.childJvmOptions(256, 4, 2).contains(c1), "n = 1024 on 2 cores");
-        assertFalse(LocalCluster.childJvmOptions(32, 8, 2).contains(c1), "n = 256 on 2 cores");
-        assertFalse(LocalCluster.childJvmOptions(256, 16, 4).contains(c1), "n = 4096 on 4 cores");
+        assertFalse(LocalCluster.childJvmOptions(1024, 256, 2).contains(c1), "n = 1024 on 2 cores");
+        assertFalse(LocalCluster.childJvmOptions(256, 32, 2).contains(c1), "n = 256 on 2 cores");
+        assertFalse(LocalCluster.childJvmOptions(4096, 256, 4).contains(c1), "n = 4096 on 4 cores");
     }
 
     @Test

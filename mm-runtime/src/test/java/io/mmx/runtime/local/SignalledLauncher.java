@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * A launcher for {@code LocalClusterTest}: creates a local cluster in the directory given, prints
- * its memory directory and waits to be stopped by a signal, as {@code mmx demo} under {@code timeout}.
+ * its memory directory and waits to be stopped by a signal, as {@code mmx demo} under {@code timeout}
+ * (or for stdin to close).
  */
 public final class SignalledLauncher
 {
@@ -19,7 +20,11 @@ public final class SignalledLauncher
         final LocalCluster cluster = LocalCluster.create(Path.of(args[0]), LocalCluster.plan(4, 2, 1), 4, List.of());
         System.out.println(cluster.regionDir().getParent());
         System.out.flush();
-        Thread.sleep(120_000); // the test stops it long before
+        // Waits for the signal; if the test itself dies first, its end of stdin closes and this ends too.
+        while (System.in.read() >= 0)
+        {
+            // nothing is sent
+        }
         cluster.close();
     }
 }

@@ -156,8 +156,8 @@ public final class FailoverBenchmark
         final Plan plan = LocalCluster.plan(n, degree, 1);
         final PrintStream log = System.err;
         boolean ok;
-        try (LocalCluster cluster = LocalCluster.create(dir, plan, procsPerJvm, LocalCluster.childJvmOptions(procsPerJvm,
-            (plan.n() + procsPerJvm - 1) / procsPerJvm, Runtime.getRuntime().availableProcessors()),
+        try (LocalCluster cluster = LocalCluster.create(dir, plan, procsPerJvm, LocalCluster.childJvmOptions(plan.n(),
+            procsPerJvm, Runtime.getRuntime().availableProcessors()),
             LocalCluster.Existing.REPLACE))
         {
             final ClusterLayout layout = cluster.layout();

@@ -64,8 +64,7 @@ public final class MmxLog implements ReplicatedLog
         final int degree = n <= 5 ? 2 : n < 256 ? 4 : 8;
         final Plan plan = LocalCluster.plan(n, degree, 1);
         final int procsPerJvm = LocalCluster.defaultProcsPerJvm(n);
-        childOptions = LocalCluster.childJvmOptions(procsPerJvm, (n + procsPerJvm - 1) / procsPerJvm,
-            Runtime.getRuntime().availableProcessors());
+        childOptions = LocalCluster.childJvmOptions(n, procsPerJvm, Runtime.getRuntime().availableProcessors());
         cluster = LocalCluster.create(settings.workDir().resolve("mmx-" + n), plan, procsPerJvm, childOptions,
             LocalCluster.Existing.REPLACE);
         // Every replica runs the baseline's service (count, reply with the command's id): the two systems
