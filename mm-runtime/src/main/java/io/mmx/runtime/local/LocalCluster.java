@@ -125,7 +125,7 @@ public final class LocalCluster implements AutoCloseable
     }
 
     private final Thread onExit;
-    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    private boolean released;
 
     /** As {@link #create(Path, Plan, int, List, Existing)}, refusing a directory that holds files. */
     public static LocalCluster create(final Path dir, final Plan plan, final int procsPerJvm,
@@ -501,12 +501,16 @@ public final class LocalCluster implements AutoCloseable
         }
     }
 
-    private void release()
+    // Synchronized, not a flag alone: when a signal stops the launcher, its main thread may be closing
+    // the cluster as the hook runs (the parent closed its stdin too); the hook must wait for that
+    // close to finish, since the JVM halts as soon as the hooks return.
+    private synchronized void release()
     {
-        if (!released.compareAndSet(false, true))
+        if (released)
         {
             return;
         }
+        released = true;
         for (final Process p : children)
         {
             if (p != null)
