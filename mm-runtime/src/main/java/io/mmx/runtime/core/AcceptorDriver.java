@@ -53,7 +53,7 @@ final class AcceptorDriver
     private AcceptorRecord next;
     private long nextHead;
     private boolean publishAmbiguous;
-    private final long[] scratch;
+    private final java.util.function.IntFunction<long[]> scratch;
 
     /** Highest Prepare waiting; the one taken into the current transition. */
     private long pendingPrepare = Ballot.NONE;
@@ -67,7 +67,8 @@ final class AcceptorDriver
     private long casFailures;
 
     AcceptorDriver(final int self, final int acceptor, final int lane, final int index, final CoreConfig config,
-        final Effects effects, final AcceptorReplies replies, final Learner learner, final long[] scratch)
+        final Effects effects, final AcceptorReplies replies, final Learner learner,
+        final java.util.function.IntFunction<long[]> scratch)
     {
         this.self = self;
         this.acceptor = acceptor;
@@ -216,9 +217,10 @@ final class AcceptorDriver
         next.seq(seq);
         next.prevHead(cachedHead);
         nextHead = RegionLayout.headWord(seq, lane, recordIndex);
-        final int length = next.encode(scratch, 0);
+        final long[] words = scratch.apply(next.encodedWords());
+        final int length = next.encode(words, 0);
         issue(State.WRITE_RECORD, MemoryOpKind.WRITE_BULK, layout.recordOffsetWords(lane, recordIndex), length,
-            0, 0, scratch);
+            0, 0, words);
     }
 
     void onCompletion(final long opId, final MemoryStatus status, final long value, final long[] data)

@@ -34,7 +34,8 @@ public final class AcceptorRecord
     public static final int PROMISED = 2;
     /** Word index of the floor, as in the table above. */
     public static final int FLOOR = 3;
-    static final int COUNT = 4;
+    /** Word index of the entry count, as in the table above. */
+    public static final int COUNT = 4;
     static final int PREV = 5;
     static final int ENTRIES = 6;
     /** Words of an entry before its value: slot, ballot, value length. */
@@ -49,37 +50,39 @@ public final class AcceptorRecord
     private int count;
     /** Set when a transition changed promised, floor or entries: nothing to publish otherwise. */
     private boolean changed;
-    private final long[] slots;
-    private final long[] ballots;
-    /**
-     * Entry i's value: words [i * maxBatch, i * maxBatch + lengths[i]). Grown to the entries held,
-     * up to maxEntries: a window is mostly far below its bound, and every acceptor a host may run
-     * (its own and each neighbour's, at a takeover) keeps two records.
-     */
+    private long[] slots;
+    private long[] ballots;
+    /** Entry i's value: words [i * maxBatch, i * maxBatch + lengths[i]). */
     private long[] words;
-    private final int[] lengths;
+    private int[] lengths;
 
     /** An empty record of at most {@code maxEntries} entries of {@code maxBatch}-proposal values. */
     public AcceptorRecord(final int maxEntries, final int maxBatch)
     {
         this.maxEntries = maxEntries;
         this.maxBatch = maxBatch;
-        this.slots = new long[maxEntries];
-        this.ballots = new long[maxEntries];
-        this.words = new long[Math.min(maxEntries, INITIAL_ENTRIES) * maxBatch];
-        this.lengths = new int[maxEntries];
+        // Grown to the entries held, up to maxEntries: a window is mostly far below its bound, and
+        // every acceptor a host may run (its own and each neighbour's, at a takeover) keeps two records.
+        final int initial = Math.min(maxEntries, INITIAL_ENTRIES);
+        this.slots = new long[initial];
+        this.ballots = new long[initial];
+        this.words = new long[initial * maxBatch];
+        this.lengths = new int[initial];
         clear();
     }
 
     /** Entries whose values a new record has room for before it grows. */
     private static final int INITIAL_ENTRIES = 4;
 
-    /** Makes room for the values of {@code entries} entries, keeping those held. */
+    /** Makes room for {@code entries} entries, keeping those held. */
     private void ensureEntries(final int entries)
     {
-        if (entries * maxBatch > words.length)
+        if (entries > slots.length)
         {
-            final int grown = Math.min(maxEntries, Math.max(entries, 2 * (words.length / maxBatch)));
+            final int grown = Math.min(maxEntries, Math.max(entries, 2 * slots.length));
+            slots = Arrays.copyOf(slots, grown);
+            ballots = Arrays.copyOf(ballots, grown);
+            lengths = Arrays.copyOf(lengths, grown);
             words = Arrays.copyOf(words, grown * maxBatch);
         }
     }
@@ -290,6 +293,17 @@ public final class AcceptorRecord
         changed = true;
     }
 
+    /** The words {@link #encode} writes. */
+    public int encodedWords()
+    {
+        int w = ENTRIES + 1 + count * ENTRY_FIXED_WORDS;
+        for (int i = 0; i < count; i++)
+        {
+            w += lengths[i];
+        }
+        return w;
+    }
+
     /** Writes the record at {@code dst[offset..]}; returns the number of words written. */
     public int encode(final long[] dst, final int offset)
     {
@@ -327,6 +341,10 @@ public final class AcceptorRecord
         if (valueAt == null)
         {
             valueAt = new int[maxEntries];
+        }
+        if (availableWords > COUNT && src[offset + COUNT] > slots.length && src[offset + COUNT] <= maxEntries)
+        {
+            ensureEntries((int)src[offset + COUNT]); // index() fills the slots and ballots of that many
         }
         final int n = index(src, offset, availableWords, expectedSeq, maxEntries, maxBatch, slots, ballots, valueAt);
         if (n < 0)

@@ -102,6 +102,10 @@ final class Learner
      */
     void reloadLog()
     {
+        if (recoveredThrough < 0)
+        {
+            return; // nothing was applied: no entry of the log could be trusted (onReload)
+        }
         reloadOpId = OpIds.make(OpIds.LOG_RELOAD, 0, ++opSeq);
         effects.memory(reloadOpId, MemoryOpKind.READ_BULK, self, layout.decidedEntryOffsetWords(0),
             layout.decidedCapacity() * layout.decidedEntryWords(), 0, 0, null);

@@ -72,7 +72,7 @@ public final class MmPaxosCore implements AcceptorReplies
         this.bundles = new AcceptedBundles(self, n, 64, degree + 1, effects, learner);
         this.drivers = new AcceptorDriver[degree + 1];
         // One record scratch for all drivers: Effects.memory copies the payload during the call.
-        final long[] scratch = new long[config.layout().recordCapacityWords()];
+        final java.util.function.IntFunction<long[]> scratch = this::recordScratch;
         drivers[0] = new AcceptorDriver(self, self, 0, 0, config, effects, this, learner, scratch);
         for (int i = 0; i < degree; i++)
         {
@@ -83,6 +83,22 @@ public final class MmPaxosCore implements AcceptorReplies
             drivers[i + 1] = new AcceptorDriver(self, q, lane, i + 1, config, effects, this, learner, scratch);
         }
         this.recentAccepts = new Message.Accept[config.recentAccepts()];
+    }
+
+    private long[] recordScratch = new long[0];
+
+    /**
+     * The drivers' space to encode a record of {@code words} words in, grown to the longest record
+     * met, not the capacity: thousands of mostly idle cores in one simulation or host.
+     */
+    private long[] recordScratch(final int words)
+    {
+        if (recordScratch.length < words)
+        {
+            recordScratch = new long[Math.min(config.layout().recordCapacityWords(),
+                Math.max(words, 2 * recordScratch.length))];
+        }
+        return recordScratch;
     }
 
     /** The process this core runs. */

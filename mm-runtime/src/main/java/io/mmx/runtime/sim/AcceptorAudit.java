@@ -239,8 +239,11 @@ final class AcceptorAudit
         private final long[] promised;
         private final long[] floor;
         private final int[] count;
+        // Each state's entries, grown to the entries it held: rows of the window's capacity for
+        // every acceptor were the largest part of an n = 4096 run's memory.
         private final long[][] slots;
         private final long[][] hashes;
+        private final int maxEntries;
         private int next;
         private int size;
 
@@ -249,8 +252,9 @@ final class AcceptorAudit
             promised = new long[states];
             floor = new long[states];
             count = new int[states];
-            slots = new long[states][maxEntries];
-            hashes = new long[states][maxEntries];
+            slots = new long[states][];
+            hashes = new long[states][];
+            this.maxEntries = maxEntries;
         }
 
         void add(final PublishedState state)
@@ -259,11 +263,17 @@ final class AcceptorAudit
             promised[i] = state.promised();
             floor[i] = state.floor();
             count[i] = state.count();
+            if (slots[i] == null || slots[i].length < state.count())
+            {
+                final int grown = Math.min(maxEntries, Math.max(state.count(), slots[i] == null ? 4 : 2 * slots[i].length));
+                slots[i] = new long[grown];
+                hashes[i] = new long[grown];
+            }
             for (int e = 0; e < state.count(); e++)
             {
                 slots[i][e] = state.slot(e);
-                hashes[i][e] = state.hashes[e];
             }
+            System.arraycopy(state.hashes, 0, hashes[i], 0, state.count());
             next = (next + 1) % promised.length;
             size = Math.min(size + 1, promised.length);
         }

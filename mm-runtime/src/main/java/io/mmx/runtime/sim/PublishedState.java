@@ -21,21 +21,19 @@ final class PublishedState
     private int count;
     /** Where the entries end: the record's trailing echo word. */
     private int entriesEnd;
-    private final long[] slots;
-    private final long[] ballots;
+    // The entry arrays grow to the entries held, as the words do to the record's length: one state
+    // per audited acceptor, and arrays of the capacity were a tenth of an n = 4096 run's memory.
+    private long[] slots = new long[0];
+    private long[] ballots = new long[0];
     /** Entry i's value: {@code words[valueAt[i]..]}, {@code words[valueAt[i] - 1]} words long. */
-    private final int[] valueAt;
+    private int[] valueAt = new int[0];
     /** Entry i's hash (see {@link AcceptorAudit}), kept so that an unchanged entry is not hashed again. */
-    final long[] hashes;
+    long[] hashes = new long[0];
 
     PublishedState(final int maxEntries, final int maxBatch)
     {
         this.maxEntries = maxEntries;
         this.maxBatch = maxBatch;
-        this.slots = new long[maxEntries];
-        this.ballots = new long[maxEntries];
-        this.valueAt = new int[maxEntries];
-        this.hashes = new long[maxEntries];
     }
 
     /**
@@ -48,11 +46,25 @@ final class PublishedState
         count = 0;
         // The record's own length, not its capacity: what lies after it is not part of the state.
         final int available = (int)Math.max(0, Math.min(capacityWords, region.get(offset + AcceptorRecord.LENGTH)));
-        if (words.length < capacityWords)
+        if (words.length < available)
         {
-            words = new long[capacityWords]; // once: states pass from acceptor to acceptor, and records grow
+            // States pass from acceptor to acceptor (the audit's spare), so few grow more than once.
+            words = new long[Math.min(capacityWords, Math.max(available, 2 * words.length))];
         }
         region.read(offset, words, available);
+        final long entries = available > AcceptorRecord.COUNT ? words[AcceptorRecord.COUNT] : 0;
+        if (entries > slots.length && entries <= maxEntries)
+        {
+            final int grown = (int)Math.min(maxEntries, Math.max(entries, 2L * slots.length));
+            slots = new long[grown];
+            ballots = new long[grown];
+            valueAt = new int[grown];
+            hashes = new long[grown];
+        }
+        if (entries > slots.length)
+        {
+            return false; // more entries than a record holds: not a whole record
+        }
         final int n = AcceptorRecord.index(words, 0, available, seq, maxEntries, maxBatch, slots, ballots, valueAt);
         if (n < 0)
         {
