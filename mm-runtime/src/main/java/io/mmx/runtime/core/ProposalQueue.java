@@ -8,7 +8,7 @@ package io.mmx.runtime.core;
 final class ProposalQueue
 {
     private final CoreConfig config;
-    private final long[] queue;
+    private long[] queue;
     private int queueHead;
     private int queueSize;
     private long proposals;
@@ -16,7 +16,7 @@ final class ProposalQueue
     ProposalQueue(final CoreConfig config)
     {
         this.config = config;
-        this.queue = new long[config.proposalQueueCapacity() * config.proposalWords()];
+        this.queue = new long[0]; // allocated at the first offer: only a leader queues proposals
     }
 
     /** Proposals queued so far (each ends up in a slot unless leadership is lost first). */
@@ -34,6 +34,10 @@ final class ProposalQueue
     boolean offer(final long[] words, final int offset)
     {
         final int w = config.proposalWords();
+        if (queue.length == 0)
+        {
+            queue = new long[config.proposalQueueCapacity() * w];
+        }
         if (queueSize * w == queue.length)
         {
             return false;

@@ -44,9 +44,13 @@ final class Proposer
      * applied prefix, so a leader whose learner lags (say, after a restart) still leads.
      */
     private long decidedBase = -1;
-    private final long[] decidedRing;
+    // Allocated at the first decision: only a leader decides, and every process carrying the ring
+    // cost thousands of mostly idle cores in one simulation or host a ring each.
+    private long[] decidedRing;
     /** Values of the slots in {@link #decidedRing}: catch-up source even when our own learner lags. */
-    private final long[][] decidedValues;
+    private long[][] decidedValues;
+    /** Slots {@link #decidedRing} holds. */
+    private final int decidedRingSlots;
     private int lastDecidedAcks;
     /** True for the acceptors this process's own drivers execute (see AcceptRouter). */
     private final java.util.function.IntPredicate executesLocally;
@@ -63,9 +67,7 @@ final class Proposer
         this.phase1 = new Phase1(self, config, effects, learner::appliedThrough);
         this.queue = new ProposalQueue(config);
         this.inFlight = new InFlightGroups(self, config, effects, learner);
-        this.decidedRing = new long[4 * config.recordMaxEntries()];
-        java.util.Arrays.fill(decidedRing, -1L);
-        this.decidedValues = new long[decidedRing.length][];
+        this.decidedRingSlots = 4 * config.recordMaxEntries();
     }
 
     Role role()
@@ -278,7 +280,7 @@ final class Proposer
             // Within the pipeline, and never so far past our own learner that it could not hold what
             // we decide (it would then have to catch up on our decisions from others' logs).
             final long room = Math.min(decidedBase + config.pipelineSlots() + 1,
-                learner.appliedThrough() + 1 + decidedRing.length / 2) - nextSlot;
+                learner.appliedThrough() + 1 + decidedRingSlots / 2) - nextSlot;
             if (room <= 0)
             {
                 return;
@@ -326,7 +328,13 @@ final class Proposer
         for (int k = 0; k < g.values.length; k++)
         {
             final long slot = g.firstSlot + k;
-            assert slot - decidedBase <= decidedRing.length : "decided slot beyond the proposer's window";
+            assert slot - decidedBase <= decidedRingSlots : "decided slot beyond the proposer's window";
+            if (decidedRing == null)
+            {
+                decidedRing = new long[decidedRingSlots];
+                java.util.Arrays.fill(decidedRing, -1L);
+                decidedValues = new long[decidedRingSlots][];
+            }
             decidedRing[(int)(slot % decidedRing.length)] = slot;
             decidedValues[(int)(slot % decidedRing.length)] = g.values[k];
             learner.onDecided(slot, g.values[k], nowTicks);
@@ -408,7 +416,7 @@ final class Proposer
     long[][] decidedRun(final long fromSlot, final int count)
     {
         int k = 0;
-        while (k < count && fromSlot + k >= 0 && decidedRing[(int)((fromSlot + k) % decidedRing.length)] == fromSlot + k)
+        while (decidedRing != null && k < count && fromSlot + k >= 0 && decidedRing[(int)((fromSlot + k) % decidedRing.length)] == fromSlot + k)
         {
             k++;
         }
@@ -429,7 +437,7 @@ final class Proposer
         while (true)
         {
             final long s = decidedBase + 1;
-            if (decidedRing[(int)(s % decidedRing.length)] != s && !learner.isDecided(s))
+            if ((decidedRing == null || decidedRing[(int)(s % decidedRing.length)] != s) && !learner.isDecided(s))
             {
                 return;
             }

@@ -236,6 +236,7 @@ final class AcceptorAudit
      */
     private static final class RecentStates
     {
+        private static final long[] NO_WORDS = new long[0];
         private final long[] promised;
         private final long[] floor;
         private final int[] count;
@@ -254,6 +255,8 @@ final class AcceptorAudit
             count = new int[states];
             slots = new long[states][];
             hashes = new long[states][];
+            java.util.Arrays.fill(slots, NO_WORDS);
+            java.util.Arrays.fill(hashes, NO_WORDS);
             this.maxEntries = maxEntries;
         }
 
@@ -263,9 +266,9 @@ final class AcceptorAudit
             promised[i] = state.promised();
             floor[i] = state.floor();
             count[i] = state.count();
-            if (slots[i] == null || slots[i].length < state.count())
+            if (slots[i].length < state.count())
             {
-                final int grown = Math.min(maxEntries, Math.max(state.count(), slots[i] == null ? 4 : 2 * slots[i].length));
+                final int grown = Math.min(maxEntries, Math.max(state.count(), 2 * slots[i].length));
                 slots[i] = new long[grown];
                 hashes[i] = new long[grown];
             }
@@ -412,6 +415,34 @@ final class AcceptorAudit
             checker.acceptorViolation(where(q, executor, head) + ": promise or floor went down: " + before + " -> " + now);
             return;
         }
+        final long sum = entriesChecked(q, executor, head, before, now);
+        if (checker.violation() != null)
+        {
+            return;
+        }
+        last[q] = now;
+        spare = before;
+        if (states[q] == null)
+        {
+            states[q] = new LongHashSet(64); // about as many states as one acceptor publishes in a run
+        }
+        states[q].add(fingerprint(now.promised(), now.floor(), now.count(), sum));
+        if (recent[q] == null)
+        {
+            recent[q] = new RecentStates(recentStates(config.graph().n(), config.recordMaxEntries()),
+                config.recordMaxEntries());
+        }
+        recent[q].add(now); // its tails, which a Promise reports when the Prepare named applied slots
+    }
+
+    /**
+     * The walk of {@link #published} over the new state's entries beside the last state's: the
+     * state's entry-hash sum, or 0 after reporting a violation. Its own method, so that the
+     * compiler's work on this loop is not redone each time it recompiles the rest of a publish.
+     */
+    private long entriesChecked(final int q, final int executor, final long head, final PublishedState before,
+        final PublishedState now)
+    {
         long sum = 0;
         final int beforeCount = before == null ? 0 : before.count();
         int j = 0;
@@ -425,7 +456,7 @@ final class AcceptorAudit
                 {
                     checker.acceptorViolation(where(q, executor, head) + ": slot " + before.slot(j) + " accepted at " +
                         before.ballot(j) + " was lost or went back: " + before + " -> " + now);
-                    return;
+                    return 0;
                 }
             }
             if (i == now.count())
@@ -453,7 +484,7 @@ final class AcceptorAudit
             {
                 checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " +
                     before.ballot(j) + " was lost or went back: " + before + " -> " + now);
-                return;
+                return 0;
             }
             if (held && now.ballot(i) == before.ballot(j) && now.sameValue(i, before, j))
             {
@@ -466,7 +497,7 @@ final class AcceptorAudit
             {
                 checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " + now.ballot(i) +
                     " above the promise " + now.promised());
-                return;
+                return 0;
             }
             final long[] proposed = checker.proposalAt(slot, now.ballot(i));
             if (proposed == null || !now.holds(i, proposed))
@@ -474,7 +505,7 @@ final class AcceptorAudit
                 checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " at ballot " + now.ballot(i) +
                     " holds " + Arrays.toString(now.value(i)) + ", but the proposal was " +
                     (proposed == null ? "never made" : Arrays.toString(proposed)));
-                return;
+                return 0;
             }
             if (!held || before.ballot(j) != now.ballot(i))
             {
@@ -487,19 +518,7 @@ final class AcceptorAudit
             now.hashes[i] = proposalEntry(slot, now.ballot(i), proposed);
             sum += now.hashes[i];
         }
-        last[q] = now;
-        spare = before;
-        if (states[q] == null)
-        {
-            states[q] = new LongHashSet(64); // about as many states as one acceptor publishes in a run
-        }
-        states[q].add(fingerprint(now.promised(), now.floor(), now.count(), sum));
-        if (recent[q] == null)
-        {
-            recent[q] = new RecentStates(recentStates(config.graph().n(), config.recordMaxEntries()),
-                config.recordMaxEntries());
-        }
-        recent[q].add(now); // its tails, which a Promise reports when the Prepare named applied slots
+        return sum;
     }
 
     private static String where(final int q, final int executor, final long head)
