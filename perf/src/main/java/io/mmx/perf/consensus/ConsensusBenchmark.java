@@ -24,7 +24,10 @@ import java.util.concurrent.TimeUnit;
  * {@code --out DIR}, to {@code DIR/consensus.md}.
  * <p>
  * Usage: {@code ConsensusBenchmark [--duration S] [--warmup S] [--payload-bytes B] [--in-flight 1,16,256]
- * [--members 5,256,..] [--idle NAME] [--out DIR] [--keep DIR]}. {@code --keep DIR} copies the logs of a
+ * [--members 5,256,..] [--rounds R] [--idle NAME] [--out DIR] [--keep DIR]}. {@code --rounds R} measures every
+ * system R times in turn (the baseline, then each of the others, then the baseline again), each round with
+ * clusters started afresh, and reports medians, with each ratio taken against the same round's baseline: one
+ * run on a shared machine cannot show a step of 10 or 20 %. {@code --keep DIR} copies the logs of a
  * system that failed to start or stalled to {@code DIR/<system>-<n>}. Defaults: 5 s measured and 2 s warm-up per row, 32-byte commands,
  * in-flight 1, 16 and 256, the mmx node at 5 and 32 processes ({@code --members} replaces these; the baseline
  * always runs its own 3 members; clusters of 256 and more get 120 s to start), each system's own idle strategy (Aeron Cluster and the client: backoff; mmx: its node's
@@ -36,8 +39,10 @@ public final class ConsensusBenchmark
     /** Largest command: the mmx node carries commands of up to 56 bytes inline. */
     public static final int MAX_PAYLOAD_BYTES = 56;
     private static final String USAGE = "usage: consensus [--duration S] [--warmup S] [--payload-bytes 8..56] " +
-        "[--in-flight N,N,..] [--members N,N,..] [--idle park|backoff|sleeping|yielding|busy|noop] [--out DIR] [--keep DIR]\n" +
-        "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, mmx at 5 and 32 processes " +
+        "[--in-flight N,N,..] [--members N,N,..] [--rounds R] [--idle park|backoff|sleeping|yielding|busy|noop] " +
+        "[--out DIR] [--keep DIR]\n" +
+        "defaults: 5 s measured and 2 s warm-up per row, 32 bytes, in-flight 1,16,256, mmx at 5 and 32 processes, " +
+        "1 round (--rounds R: every system R times in turn, medians and per-round ratios) " +
         "(the Aeron Cluster baseline always has 3 members), each system's own idle strategy; " +
         "writes DIR/consensus.md too with --out";
     private static final long START_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
@@ -48,9 +53,12 @@ public final class ConsensusBenchmark
     static final int MAX_MEMBERS = 4096;
     private static final long STALL_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
 
+    /** Most rounds a run may ask for. */
+    static final int MAX_ROUNDS = 20;
+
     /** Parsed command line. */
     record Options(double durationS, double warmupS, int payloadBytes, int[] inFlight, int[] members, String idle,
-        Path out, Path keep)
+        Path out, Path keep, int rounds)
     {
         static Options parse(final String[] args)
         {
@@ -62,6 +70,7 @@ public final class ConsensusBenchmark
             String idle = null;
             Path out = null;
             Path keep = null;
+            int rounds = 1;
             for (int i = 0; i < args.length; i++)
             {
                 final String option = args[i];
@@ -84,9 +93,10 @@ public final class ConsensusBenchmark
                         case "--idle" -> idle = value;
                         case "--out" -> out = Path.of(value);
                         case "--keep" -> keep = Path.of(value);
+                        case "--rounds" -> rounds = Integer.parseInt(value);
                         default -> throw new IllegalArgumentException("unknown option '" + option + "'; use " +
-                            "--duration S, --warmup S, --payload-bytes B, --in-flight N,N,.., --members N,N,.., --idle NAME, " +
-                            "--out DIR, --keep DIR");
+                            "--duration S, --warmup S, --payload-bytes B, --in-flight N,N,.., --members N,N,.., " +
+                            "--rounds R, --idle NAME, --out DIR, --keep DIR");
                     }
                 }
                 catch (final NumberFormatException ex)
@@ -113,11 +123,16 @@ public final class ConsensusBenchmark
                 throw new IllegalArgumentException("--members must list cluster sizes in 3.." + MAX_MEMBERS + ", got " +
                     Arrays.toString(members));
             }
+            if (rounds < 1 || rounds > MAX_ROUNDS)
+            {
+                throw new IllegalArgumentException("--rounds must be 1.." + MAX_ROUNDS + " (each round starts every " +
+                    "cluster again), got " + rounds);
+            }
             if (idle != null)
             {
                 TransportContext.idleStrategy(idle); // names the valid choices if this one is unknown
             }
-            return new Options(durationS, warmupS, payloadBytes, inFlight, members, idle, out, keep);
+            return new Options(durationS, warmupS, payloadBytes, inFlight, members, idle, out, keep, rounds);
         }
     }
 
@@ -163,7 +178,8 @@ public final class ConsensusBenchmark
     }
 
     /**
-     * Measures every system at every member count and in-flight bound, one started log per member count.
+     * Measures every system at every member count and in-flight bound, one started log per member count,
+     * {@code options.rounds()} times in turn.
      *
      * @return false if any system failed; its failure is a note and the others still run.
      */
@@ -173,6 +189,20 @@ public final class ConsensusBenchmark
     {
         final LoadDriver driver = new LoadDriver(options.payloadBytes(), seconds(options.warmupS()),
             seconds(options.durationS()), STALL_TIMEOUT_NS, options.idle() == null ? "backoff" : options.idle());
+        boolean allRan = true;
+        for (int round = 1; round <= options.rounds(); round++)
+        {
+            allRan &= runRound(systems, options, driver, round, results, notes);
+        }
+        return allRan;
+    }
+
+    private static boolean runRound(
+        final List<ConsensusSystem> systems, final Options options, final LoadDriver driver, final int round,
+        final List<LoadResult> results, final List<String> notes) throws IOException
+    {
+        final String inRound = options.rounds() == 1 ? "" : String.format(Locale.ROOT, " (round %d of %d)", round,
+            options.rounds());
         boolean allRan = true;
         for (final ConsensusSystem system : systems)
         {
@@ -187,7 +217,7 @@ public final class ConsensusBenchmark
                     workDir, options.idle(), options.payloadBytes(),
                     members >= LARGE_CLUSTER ? LARGE_START_TIMEOUT_NS : START_TIMEOUT_NS)))
                 {
-                    System.err.printf("consensus: starting %s, n = %d%n", system.name(), members);
+                    System.err.printf("consensus: starting %s, n = %d%s%n", system.name(), members, inRound);
                     log.start();
                     final double startS = (System.nanoTime() - startNs) / 1e9;
                     for (final int inFlight : options.inFlight())
@@ -204,23 +234,25 @@ public final class ConsensusBenchmark
                             atFailure = "; " + log.diagnostics(); // what the cluster did, while it still answers
                             throw ex;
                         }
-                        results.add(result);
+                        results.add(result.inRound(round));
                         if (result.lost() > 0 || result.unexpected() > 0)
                         {
-                            notes.add(String.format(Locale.ROOT, "%s n = %d in-flight %d: %d commands lost, " +
-                                "%d unexpected commits.", system.name(), members, inFlight, result.lost(),
+                            notes.add(String.format(Locale.ROOT, "%s n = %d in-flight %d%s: %d commands lost, " +
+                                "%d unexpected commits.", system.name(), members, inFlight, inRound, result.lost(),
                                 result.unexpected()));
                         }
                     }
-                    notes.add(String.format(Locale.ROOT, "%s n = %d: started in %.1f s; %s.",
-                        system.name(), members, startS, log.diagnostics()));
+                    notes.add(String.format(Locale.ROOT, "%s n = %d%s: started in %.1f s; %s.",
+                        system.name(), members, inRound, startS, log.diagnostics()));
                 }
                 catch (final Exception ex)
                 {
                     allRan = false;
-                    notes.add(String.format(Locale.ROOT, "%s n = %d FAILED at %s: %s%s%s%s", system.name(), members, stage,
+                    notes.add(String.format(Locale.ROOT, "%s n = %d%s FAILED at %s: %s%s%s%s", system.name(), members,
+                        inRound, stage,
                         ex, ex.getStackTrace().length == 0 ? "" : " (thrown at " + ex.getStackTrace()[0] + ")",
-                        keep(options.keep(), workDir, system.name() + "-" + members), atFailure));
+                        keep(options.keep(), workDir, system.name() + "-" + members +
+                            (options.rounds() == 1 ? "" : "-round-" + round)), atFailure));
                 }
                 finally
                 {
@@ -263,13 +295,15 @@ public final class ConsensusBenchmark
     {
         return String.format(Locale.ROOT, "%s, %d cores, load average %.2f. Closed loop from one client " +
             "thread: %d-byte commands, %s, %.1f s warm-up and " +
-            "%.1f s measured per row; latency is submit to commit learnt by the client.",
+            "%.1f s measured per row%s; latency is submit to commit learnt by the client.",
             ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
             Runtime.getRuntime().availableProcessors(),
             ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
             options.payloadBytes(), options.idle() == null ? "each system's own idle strategy (Aeron Cluster and " +
             "the client: backoff; mmx: its node's default, park)" : options.idle() + " idle strategy for every thread " +
-            "of every system", options.warmupS(), options.durationS());
+            "of every system", options.warmupS(), options.durationS(), options.rounds() == 1 ? "" :
+            String.format(Locale.ROOT, ", %d rounds (every system in turn, clusters started afresh each round)",
+            options.rounds()));
     }
 
     private static long seconds(final double seconds)

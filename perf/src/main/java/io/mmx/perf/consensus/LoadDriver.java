@@ -108,7 +108,7 @@ public final class LoadDriver
         return new LoadResult(log.name(), log.members(), inFlight, run.histogram, run.windowCommits,
             durationNs / 1e9, run.maxOutstanding, run.sentNsById.size(), run.unexpected,
             cpuTicksAtStart < 0 || cpuTicksAtEnd < 0 ? -1 :
-            (cpuTicksAtEnd - cpuTicksAtStart) / (double)io.mmx.perf.idle.ProcFs.TICKS_PER_SECOND);
+            (cpuTicksAtEnd - cpuTicksAtStart) / (double)io.mmx.perf.idle.ProcFs.TICKS_PER_SECOND, 1);
     }
 
     /** CPU ticks of this JVM and the log's other processes; negative if one of them could not be read. */

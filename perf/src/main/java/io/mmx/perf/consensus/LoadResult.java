@@ -16,6 +16,7 @@ import org.HdrHistogram.Histogram;
  * @param unexpected     commits reported for ids not outstanding (duplicates, or lost ones arriving late).
  * @param cpuSeconds     CPU time (utime + stime from /proc) of this JVM and the system's other processes over the
  *                       measured window, client and load driver included; negative if unknown.
+ * @param round          which of the benchmark's rounds measured it, from 1.
  */
 public record LoadResult(
     String system,
@@ -27,8 +28,16 @@ public record LoadResult(
     int maxOutstanding,
     long lost,
     long unexpected,
-    double cpuSeconds)
+    double cpuSeconds,
+    int round)
 {
+    /** @return this result, measured in {@code round}. */
+    public LoadResult inRound(final int round)
+    {
+        return new LoadResult(system, members, inFlight, latencyNs, commits, seconds, maxOutstanding, lost, unexpected,
+            cpuSeconds, round);
+    }
+
     /** @return CPU microseconds per commit over the measured window, or NaN if unknown. */
     public double cpuMicrosPerCommit()
     {

@@ -73,6 +73,22 @@ class ConsensusBenchmarkTest
     }
 
     @Test
+    void roundsMeasureEverySystemInTurnAndNameTheRoundOfEachRow() throws Exception
+    {
+        final ConsensusBenchmark.Options options = ConsensusBenchmark.Options.parse(
+            new String[]{"--duration", "0.1", "--warmup", "0", "--in-flight", "2", "--members", "7", "--rounds", "2"});
+        final List<LoadResult> results = new ArrayList<>();
+        final List<String> notes = new ArrayList<>();
+        assertTrue(ConsensusBenchmark.run(List.of(new ExecutorSystem(ConsensusSystems.BASELINE, false),
+            new ExecutorSystem("other", false)), options, results, notes));
+        // The baseline and the other system alternate, so drift in the machine's load reaches both alike.
+        assertEquals(List.of(ConsensusSystems.BASELINE + " 5 r1", ConsensusSystems.BASELINE + " 32 r1", "other 7 r1",
+                ConsensusSystems.BASELINE + " 5 r2", ConsensusSystems.BASELINE + " 32 r2", "other 7 r2"),
+            results.stream().map(r -> r.system() + " " + r.members() + " r" + r.round()).toList());
+        assertTrue(notes.stream().anyMatch(n -> n.startsWith("other n = 7 (round 2 of 2): started")), notes.toString());
+    }
+
+    @Test
     void badMembersAreRefusedNamingTheRange()
     {
         for (final String bad : new String[]{"2", "5,4097", "x"})
