@@ -13,19 +13,15 @@ final class AcceptRouter
     private final int self;
     private final int n;
     private final Effects effects;
-    /**
-     * The executor that last ran each acceptor for us, or -1 (null: none known yet). This and the
-     * per-executor lists are allocated when a process first leads: arrays of n in every process
-     * were most of an n = 4096 simulation's memory.
-     */
-    private int[] executorOf;
-    private int[] thriftyCount;
-    private int[][] thriftyLists;
+    /** The executor that last ran each acceptor for us, or -1. */
+    private final int[] executorOf;
+    private final int[] thriftyCount;
+    private final int[][] thriftyLists;
     private final int thriftyTarget;
     private final CoreConfig config;
     /** Per host: the owners there that execute their own acceptor in this group (shared hosts only). */
-    private int[] hostCount;
-    private int[][] hostLists;
+    private final int[] hostCount;
+    private final int[][] hostLists;
     /** True for the acceptors this process's own drivers execute: their Accepts go to ourselves. */
     private final java.util.function.IntPredicate executesLocally;
 
@@ -35,8 +31,14 @@ final class AcceptRouter
         this.self = self;
         this.executesLocally = executesLocally;
         this.config = config;
+        this.hostCount = config.sharedHosts() ? new int[config.n()] : null;
+        this.hostLists = config.sharedHosts() ? new int[config.n()][] : null;
         this.n = config.n();
         this.effects = effects;
+        this.executorOf = new int[n];
+        java.util.Arrays.fill(executorOf, -1);
+        this.thriftyCount = new int[n];
+        this.thriftyLists = new int[n][];
         // A margin above the quorum absorbs a few slow or lost executors before a retransmission.
         this.thriftyTarget = Math.min(n, config.quorumSize() + Math.max(1, n / 32));
     }
@@ -44,34 +46,13 @@ final class AcceptRouter
     /** {@code executor} ran {@code acceptor} for us (an Accepted bundle named it). */
     void heard(final int acceptor, final int executor)
     {
-        allocate();
         executorOf[acceptor] = executor;
-    }
-
-    private void allocate()
-    {
-        if (executorOf != null)
-        {
-            return;
-        }
-        executorOf = new int[n];
-        java.util.Arrays.fill(executorOf, -1);
-        thriftyCount = new int[n];
-        thriftyLists = new int[n][];
-        if (config.sharedHosts())
-        {
-            hostCount = new int[n];
-            hostLists = new int[n][];
-        }
     }
 
     /** A new term: no executor is known until this ballot's Promises and Accepted bundles name them. */
     void forgetExecutors()
     {
-        if (executorOf != null)
-        {
-            java.util.Arrays.fill(executorOf, -1);
-        }
+        java.util.Arrays.fill(executorOf, -1);
     }
 
     /** Sends a new group: to the known executors of enough acceptors, else to every process. */
@@ -91,7 +72,6 @@ final class AcceptRouter
     private boolean sendThrifty(final long ballot, final long firstSlot, final long[][] values, final long durable,
         final long decidedBase)
     {
-        allocate();
         int known = 0;
         for (int q = 0; q < n && known < thriftyTarget; q++)
         {

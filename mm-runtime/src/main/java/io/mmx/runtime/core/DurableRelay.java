@@ -11,11 +11,9 @@ final class DurableRelay
 {
     private final int n;
     private final CoreConfig config;
-    // Per process, allocated at the first report: only a leader hears reports, and two arrays of n
-    // words in every process were a quarter of an n = 4096 simulation's memory.
-    private long[] durableOf;
+    private final long[] durableOf;
     /** When each process last reported its durable prefix (ticks). */
-    private long[] durableHeardTick;
+    private final long[] durableHeardTick;
     private final long[] topDurable;
     /** {@link #relayed} as last computed; it holds until a report comes or a reporter goes stale. */
     private long lastRelayed = -1L;
@@ -27,19 +25,16 @@ final class DurableRelay
     {
         this.n = config.n();
         this.config = config;
+        this.durableOf = new long[n];
+        java.util.Arrays.fill(durableOf, -1L);
+        this.durableHeardTick = new long[n];
+        java.util.Arrays.fill(durableHeardTick, Long.MIN_VALUE / 2);
         this.topDurable = new long[config.reclaimReplicas()];
     }
 
     /** Process {@code process} reported its log durable through {@code durableThrough}. */
     void heard(final int process, final long durableThrough, final long nowTicks)
     {
-        if (durableOf == null)
-        {
-            durableOf = new long[n];
-            java.util.Arrays.fill(durableOf, -1L);
-            durableHeardTick = new long[n];
-            java.util.Arrays.fill(durableHeardTick, Long.MIN_VALUE / 2);
-        }
         durableOf[process] = Math.max(durableOf[process], durableThrough);
         durableHeardTick[process] = nowTicks;
         dirty = true;
@@ -67,7 +62,7 @@ final class DurableRelay
         java.util.Arrays.fill(topDurable, -1L);
         int reporting = 0;
         long lowestReporting = Long.MAX_VALUE;
-        for (int p = 0; durableOf != null && p < n; p++)
+        for (int p = 0; p < n; p++)
         {
             final long d = durableOf[p];
             if (d >= 0 && nowTicks - durableHeardTick[p] <= window)
