@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import java.lang.management.ManagementFactory;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What a process that never leads costs: thousands of them share one simulation or one host. Its
@@ -25,6 +26,8 @@ class CoreFootprintTest
         final CoreConfig config = new CoreConfig().graph(graph).conclude();
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+            "this JVM does not count the bytes a thread allocates (ThreadMXBean.getCurrentThreadAllocatedBytes)");
         final MmPaxosCore[] cores = new MmPaxosCore[CORES];
         final long before = threads.getCurrentThreadAllocatedBytes();
         for (int i = 0; i < CORES; i++)
