@@ -217,7 +217,8 @@ final class AcceptorDriver
         next.seq(seq);
         next.prevHead(cachedHead);
         nextHead = RegionLayout.headWord(seq, lane, recordIndex);
-        final long[] words = scratch.apply(next.encodedWords());
+        // Room for the record's entries at full values: a bound known without a walk over them.
+        final long[] words = scratch.apply(AcceptorRecord.capacityWords(next.count(), config.valueWords()));
         final int length = next.encode(words, 0);
         issue(State.WRITE_RECORD, MemoryOpKind.WRITE_BULK, layout.recordOffsetWords(lane, recordIndex), length,
             0, 0, words);

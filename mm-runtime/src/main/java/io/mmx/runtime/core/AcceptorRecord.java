@@ -293,17 +293,6 @@ public final class AcceptorRecord
         changed = true;
     }
 
-    /** The words {@link #encode} writes. */
-    public int encodedWords()
-    {
-        int w = ENTRIES + 1 + count * ENTRY_FIXED_WORDS;
-        for (int i = 0; i < count; i++)
-        {
-            w += lengths[i];
-        }
-        return w;
-    }
-
     /** Writes the record at {@code dst[offset..]}; returns the number of words written. */
     public int encode(final long[] dst, final int offset)
     {

@@ -53,17 +53,13 @@ final class PublishedState
         }
         region.read(offset, words, available);
         final long entries = available > AcceptorRecord.COUNT ? words[AcceptorRecord.COUNT] : 0;
-        if (entries > slots.length && entries <= maxEntries)
+        if (entries > slots.length && entries <= maxEntries) // more than a record holds: index() refuses it
         {
             final int grown = (int)Math.min(maxEntries, Math.max(entries, 2L * slots.length));
             slots = new long[grown];
             ballots = new long[grown];
             valueAt = new int[grown];
             hashes = new long[grown];
-        }
-        if (entries > slots.length)
-        {
-            return false; // more entries than a record holds: not a whole record
         }
         final int n = AcceptorRecord.index(words, 0, available, seq, maxEntries, maxBatch, slots, ballots, valueAt);
         if (n < 0)

@@ -1,5 +1,6 @@
 package io.mmx.perf.consensus;
 
+import io.mmx.perf.Median;
 import org.HdrHistogram.Histogram;
 
 import java.util.List;
@@ -107,10 +108,10 @@ final class ConsensusReport
             }
             out.append(String.format(Locale.ROOT, "| %s | %d | %d | %d of %d | %s | %s | %.0f | %s | %s | %s | %s | %s |%n",
                 first.system(), first.members(), first.inFlight(), group.size(), rounds,
-                micros(median(group.stream().mapToDouble(r -> percentile(r.latencyNs(), 50)).toArray())),
-                micros(median(group.stream().mapToDouble(r -> percentile(r.latencyNs(), 99)).toArray())),
-                median(group.stream().mapToDouble(LoadResult::commitsPerSecond).toArray()),
-                decimal(median(group.stream().mapToDouble(LoadResult::cpuMicrosPerCommit).toArray())),
+                micros(Median.of(group.stream().mapToDouble(r -> percentile(r.latencyNs(), 50)).toArray())),
+                micros(Median.of(group.stream().mapToDouble(r -> percentile(r.latencyNs(), 99)).toArray())),
+                Median.of(group.stream().mapToDouble(LoadResult::commitsPerSecond).toArray()),
+                decimal(Median.of(group.stream().mapToDouble(LoadResult::cpuMicrosPerCommit).toArray())),
                 spread(ratios[0], paired), spread(ratios[1], paired), spread(ratios[2], paired), spread(ratios[3], paired)));
         }
         out.append('\n');
@@ -133,18 +134,7 @@ final class ConsensusReport
         }
         java.util.Arrays.sort(v);
         return v.length == 1 ? String.format(Locale.ROOT, "%.2f", v[0]) :
-            String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", median(v), v[0], v[v.length - 1]);
-    }
-
-    /** The median of the values that are numbers, or NaN. */
-    static double median(final double[] values)
-    {
-        final double[] v = java.util.Arrays.stream(values).filter(x -> !Double.isNaN(x)).sorted().toArray();
-        if (v.length == 0)
-        {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", Median.of(v), v[0], v[v.length - 1]);
     }
 
     private static String micros(final double ns)

@@ -172,11 +172,11 @@ public final class RuntimeBenchmark
                 baseWall += b[3] / 1e9 / rounds;
                 nowWall += c[3] / 1e9 / rounds;
             }
-            final double mb = median(base);
-            final double mc = median(now);
+            final double mb = io.mmx.perf.Median.of(base);
+            final double mc = io.mmx.perf.Median.of(now);
             // slots/s: the ratio of wall-clock rates (mean wall times), what a user waiting for a run sees.
             System.out.printf("%6d %14.0f %14.0f %12.2f %12.2f %8.2fx %11.2fx %11.2fx%n", n, mb, mc, baseWall, nowWall,
-                mc / mb, median(nowThread) / median(baseThread), baseWall / nowWall);
+                mc / mb, io.mmx.perf.Median.of(nowThread) / io.mmx.perf.Median.of(baseThread), baseWall / nowWall);
         }
     }
 
@@ -211,13 +211,6 @@ public final class RuntimeBenchmark
             v[i - 1] = Long.parseLong(f[i]);
         }
         return v;
-    }
-
-    private static double median(final double[] values)
-    {
-        final double[] v = values.clone();
-        java.util.Arrays.sort(v);
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private static int[] parseSizes(final String list)
