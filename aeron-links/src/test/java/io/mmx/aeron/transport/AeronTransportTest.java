@@ -215,16 +215,22 @@ class AeronTransportTest
                     sendEventually(transports[src / 2], pollAll, src, dst, payload, 16);
                 }
             }
+            awaitBroadcastReachesEveryEndpoint(mode, transports, inboxes, pollAll);
+            payload.putInt(0, BROADCAST);
             for (int e = 0; e < 3; e++)
             {
                 assertEquals(3, transports[e].broadcast(e * 2, 2, payload, 0, 4), mode.toString());
             }
             Deadline.await(mode + ": 12 unicast + 3 broadcast frames at each endpoint", 10_000, pollAll, () ->
-                inboxes[0].frames.size() == 15 && inboxes[1].frames.size() == 15 && inboxes[2].frames.size() == 15);
+                counted(inboxes[0]) == 15 && counted(inboxes[1]) == 15 && counted(inboxes[2]) == 15);
             for (int e = 0; e < 3; e++)
             {
                 for (final int[] frame : inboxes[e].frames)
                 {
+                    if (frame[2] == PROBE)
+                    {
+                        continue;
+                    }
                     assertTrue(frame[1] == FrameHeader.ALL_LOCAL || frame[1] / 2 == e, "delivered at the right endpoint");
                     if (frame[1] != FrameHeader.ALL_LOCAL)
                     {
@@ -235,6 +241,74 @@ class AeronTransportTest
                 assertEquals(0, transports[e].clientErrors());
             }
         }
+    }
+
+    private static final int PROBE = -2;
+    private static final int BROADCAST = 99;
+
+    /** Frames of the test itself: probes sent while waiting for the broadcast to reach everyone are not counted. */
+    private static int counted(final Inbox inbox)
+    {
+        int count = 0;
+        for (final int[] frame : inbox.frames)
+        {
+            count += frame[2] == PROBE ? 0 : 1;
+        }
+        return count;
+    }
+
+    /**
+     * An MDC publication reports itself connected once any one destination has answered, and a destination
+     * whose image forms later never sees what was sent before it. So probe broadcasts go out, each pass
+     * from every endpoint, until every endpoint has heard one from each of the others; only then are the
+     * counted broadcasts sent. In unicast fan-out every publication is already known connected, and one
+     * pass suffices.
+     */
+    private static void awaitBroadcastReachesEveryEndpoint(
+        final TransportContext.BroadcastMode mode, final AeronTransport[] transports, final Inbox[] inboxes,
+        final Runnable pollAll)
+    {
+        final UnsafeBuffer probe = new UnsafeBuffer(new byte[4]);
+        probe.putInt(0, PROBE);
+        final long[] lastProbeNs = {0};
+        Deadline.await(mode + ": a broadcast from every endpoint heard at every other", 10_000, () ->
+        {
+            pollAll.run();
+            final long now = System.nanoTime();
+            if (now - lastProbeNs[0] > 20_000_000L)
+            {
+                lastProbeNs[0] = now;
+                for (int e = 0; e < transports.length; e++)
+                {
+                    transports[e].broadcast(e * 2, 2, probe, 0, 4);
+                }
+            }
+        }, () ->
+        {
+            for (int e = 0; e < inboxes.length; e++)
+            {
+                for (int from = 0; from < transports.length; from++)
+                {
+                    if (from != e && !heardProbeFrom(inboxes[e], from * 2))
+                    {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        });
+    }
+
+    private static boolean heardProbeFrom(final Inbox inbox, final int src)
+    {
+        for (final int[] frame : inbox.frames)
+        {
+            if (frame[2] == PROBE && frame[0] == src)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test
