@@ -99,6 +99,26 @@ public final class LeaderElection
      */
     public void tick(final long nowTick, final int rank)
     {
+        tick(nowTick, rank, 0);
+    }
+
+    /**
+     * Advance the state machine, knowing how many of the lower ids share this process's host.
+     * <p>
+     * A candidate waits {@code rank × stagger} ticks, the rank capped at {@code maxCandidateRank} so
+     * that the lowest live process does not wait for the news of every death below it. Without more,
+     * every process whose rank reaches the cap stands on the same tick: at n = 4096, after a JVM died
+     * seconds before the leader's, some 2,500 candidates at once, each starting a phase 1 on a machine
+     * with no core to spare. Lower ids on this process's own host surely run (they share its JVM), so
+     * they are added after the cap: of a host's processes only its lowest stands at the capped wait,
+     * the next one a stagger later, and by then it has heard the first's claim.
+     *
+     * @param nowTick    current tick.
+     * @param rank       lower ids not known dead ({@code FailureDetector.rank()}).
+     * @param hostLower  lower ids on this process's own host (0 when each process is its own host).
+     */
+    public void tick(final long nowTick, final int rank, final int hostLower)
+    {
         discountOwnStall(nowTick);
         keepClaimOfRunningLeader(nowTick);
         final boolean fresh = isClaimFresh(nowTick);
@@ -121,8 +141,7 @@ public final class LeaderElection
                 {
                     role = Role.FOLLOWER;
                 }
-                else if (nowTick - candidateSinceTick >=
-                    (long)Math.min(rank, config.maxCandidateRank()) * config.candidateStaggerTicks())
+                else if (nowTick - candidateSinceTick >= candidateWaitTicks(rank, hostLower))
                 {
                     becomeLeader(nowTick);
                 }
@@ -142,6 +161,13 @@ public final class LeaderElection
                 break;
         }
         report(nowTick);
+    }
+
+    /** The capped rank of the other hosts' lower ids, then this host's lower ids: see {@link #tick(long, int, int)}. */
+    long candidateWaitTicks(final int rank, final int hostLower)
+    {
+        final int onHost = Math.min(Math.max(hostLower, 0), rank);
+        return ((long)Math.min(rank - onHost, config.maxCandidateRank()) + onHost) * config.candidateStaggerTicks();
     }
 
     /**

@@ -217,6 +217,37 @@ class LeaderDownTest
         assertEquals(0, six.leaderId());
     }
 
+    /**
+     * Host 0-3 was killed seconds before the leader's (4-5); the failure detector does not hold 0-3
+     * dead yet. Told the leader is down, 6 asks the operating system about the hosts below it: both
+     * are gone, so 0-5 are held dead and 6, the lowest process left, claims at once. Where the host
+     * cannot tell, 0-3 still rank below 6 and it waits, as before.
+     */
+    @Test
+    void toldTheLeaderIsDownAProcessHoldsLowerHostsTheSystemKnowsGoneDeadAndClaimsAtOnce()
+    {
+        final MembershipNode unknowing = node(6, 3, 5);
+        deliver(unknowing, 1, 4, MessageType.PING, -1, 4, 1);
+        unknowing.tick(1);
+        assertEquals(4, unknowing.leaderId());
+        deliver(unknowing, 2, 7, MessageType.LEADER_DOWN, 4, 4, 1);
+        unknowing.tick(2);
+        assertEquals(Role.CANDIDATE, unknowing.electionRole(), "0-3 rank below 6: it waits by rank");
+        assertEquals(0, unknowing.hostsHeldDead());
+
+        sent.clear();
+        java.util.Arrays.fill(hostDead, 0, 6, true);
+        final MembershipNode six = node(6, 3, 5);
+        deliver(six, 1, 4, MessageType.PING, -1, 4, 1);
+        six.tick(1);
+        assertEquals(4, six.leaderId());
+        deliver(six, 2, 7, MessageType.LEADER_DOWN, 4, 4, 1);
+        assertEquals(2, six.hostsHeldDead(), "hosts 0-3 and 4-5, one question each");
+        assertEquals(Role.LEADER, six.electionRole());
+        assertEquals(6, six.leaderId());
+        assertEquals(List.of(0, 1, 2, 3, 4, 5, 7), sentTo(MessageType.LEADER_CLAIM));
+    }
+
     @Test
     void theDownHoldLapsesAfterALease()
     {

@@ -37,6 +37,31 @@ class LeaderElectionTest
         assertEquals(Role.LEADER, five.role());
     }
 
+    /**
+     * Past the rank cap every candidate used to wait the same capped time and stand on the same tick.
+     * Lower ids on the candidate's own host run with it, so they are counted after the cap: of one
+     * host's processes, each waits a stagger longer than the one below it.
+     */
+    @Test
+    void pastTheCapAHostsProcessesStandOneStaggerApart()
+    {
+        final MembershipConfig capped = new MembershipConfig().maxCandidateRank(100).candidateStaggerTicks(25).conclude(4096);
+        final LeaderElection first = new LeaderElection(capped, 1280, (leader, epoch, state, tick) -> { });
+        final LeaderElection sixth = new LeaderElection(capped, 1285, (leader, epoch, state, tick) -> { });
+        assertEquals(100L * 25, first.candidateWaitTicks(700, 0), "the lowest on its host: the capped rank");
+        assertEquals(105L * 25, sixth.candidateWaitTicks(705, 5), "five lower on its host: five staggers later");
+        assertEquals(40L * 25, sixth.candidateWaitTicks(40, 5), "below the cap the rank alone, as before");
+        assertEquals(3L * 25, sixth.candidateWaitTicks(3, 5), "host-mates held dead falsely: never more than the rank");
+        sixth.tick(0, 705, 5);
+        sixth.tick(100L * 25, 705, 5);
+        assertEquals(Role.CANDIDATE, sixth.role(), "not yet at the capped wait");
+        sixth.tick(105L * 25, 705, 5);
+        assertEquals(Role.LEADER, sixth.role());
+        first.tick(0, 700, 0);
+        first.tick(100L * 25, 700, 0);
+        assertEquals(Role.LEADER, first.role());
+    }
+
     @Test
     void freshLowerClaimDeposesALeaderAtOnceWithAHigherEpochKnown()
     {
