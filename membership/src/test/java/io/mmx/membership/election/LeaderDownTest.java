@@ -248,6 +248,38 @@ class LeaderDownTest
         assertEquals(List.of(0, 1, 2, 3, 4, 5, 7), sentTo(MessageType.LEADER_CLAIM));
     }
 
+    /**
+     * Leader 4 has no neighbour of 6's to read its heartbeat, and its claim stops being renewed. Past
+     * half a lease 6 asks the host about 4 every eighth of a lease: while it cannot tell, 6 keeps
+     * following until the lease; once the system says 4's JVM (and the lower host 0-3) is gone, 6
+     * leads at the next asking, without telling anyone that 4 is down.
+     */
+    @Test
+    void aFollowerAsksTheHostAboutALeaderWhoseClaimWentSilent()
+    {
+        final long lease = new MembershipConfig().leaderLeaseTicks();
+        // Nobody answers this node's probes: a suspicion timeout beyond the test keeps SWIM from declaring 4 dead.
+        final MembershipNode six = node(new MembershipConfig().suspicionTimeoutTicks(100_000), 6, 3, 5);
+        deliver(six, 1, 4, MessageType.PING, -1, 4, 1);
+        long t = 1;
+        for (; t <= 1 + lease / 2 + lease / 8; t++)
+        {
+            six.tick(t);
+        }
+        assertEquals(4, six.leaderId(), "the host cannot tell: the claim is followed until its lease");
+        assertEquals(0, six.silentLeadersFoundGone());
+        java.util.Arrays.fill(hostDead, 0, 6, true);
+        final long gone = t;
+        for (; six.electionRole() != Role.LEADER && t < 1 + lease; t++)
+        {
+            six.tick(t);
+        }
+        assertEquals(Role.LEADER, six.electionRole());
+        assertTrue(t - gone <= lease / 8 + 1, "led within an eighth of a lease of the system knowing: " + (t - gone));
+        assertEquals(1, six.silentLeadersFoundGone());
+        assertEquals(List.of(), sentTo(MessageType.LEADER_DOWN), "each follower asks for itself");
+    }
+
     @Test
     void theDownHoldLapsesAfterALease()
     {
