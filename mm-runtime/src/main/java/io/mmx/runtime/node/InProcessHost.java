@@ -9,6 +9,7 @@ import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.RegionLayout;
+import io.mmx.membership.neighbour.HostLiveness;
 import io.mmx.runtime.host.HostContext;
 import io.mmx.runtime.host.HostTransport;
 import io.mmx.runtime.host.HostedProcess;
@@ -47,6 +48,19 @@ public final class InProcessHost
         final HostTransport transport, final NanoClock clock, final IntFunction<StateMachine> machines,
         final SplittableRandom random, final ReplicaFlaw flaw, final AtomicInteger pending)
     {
+        this(ctx, hostOf, links, transport, clock, machines, random, flaw, pending, HostLiveness.NONE);
+    }
+
+    /**
+     * As {@link #InProcessHost(NodeContext, int[], RegionLinkFactory, HostTransport, NanoClock, IntFunction,
+     * SplittableRandom, ReplicaFlaw, AtomicInteger)}, told by {@code liveness} what the operating system
+     * says of other hosts (a simulation's truth, as the shm locks tell it on one machine).
+     */
+    public InProcessHost(final NodeContext ctx, final int[] hostOf, final RegionLinkFactory links,
+        final HostTransport transport, final NanoClock clock, final IntFunction<StateMachine> machines,
+        final SplittableRandom random, final ReplicaFlaw flaw, final AtomicInteger pending,
+        final HostLiveness liveness)
+    {
         final CoreConfig config = ctx.core();
         final int[] hosted = ctx.hosted();
         final HostedProcess[] processes = new HostedProcess[hosted.length];
@@ -74,7 +88,7 @@ public final class InProcessHost
         host = new ProcessHost(new HostContext().transport(transport).core(config).processes(processes)
             .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).seed(random.nextLong())
             .tickNs(ctx.tickNs()).incarnation(random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs())
-            .maxPending(ctx.maxPending()).pendingCount(pending));
+            .maxPending(ctx.maxPending()).pendingCount(pending).liveness(liveness));
         hostRef[0] = host;
     }
 

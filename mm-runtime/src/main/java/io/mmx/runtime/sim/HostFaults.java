@@ -36,6 +36,12 @@ public final class HostFaults
     public double pauseLeaderProbability;
     /** Mean time between two commands of one host's clients. */
     public long submitIntervalNs;
+    /**
+     * The hosts share one machine whose operating system tells a crashed JVM from a paused one (the
+     * shm liveness locks): a crashed host's processes are surely dead, a paused one's surely run.
+     * Otherwise nothing can be told, as across machines.
+     */
+    public boolean liveness;
 
     /**
      * Longest pause. Longer than a leader's stale bound (about 30 ms), so a paused leader is
@@ -70,6 +76,7 @@ public final class HostFaults
         f.pauseLeaderProbability = r.nextDouble();
         final long commandsPerSecond = 40 + r.nextLong(MAX_COMMANDS_PER_SECOND - 40);
         f.submitIntervalNs = f.hosts() * 1_000_000_000L / commandsPerSecond;
+        f.liveness = r.nextBoolean(); // drawn last: the draws above stay those of earlier builds
         return f;
     }
 
@@ -83,9 +90,9 @@ public final class HostFaults
     public String toString()
     {
         return String.format("HostFaults{n %d, %d hosts of %d, degree %d, frame loss %.3f delay<=%.1fms, memory %d..%dus " +
-            "tail %.4f<=%dms, crashes<=%d, pauses %d<=%dms (leader's %.2f), a command per %.1fms per host}",
+            "tail %.4f<=%dms, crashes<=%d, pauses %d<=%dms (leader's %.2f), a command per %.1fms per host, liveness %s}",
             n, hosts(), perHost, degree, frameLoss, frameDelayMaxNs / 1e6, memoryLatencyMinNs / 1_000,
             memoryLatencyMaxNs / 1_000, memoryTailProbability, memoryTailMaxNs / 1_000_000, crashes, pauses,
-            pauseMaxNs / 1_000_000, pauseLeaderProbability, submitIntervalNs / 1e6);
+            pauseMaxNs / 1_000_000, pauseLeaderProbability, submitIntervalNs / 1e6, liveness ? "told" : "none");
     }
 }

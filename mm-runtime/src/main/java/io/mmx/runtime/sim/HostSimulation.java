@@ -7,6 +7,7 @@ import io.mmx.planner.plan.Plan;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.runtime.core.Flaw;
+import io.mmx.membership.neighbour.HostLiveness;
 import io.mmx.runtime.host.ProcessHost;
 import io.mmx.runtime.host.Submission;
 import io.mmx.runtime.node.EventLog;
@@ -103,6 +104,26 @@ public final class HostSimulation
     private long acknowledged;
     private long convergedAtNs = -1;
 
+    /**
+     * What the operating system of one machine says of a process's host: a crashed host is surely
+     * dead, any other (paused ones too: a paused JVM holds its locks) surely runs. Read through
+     * {@link #crashed}, allocated before the hosts are built.
+     */
+    private final HostLiveness liveness = new HostLiveness()
+    {
+        @Override
+        public boolean surelyRuns(final int processId)
+        {
+            return !crashed[hostOf[processId]];
+        }
+
+        @Override
+        public boolean surelyDead(final int processId)
+        {
+            return crashed[hostOf[processId]];
+        }
+    };
+
     /** One submitted command: its host, its value, its submission. */
     private static final class Sent
     {
@@ -164,16 +185,17 @@ public final class HostSimulation
         final RegionLinkFactory regions = InProcessHost.createRegions(new LocalRegionStore(), contexts[0], CLUSTER_KEY);
         links = new DelayedRegionLinks(regions, () -> nowNs, random.nextLong(), faults.memoryLatencyMinNs,
             faults.memoryLatencyMaxNs, faults.memoryTailProbability, faults.memoryTailMaxNs);
+        crashed = new boolean[hostCount];
         hosts = new InProcessHost[hostCount];
         pending = new AtomicInteger[hostCount];
         for (int h = 0; h < hostCount; h++)
         {
             pending[h] = new AtomicInteger();
             hosts[h] = new InProcessHost(contexts[h], hostOf, links, network.endpoint(h), () -> nowNs,
-                checker::replica, new SplittableRandom(random.nextLong()), options.replicaFlaw, pending[h]);
+                checker::replica, new SplittableRandom(random.nextLong()), options.replicaFlaw, pending[h],
+                faults.liveness ? liveness : HostLiveness.NONE);
         }
         links.start();
-        crashed = new boolean[hostCount];
         pausedUntilNs = new long[hostCount];
         crashAtNs = drawCrashes();
         pauseAtNs = new long[faults.pauses];

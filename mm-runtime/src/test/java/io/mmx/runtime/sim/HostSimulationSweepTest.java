@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The node's own hosts under a seed sweep ({@link HostSimulation}): for each seed, ProcessHosts of
@@ -40,6 +41,21 @@ class HostSimulationSweepTest
             System.out.println("host seed " + seed + " " + o.verdict() + ": " + sim.summary());
             assertNull(o.description(), o.description() + "\n" + replay(seed));
         }
+    }
+
+    /**
+     * The seeds this test runs cover both ways membership meets the hosts: liveness told (one machine,
+     * shm locks) and liveness unknown (across machines), {@link HostFaults#liveness}.
+     */
+    @Test
+    void theSweptSeedsRunWithAndWithoutTheHostsLivenessTold()
+    {
+        int told = 0;
+        for (long seed = BASE; seed < BASE + SEEDS; seed++)
+        {
+            told += HostFaults.fromSeed(seed, 0, 0).liveness ? 1 : 0;
+        }
+        assertTrue(told > 0 && told < SEEDS, told + " of " + SEEDS + " seeds tell liveness: both kinds must run");
     }
 
     /**
