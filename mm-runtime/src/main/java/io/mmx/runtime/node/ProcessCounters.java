@@ -37,7 +37,11 @@ final class ProcessCounters implements AutoCloseable
         NEIGHBOUR_SUSPICIONS_VETOED(5109, "neighbour-suspicions-vetoed", "mmx_neighbour_suspicions_vetoed_total",
             "Times a neighbour's heartbeat stood still past the bound while its JVM surely ran, so it was not suspected yet."),
         LEADER_CLAIMS_KEPT(5110, "leader-claims-kept", "mmx_leader_claims_kept_total",
-            "Times the followed leader's claim was kept past its lease because its JVM surely ran (a slow leader, not a gone one).");
+            "Times the followed leader's claim was kept past its lease because its JVM surely ran (a slow leader, not a gone one)."),
+        HOSTS_HELD_DEAD(5111, "hosts-held-dead", "mmx_hosts_held_dead_total",
+            "Hosts below this process that a LEADER_DOWN found gone by their liveness locks, their processes held dead at once."),
+        SILENT_LEADERS_GONE(5112, "silent-leaders-gone", "mmx_silent_leaders_gone_total",
+            "Times the followed leader's claim went silent and its liveness lock said its JVM was gone, so this process acted at once.");
 
         /** The Aeron counter type id. */
         final int typeId;
@@ -89,7 +93,8 @@ final class ProcessCounters implements AutoCloseable
     /** Agent thread: the values now. */
     void update(final long commitIndex, final long proposals, final long retransmissions, final long takeovers,
         final long blockedNs, final long leaderChanges, final long leaderStopsVetoed,
-        final long leaderStopsDeclared, final long neighbourSuspicionsVetoed, final long leaderClaimsKept)
+        final long leaderStopsDeclared, final long neighbourSuspicionsVetoed, final long leaderClaimsKept,
+        final long hostsHeldDead, final long silentLeadersGone)
     {
         set(Kind.COMMIT_INDEX, commitIndex);
         set(Kind.PROPOSALS, proposals);
@@ -101,6 +106,8 @@ final class ProcessCounters implements AutoCloseable
         set(Kind.LEADER_STOPS_DECLARED, leaderStopsDeclared);
         set(Kind.NEIGHBOUR_SUSPICIONS_VETOED, neighbourSuspicionsVetoed);
         set(Kind.LEADER_CLAIMS_KEPT, leaderClaimsKept);
+        set(Kind.HOSTS_HELD_DEAD, hostsHeldDead);
+        set(Kind.SILENT_LEADERS_GONE, silentLeadersGone);
     }
 
     private void set(final Kind kind, final long value)

@@ -49,6 +49,8 @@ final class ReplicaEvents
     private long leaderChanges;
     private long leaderStopsVetoed;
     private long neighbourSuspicionsVetoed;
+    private long hostsHeldDead;
+    private long silentLeadersGone;
     private long leaderClaimsKept;
     private long leaderStopsDeclared;
     private long blockedTicks;
@@ -167,7 +169,8 @@ final class ReplicaEvents
     {
         statusEvents(published, s, tick);
         counters.update(s.appliedThrough, proposals, retransmissions, takeovers, blockedNs(), leaderChanges,
-            leaderStopsVetoed, leaderStopsDeclared, neighbourSuspicionsVetoed, leaderClaimsKept);
+            leaderStopsVetoed, leaderStopsDeclared, neighbourSuspicionsVetoed, leaderClaimsKept, hostsHeldDead,
+            silentLeadersGone);
     }
 
     private void statusEvents(final ProcessStatus published, final Status s, final long tick)
@@ -216,6 +219,8 @@ final class ReplicaEvents
         neighbourSuspicionsVetoed = membership.neighbourSuspicionsVetoed();
         leaderClaimsKept = membership.leaderClaimsKept();
         leaderStopsDeclared = membership.leaderDeclarations();
+        hostsHeldDead = membership.hostsHeldDead();
+        silentLeadersGone = membership.silentLeadersFoundGone();
         if (!planRefusedLogged && membership.planState() == PlanActivation.State.REFUSED)
         {
             planRefusedLogged = true;
