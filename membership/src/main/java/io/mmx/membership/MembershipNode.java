@@ -319,8 +319,7 @@ public final class MembershipNode
         {
             return;
         }
-        final long lease = config.leaderLeaseTicks();
-        if (election.claimAgeTicks(nowTick) <= lease / 2)
+        if (!election.wantsLeaderNews(nowTick))
         {
             return;
         }
@@ -329,7 +328,7 @@ public final class MembershipNode
         {
             return;
         }
-        nextLeaderQuestionTick = nowTick + Math.max(1, lease / 8);
+        nextLeaderQuestionTick = nowTick + Math.max(1, config.leaderLeaseTicks() / 8);
         if (liveness.surelyDead(leader))
         {
             silentLeadersFoundGone++;
@@ -410,9 +409,14 @@ public final class MembershipNode
             }
             return;
         }
+        // Every plan neighbour of the leader that saw it stop declares it: ask the host once per stop.
+        final boolean news = !isDown(leader);
         markHostDown(hostOf(leader), nowTick + config.leaderLeaseTicks());
         forEachHostMember(hostOf(leader), nowTick);
-        holdGoneHostsDead(nowTick);
+        if (news)
+        {
+            holdGoneHostsDead(nowTick);
+        }
         // Two steps: a follower without a claim becomes candidate, a candidate of rank 0 claims.
         election.tick(nowTick, rank(), hostLower);
         election.tick(nowTick, rank(), hostLower);

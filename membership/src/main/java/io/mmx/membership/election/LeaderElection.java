@@ -324,15 +324,6 @@ public final class LeaderElection
         return !isClaimFresh(nowTick) || nowTick - claimBornTick > config.leaderLeaseTicks() / 2;
     }
 
-    /**
-     * @param nowTick now.
-     * @return ticks since the followed claim was last renewed (own stalls discounted), or -1 without one.
-     */
-    public long claimAgeTicks(final long nowTick)
-    {
-        return claimId < 0 ? -1 : nowTick - claimBornTick;
-    }
-
     private boolean isClaimFresh(final long nowTick)
     {
         return claimId >= 0 && (claimBornTick + config.leaderLeaseTicks() > nowTick ||

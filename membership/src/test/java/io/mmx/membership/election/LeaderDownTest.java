@@ -48,9 +48,12 @@ class LeaderDownTest
         @Override
         public boolean surelyDead(final int p)
         {
+            deathQuestions++;
             return hostDead[p];
         }
     };
+    /** Times the node asked whether a process's host is gone. */
+    private int deathQuestions;
 
     private MembershipNode node(final int self, final int... neighbours)
     {
@@ -71,6 +74,16 @@ class LeaderDownTest
         final int length = new SwimMessage().wrapForEncode(buffer, 0).header(PLAN.membershipFingerprint(), 0, 0,
             subject, 0, -1, leader, epoch, leader < 0 ? 0 : 3, 0).updateCount(0);
         node.onMessage(tick, src, type, buffer, 0, length);
+    }
+
+    /** Process 6 (host 6-7), following {@code leader}'s claim heard at tick 1. */
+    private MembershipNode sixFollowing(final int leader)
+    {
+        final MembershipNode six = node(6, 3, 5);
+        deliver(six, 1, leader, MessageType.PING, -1, leader, 1);
+        six.tick(1);
+        assertEquals(leader, six.leaderId());
+        return six;
     }
 
     private List<Integer> sentTo(final int type)
@@ -194,10 +207,7 @@ class LeaderDownTest
     @Test
     void aMemberToldTheLeaderIsDownFollowsTheNewClaimAtOnceAndIgnoresTheOldLeaderUntilItClaimsAgain()
     {
-        final MembershipNode six = node(6, 3, 5);
-        deliver(six, 1, 0, MessageType.PING, -1, 0, 1);
-        six.tick(1);
-        assertEquals(0, six.leaderId());
+        final MembershipNode six = sixFollowing(0);
         deliver(six, 2, 4, MessageType.LEADER_DOWN, 0, 0, 1);
         assertEquals(-1, six.leaderId(), "the claim of 0 is dropped; 4 and 5 rank below 6, so it waits");
         assertEquals(Role.CANDIDATE, six.electionRole());
@@ -226,10 +236,7 @@ class LeaderDownTest
     @Test
     void toldTheLeaderIsDownAProcessHoldsLowerHostsTheSystemKnowsGoneDeadAndClaimsAtOnce()
     {
-        final MembershipNode unknowing = node(6, 3, 5);
-        deliver(unknowing, 1, 4, MessageType.PING, -1, 4, 1);
-        unknowing.tick(1);
-        assertEquals(4, unknowing.leaderId());
+        final MembershipNode unknowing = sixFollowing(4);
         deliver(unknowing, 2, 7, MessageType.LEADER_DOWN, 4, 4, 1);
         unknowing.tick(2);
         assertEquals(Role.CANDIDATE, unknowing.electionRole(), "0-3 rank below 6: it waits by rank");
@@ -237,10 +244,7 @@ class LeaderDownTest
 
         sent.clear();
         java.util.Arrays.fill(hostDead, 0, 6, true);
-        final MembershipNode six = node(6, 3, 5);
-        deliver(six, 1, 4, MessageType.PING, -1, 4, 1);
-        six.tick(1);
-        assertEquals(4, six.leaderId());
+        final MembershipNode six = sixFollowing(4);
         deliver(six, 2, 7, MessageType.LEADER_DOWN, 4, 4, 1);
         assertEquals(2, six.hostsHeldDead(), "hosts 0-3 and 4-5, one question each");
         assertEquals(Role.LEADER, six.electionRole());
@@ -254,6 +258,21 @@ class LeaderDownTest
      * following until the lease; once the system says 4's JVM (and the lower host 0-3) is gone, 6
      * leads at the next asking, without telling anyone that 4 is down.
      */
+    /** Every neighbour that saw the leader stop declares it; the host is asked about one stop once. */
+    @Test
+    void aStopDeclaredByTwoNeighboursAsksTheHostOnce()
+    {
+        hostDead[4] = true; // the leader's JVM is gone; host 0-3 runs
+        hostDead[5] = true;
+        final MembershipNode six = sixFollowing(4);
+        deathQuestions = 0;
+        deliver(six, 2, 7, MessageType.LEADER_DOWN, 4, 4, 1);
+        assertEquals(2, deathQuestions, "host 0-3 (runs) and host 4-5 (gone)");
+        assertEquals(1, six.hostsHeldDead());
+        deliver(six, 3, 3, MessageType.LEADER_DOWN, 4, 4, 1);
+        assertEquals(2, deathQuestions, "the second declaration of the same stop asks nothing more");
+    }
+
     @Test
     void aFollowerAsksTheHostAboutALeaderWhoseClaimWentSilent()
     {
