@@ -14,7 +14,10 @@ final class DurableRelay
     private final long[] durableOf;
     /** When each process last reported its durable prefix (ticks). */
     private final long[] durableHeardTick;
+    /** The {@code reclaimReplicas} highest durable prefixes, highest first, kept as reports come. */
     private final long[] topDurable;
+    /** Who reported each of {@link #topDurable} (-1: nobody yet). */
+    private final int[] topProcess;
     /** {@link #relayed} as last computed; it holds until a report comes or a reporter goes stale. */
     private long lastRelayed = -1L;
     private boolean dirty = true;
@@ -30,14 +33,65 @@ final class DurableRelay
         this.durableHeardTick = new long[n];
         java.util.Arrays.fill(durableHeardTick, Long.MIN_VALUE / 2);
         this.topDurable = new long[config.reclaimReplicas()];
+        java.util.Arrays.fill(topDurable, -1L);
+        this.topProcess = new int[config.reclaimReplicas()];
+        java.util.Arrays.fill(topProcess, -1);
     }
 
     /** Process {@code process} reported its log durable through {@code durableThrough}. */
     void heard(final int process, final long durableThrough, final long nowTicks)
     {
-        durableOf[process] = Math.max(durableOf[process], durableThrough);
+        if (durableThrough > durableOf[process])
+        {
+            durableOf[process] = durableThrough;
+            rank(process, durableThrough);
+        }
         durableHeardTick[process] = nowTicks;
         dirty = true;
+    }
+
+    /**
+     * Keeps {@link #topDurable} the highest prefixes as one report raises one: prefixes only rise,
+     * so a process leaves the top only when others pass it, and no walk over all n is needed.
+     */
+    private void rank(final int process, final long durable)
+    {
+        final int k = topDurable.length;
+        int i = 0;
+        while (i < k && topProcess[i] != process)
+        {
+            i++;
+        }
+        if (i == k)
+        {
+            if (durable <= topDurable[k - 1])
+            {
+                return;
+            }
+            i = k - 1;
+            topProcess[i] = process;
+        }
+        topDurable[i] = durable;
+        while (i > 0 && topDurable[i - 1] < topDurable[i])
+        {
+            final long d = topDurable[i - 1];
+            final int p = topProcess[i - 1];
+            topDurable[i - 1] = topDurable[i];
+            topProcess[i - 1] = topProcess[i];
+            topDurable[i] = d;
+            topProcess[i] = p;
+            i--;
+        }
+    }
+
+    /**
+     * The prefix {@code reclaimReplicas} processes have reported logged, as of the last report: no
+     * higher than {@link #relayed} (which also covers clusters with fewer reporters), and read
+     * without a walk, so a leader can take every report's news at once.
+     */
+    long replicated()
+    {
+        return topDurable[topDurable.length - 1];
     }
 
     /**
@@ -59,7 +113,6 @@ final class DurableRelay
         final long window = config.heartbeatTicks() * 4L;
         nextStaleTick = Long.MAX_VALUE;
         final int k = topDurable.length;
-        java.util.Arrays.fill(topDurable, -1L);
         int reporting = 0;
         long lowestReporting = Long.MAX_VALUE;
         for (int p = 0; p < n; p++)
@@ -70,16 +123,6 @@ final class DurableRelay
                 nextStaleTick = Math.min(nextStaleTick, durableHeardTick[p] + window + 1);
                 reporting++;
                 lowestReporting = Math.min(lowestReporting, d);
-            }
-            if (d > topDurable[k - 1])
-            {
-                int i = k - 1;
-                while (i > 0 && topDurable[i - 1] < d)
-                {
-                    topDurable[i] = topDurable[i - 1];
-                    i--;
-                }
-                topDurable[i] = d;
             }
         }
         lastRelayed = reporting > 0 && reporting < k ? Math.max(topDurable[k - 1], lowestReporting) :

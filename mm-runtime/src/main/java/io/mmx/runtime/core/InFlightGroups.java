@@ -70,6 +70,12 @@ final class InFlightGroups
         return retransmissions;
     }
 
+    /** True when no group awaits its quorum. */
+    boolean isEmpty()
+    {
+        return groups.isEmpty();
+    }
+
     /** A new group, sent now. */
     void open(final long firstSlot, final long[][] values, final long nowTicks)
     {

@@ -217,24 +217,50 @@ final class Learner
 
     void onDecided(final long slot, final long[] value, final long nowTicks)
     {
+        if (hold(slot, value))
+        {
+            applyHeld(nowTicks);
+        }
+    }
+
+    /**
+     * A run of decided slots from {@code firstSlot}: held first, then applied and logged once, so a
+     * Commit of a whole group makes one pass and one log write instead of one per slot.
+     */
+    void onDecided(final long firstSlot, final long[][] values, final long nowTicks)
+    {
+        boolean held = false;
+        for (int k = 0; k < values.length; k++)
+        {
+            held |= hold(firstSlot + k, values[k]);
+        }
+        if (held)
+        {
+            applyHeld(nowTicks);
+        }
+    }
+
+    /** Keeps a decided slot until it is applied; false if it was applied or held already, or lies past the ring. */
+    private boolean hold(final long slot, final long[] value)
+    {
         effects.learned(slot, value);
         hint(slot);
         // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
         // ring until it is in the region's decided log.
         if (slot <= appliedThrough || slot > durableThrough + ringSlot.length)
         {
-            return;
+            return false;
         }
         final int i = (int)(slot & mask);
         if (ringSlot[i] == slot)
         {
             // Already learned. A different value here would be an agreement violation; the
             // simulator's checker owns that verdict (it sees every process's applied log).
-            return;
+            return false;
         }
         ringSlot[i] = slot;
         ringValue[i] = value;
-        applyHeld(nowTicks);
+        return true;
     }
 
     /** Applies every held slot that continues the applied prefix, then logs them. */

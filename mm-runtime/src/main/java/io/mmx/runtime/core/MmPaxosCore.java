@@ -277,10 +277,7 @@ public final class MmPaxosCore implements AcceptorReplies
 
     private void onCommit(final Message.Commit c)
     {
-        for (int k = 0; k < c.values.length; k++)
-        {
-            learner.onDecided(c.firstSlot + k, c.values[k], nowTicks);
-        }
+        learner.onDecided(c.firstSlot, c.values, nowTicks);
     }
 
     private void onCatchupRequest(final Message.CatchupRequest r)
@@ -369,9 +366,9 @@ public final class MmPaxosCore implements AcceptorReplies
         final long ownFrom = learner.appliedThrough() + 1;
         final long[][] own = ownFrom <= learner.highestKnownDecided() ?
             proposer.decidedRun(ownFrom, config.catchupBatch()) : null;
-        for (int k = 0; own != null && k < own.length; k++)
+        if (own != null)
         {
-            learner.onDecided(ownFrom + k, own[k], nowTicks);
+            learner.onDecided(ownFrom, own, nowTicks);
         }
         // Ask the leader and, every other time, a random process: the leader may lag too.
         catchupToggle = !catchupToggle;

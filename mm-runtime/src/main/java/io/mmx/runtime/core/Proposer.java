@@ -279,11 +279,25 @@ final class Proposer
         {
             // Within the pipeline, and never so far past our own learner that it could not hold what
             // we decide (it would then have to catch up on our decisions from others' logs).
-            final long room = Math.min(decidedBase + config.pipelineSlots() + 1,
+            long room = Math.min(decidedBase + config.pipelineSlots() + 1,
                 learner.appliedThrough() + 1 + decidedRingSlots / 2) - nextSlot;
             if (room <= 0)
             {
                 return;
+            }
+            if (!inFlight.isEmpty())
+            {
+                // Within the acceptor windows the Accept opens: an executor raises its floors to the
+                // durable prefix we send, and a slot past floor + recordMaxEntries is refused
+                // (WINDOW_FULL) until a retransmission carries a higher one. While groups are in
+                // flight their replies bring the durable news, so a group waits here for a whole
+                // group's room instead (a sliver of room would cost a round to every acceptor).
+                final long windowRoom = learner.durableFloor() + config.recordMaxEntries() - nextSlot;
+                if (windowRoom < Math.min(room, config.maxSlotsPerAccept()))
+                {
+                    return;
+                }
+                room = Math.min(room, windowRoom);
             }
             final long[][] values = queue.takeGroup(room);
             sendGroup(nextSlot, values, nowTicks);
@@ -298,6 +312,8 @@ final class Proposer
         if (relay != null)
         {
             relay.heard(a.from(), a.durableThrough, nowTicks);
+            // At once, not at the next tick: a group held for window room (fill) goes out with it.
+            learner.reportedDurable(relay.replicated());
         }
         if (role != Role.LEADER || a.ballot != phase1.ballot() || a.acceptors.length == 0)
         {
@@ -337,8 +353,8 @@ final class Proposer
             }
             decidedRing[(int)(slot % decidedRing.length)] = slot;
             decidedValues[(int)(slot % decidedRing.length)] = g.values[k];
-            learner.onDecided(slot, g.values[k], nowTicks);
         }
+        learner.onDecided(g.firstSlot, g.values, nowTicks);
         advanceBase();
         effects.broadcast(new Message.Commit(self, g.firstSlot, g.values));
     }

@@ -160,6 +160,21 @@ final class PublishedState
     /** Index of the first entry whose slot is at least {@code slot} ({@link #count()} if none). */
     int indexAtOrAbove(final long slot)
     {
+        if (count == 0 || slot <= slots[0])
+        {
+            return 0;
+        }
+        if (slot > slots[count - 1])
+        {
+            return count;
+        }
+        // Slots are distinct and sorted, so slots[i] >= slots[0] + i: where the entries run without
+        // a gap (the common case, asked for every acceptor of every group) the slot sits at its offset.
+        final long offset = slot - slots[0];
+        if (offset < count && slots[(int)offset] == slot)
+        {
+            return (int)offset;
+        }
         final int i = Arrays.binarySearch(slots, 0, count, slot);
         return i >= 0 ? i : -i - 1;
     }

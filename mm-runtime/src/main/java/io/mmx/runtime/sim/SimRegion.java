@@ -3,20 +3,31 @@ package io.mmx.runtime.sim;
 /**
  * One simulated memory region: words in lazily allocated pages, so that n = 4096 regions cost
  * only what is written. Survives its owner's crash; {@link #lose()} models losing the host.
+ *
+ * <p>Pages are carved from a simulation's shared {@link Slabs}, not allocated one by one: a run
+ * at n = 4096 writes some 200,000 pages, all of them live to its end, and as separate arrays the
+ * young collector copied each of them at least once.
  */
 final class SimRegion
 {
     private static final int PAGE_SHIFT = 8;
     private static final int PAGE_WORDS = 1 << PAGE_SHIFT;
 
-    private final long[][] pages;
+    /** The slab page p lies in, or null while p was never written. */
+    private final long[][] pageSlab;
+    /** Where page p starts in its slab. */
+    private final int[] pageBase;
+    private final Slabs slabs;
     private final int words;
     private boolean lost;
 
-    SimRegion(final int words)
+    SimRegion(final int words, final Slabs slabs)
     {
         this.words = words;
-        this.pages = new long[(words + PAGE_WORDS - 1) >>> PAGE_SHIFT][];
+        this.slabs = slabs;
+        final int pages = (words + PAGE_WORDS - 1) >>> PAGE_SHIFT;
+        this.pageSlab = new long[pages][];
+        this.pageBase = new int[pages];
     }
 
     int words()
@@ -32,29 +43,38 @@ final class SimRegion
     void lose()
     {
         lost = true;
-        java.util.Arrays.fill(pages, null);
+        java.util.Arrays.fill(pageSlab, null); // their words stay in the slab, unreachable: a lost host's memory
     }
 
     long get(final int offset)
     {
-        final long[] page = pages[offset >>> PAGE_SHIFT];
-        return page == null ? 0L : page[offset & (PAGE_WORDS - 1)];
+        final int p = offset >>> PAGE_SHIFT;
+        final long[] slab = pageSlab[p];
+        return slab == null ? 0L : slab[pageBase[p] + (offset & (PAGE_WORDS - 1))];
+    }
+
+    /** Gives page p its words, zeros, from the slabs. */
+    private long[] allocate(final int p)
+    {
+        final long[] slab = slabs.room(PAGE_WORDS);
+        pageBase[p] = slabs.take(PAGE_WORDS);
+        pageSlab[p] = slab;
+        return slab;
     }
 
     void set(final int offset, final long value)
     {
         final int p = offset >>> PAGE_SHIFT;
-        long[] page = pages[p];
-        if (page == null)
+        long[] slab = pageSlab[p];
+        if (slab == null)
         {
             if (value == 0)
             {
                 return;
             }
-            page = new long[PAGE_WORDS];
-            pages[p] = page;
+            slab = allocate(p);
         }
-        page[offset & (PAGE_WORDS - 1)] = value;
+        slab[pageBase[p] + (offset & (PAGE_WORDS - 1))] = value;
     }
 
     void read(final int offset, final long[] dst, final int length)
@@ -71,14 +91,15 @@ final class SimRegion
             final int at = offset + done;
             final int inPage = at & (PAGE_WORDS - 1);
             final int chunk = Math.min(length - done, PAGE_WORDS - inPage);
-            final long[] page = pages[at >>> PAGE_SHIFT];
-            if (page == null)
+            final int p = at >>> PAGE_SHIFT;
+            final long[] slab = pageSlab[p];
+            if (slab == null)
             {
                 java.util.Arrays.fill(dst, dstPos + done, dstPos + done + chunk, 0L);
             }
             else
             {
-                System.arraycopy(page, inPage, dst, dstPos + done, chunk);
+                System.arraycopy(slab, pageBase[p] + inPage, dst, dstPos + done, chunk);
             }
             done += chunk;
         }
@@ -96,18 +117,18 @@ final class SimRegion
             final int at = offset + done;
             final int inPage = at & (PAGE_WORDS - 1);
             final int chunk = Math.min(length - done, PAGE_WORDS - inPage);
-            long[] page = pages[at >>> PAGE_SHIFT];
-            if (page == null)
+            final int p = at >>> PAGE_SHIFT;
+            long[] slab = pageSlab[p];
+            if (slab == null)
             {
                 if (allZero(src, srcPos + done, chunk))
                 {
                     done += chunk;
                     continue;
                 }
-                page = new long[PAGE_WORDS];
-                pages[at >>> PAGE_SHIFT] = page;
+                slab = allocate(p);
             }
-            System.arraycopy(src, srcPos + done, page, inPage, chunk);
+            System.arraycopy(src, srcPos + done, slab, pageBase[p] + inPage, chunk);
             done += chunk;
         }
     }
@@ -133,9 +154,9 @@ final class SimRegion
     int pagesAllocated()
     {
         int n = 0;
-        for (final long[] page : pages)
+        for (final long[] slab : pageSlab)
         {
-            n += page == null ? 0 : 1;
+            n += slab == null ? 0 : 1;
         }
         return n;
     }

@@ -55,6 +55,8 @@ public final class Simulation
     private final MessagesInFlight messages = new MessagesInFlight();
     private final RegionLayout layout;
     private final SimRegion[] regions;
+    /** Where the regions' pages come from. */
+    private final Slabs slabs = new Slabs();
     private final MmPaxosCore[] cores;
     private final boolean[] up;
     /** Crashing: sends nothing more, crashes at the next event (a crash in the middle of a broadcast). */
@@ -125,7 +127,7 @@ public final class Simulation
         final long[] header = new long[RegionLayout.HEADER_WORDS];
         for (int p = 0; p < n; p++)
         {
-            regions[p] = new SimRegion(layout.regionWords());
+            regions[p] = new SimRegion(layout.regionWords(), slabs);
             RegionLayout.initHeader(header, p, config.planHash());
             regions[p].write(0, header, header.length);
             up[p] = true;
@@ -490,7 +492,7 @@ public final class Simulation
         {
             return;
         }
-        regions[p] = new SimRegion(layout.regionWords());
+        regions[p] = new SimRegion(layout.regionWords(), slabs);
         final long[] header = new long[RegionLayout.HEADER_WORDS];
         RegionLayout.initHeader(header, p, config.planHash(), ++regionIncarnation[p]);
         regions[p].write(0, header, header.length);
