@@ -181,8 +181,7 @@ final class AcceptorDriver
     private void build()
     {
         assert cacheValid && state == State.IDLE;
-        next.copyFrom(cached);
-        next.raiseFloor(learner.durableFloor());
+        next.copyFrom(cached, learner.durableFloor());
         flightAccepts = acceptCount;
         for (int i = 0; i < flightAccepts; i++)
         {

@@ -107,18 +107,32 @@ public final class AcceptorRecord
     /** Becomes a copy of {@code other}. */
     public void copyFrom(final AcceptorRecord other)
     {
+        copyFrom(other, other.floor);
+    }
+
+    /**
+     * {@link #copyFrom(AcceptorRecord)} then {@link #raiseFloor(long)} to {@code newFloor}, in one
+     * pass: the entries below the new floor are never copied, only to be shifted out again.
+     */
+    void copyFrom(final AcceptorRecord other, final long newFloor)
+    {
         assert other.maxEntries == maxEntries && other.maxBatch == maxBatch;
         seq = other.seq;
         promised = other.promised;
-        floor = other.floor;
         prevHead = other.prevHead;
-        count = other.count;
-        changed = false;
+        changed = newFloor > other.floor;
+        floor = Math.max(other.floor, newFloor);
+        int drop = 0;
+        while (drop < other.count && other.slots[drop] < floor)
+        {
+            drop++;
+        }
+        count = other.count - drop;
         ensureEntries(count);
-        System.arraycopy(other.slots, 0, slots, 0, count);
-        System.arraycopy(other.ballots, 0, ballots, 0, count);
-        System.arraycopy(other.lengths, 0, lengths, 0, count);
-        System.arraycopy(other.words, 0, words, 0, count * maxBatch);
+        System.arraycopy(other.slots, drop, slots, 0, count);
+        System.arraycopy(other.ballots, drop, ballots, 0, count);
+        System.arraycopy(other.lengths, drop, lengths, 0, count);
+        System.arraycopy(other.words, drop * maxBatch, words, 0, count * maxBatch);
     }
 
     /** The head sequence that published this record. */
@@ -303,7 +317,11 @@ public final class AcceptorRecord
             dst[w++] = slots[i];
             dst[w++] = ballots[i];
             dst[w++] = len;
-            System.arraycopy(words, i * maxBatch, dst, w, len);
+            // A value is a few words: a plain loop, not a call to arraycopy per entry.
+            for (int j = 0, from = i * maxBatch; j < len; j++)
+            {
+                dst[w + j] = words[from + j];
+            }
             w += len;
         }
         dst[w++] = seq;

@@ -105,6 +105,10 @@ final class AcceptorAudit
             {
                 final PublishedState r = last[q];
                 int i = r == null ? 0 : r.indexAtOrAbove(a.firstSlot);
+                if (r != null && r.holdsAtLeast(i, a.firstSlot, slots, a.ballot))
+                {
+                    continue; // every slot of the group, in order, at the ballot or above
+                }
                 for (long s = a.firstSlot; s < a.firstSlot + slots; s++)
                 {
                     while (r != null && i < r.count() && r.slot(i) < s)
@@ -350,16 +354,27 @@ final class AcceptorAudit
                 counts[0] += r.promised() >= ballot ? 1 : 0;
                 continue;
             }
-            // Entries are sorted by slot: one walk over the group's slots.
-            int i = r.indexAtOrAbove(firstSlot);
-            for (int j = 0; j < slots; j++)
+            // Slots below the floor were reclaimed: they count. Above it, when the state holds every
+            // slot left (sorted and distinct: its first and last are enough to tell), one entry per
+            // slot in order; otherwise one walk over the group's slots.
+            final int below = (int)Math.max(0, Math.min(slots, r.floor() - firstSlot));
+            for (int j = 0; j < below; j++)
+            {
+                counts[j]++;
+            }
+            int i = r.indexAtOrAbove(firstSlot + below);
+            final int rest = slots - below;
+            if (rest > 0 && r.holdsRun(i, firstSlot + below, rest))
+            {
+                for (int j = below; j < slots; j++)
+                {
+                    counts[j] += r.ballot(i + j - below) >= ballot ? 1 : 0;
+                }
+                continue;
+            }
+            for (int j = below; j < slots; j++)
             {
                 final long s = firstSlot + j;
-                if (r.floor() > s)
-                {
-                    counts[j]++;
-                    continue;
-                }
                 while (i < r.count() && r.slot(i) < s)
                 {
                     i++;

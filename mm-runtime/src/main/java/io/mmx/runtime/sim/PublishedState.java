@@ -157,6 +157,32 @@ final class PublishedState
         return Arrays.copyOfRange(words, valueAt[i], valueAt[i] + valueLength(i));
     }
 
+    /**
+     * Whether entries i.. hold slots {@code first..first + slots - 1}, one each: slots are sorted
+     * and distinct, so the first and the last entry tell.
+     */
+    boolean holdsRun(final int i, final long first, final int slots)
+    {
+        return slots > 0 && i + slots <= count && this.slots[i] == first && this.slots[i + slots - 1] == first + slots - 1;
+    }
+
+    /** {@link #holdsRun} with every one of those entries at {@code ballot} or above. */
+    boolean holdsAtLeast(final int i, final long first, final int slots, final long ballot)
+    {
+        if (!holdsRun(i, first, slots))
+        {
+            return false;
+        }
+        for (int k = i; k < i + slots; k++)
+        {
+            if (ballots[k] < ballot)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Index of the first entry whose slot is at least {@code slot} ({@link #count()} if none). */
     int indexAtOrAbove(final long slot)
     {

@@ -57,6 +57,25 @@ class AcceptorRecordTest
         assertEquals(5, r.promised(), "a refused group changes nothing");
     }
 
+    @Test
+    void copyingWithANewFloorEqualsACopyThenRaisingTheFloor()
+    {
+        final AcceptorRecord source = new AcceptorRecord(8, 2);
+        AcceptorTransition.prepare(source, 7);
+        AcceptorTransition.accept(source, 7, 2, new long[][] {{20}, {30, 31}, {}, {50}});
+        for (final long floor : new long[] {0, 2, 3, 5, 6, 9})
+        {
+            final AcceptorRecord twoSteps = new AcceptorRecord(8, 2);
+            twoSteps.copyFrom(source);
+            twoSteps.raiseFloor(floor);
+            final AcceptorRecord oneStep = new AcceptorRecord(8, 2);
+            oneStep.copyFrom(source, floor);
+            assertTrue(oneStep.sameStateAs(twoSteps), "floor " + floor + ": " + oneStep + " vs " + twoSteps);
+            assertEquals(twoSteps.changed(), oneStep.changed(), "floor " + floor);
+            assertEquals(twoSteps.count(), oneStep.count(), "floor " + floor);
+        }
+    }
+
     /**
      * A reader's copy interleaved with a rewrite of the slot whose words land in any order: words
      * 0-1 and the trailing echo still of {@code before}, the words in between already of {@code after}.

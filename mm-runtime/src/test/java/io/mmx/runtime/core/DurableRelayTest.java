@@ -10,7 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The relay answers from what it last computed until a report comes or a reporter ages out; every
- * answer must equal the walk over all processes it replaces. Seed: {@code -Dmmx.relay.seed=...}.
+ * answer must equal the walk over all processes it replaces, and the prefix it keeps as reports
+ * come ({@link DurableRelay#replicated}) the k-th highest reported. Seed: {@code -Dmmx.relay.seed=...}.
  */
 class DurableRelayTest
 {
@@ -47,17 +48,26 @@ class DurableRelayTest
                 }
                 assertEquals(walk(config, durable, heard, tick), relay.relayed(tick),
                     "seed " + SEED + ", run " + run + ", step " + step + ", tick " + tick);
+                // What a leader takes from each report at once: the k-th highest prefix reported.
+                assertEquals(kth(config, durable), relay.replicated(),
+                    "seed " + SEED + ", run " + run + ", step " + step + ", replicated");
             }
         }
+    }
+
+    /** The {@code reclaimReplicas}-th highest durable prefix of all processes (-1 while fewer reported). */
+    private static long kth(final CoreConfig config, final long[] durable)
+    {
+        final long[] sorted = durable.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length - config.reclaimReplicas()];
     }
 
     /** What the relay computed on every call before it kept its answer: the k-th highest durable prefix. */
     private static long walk(final CoreConfig config, final long[] durable, final long[] heard, final long tick)
     {
         final int k = config.reclaimReplicas();
-        final long[] sorted = durable.clone();
-        Arrays.sort(sorted);
-        final long kth = sorted[sorted.length - k];
+        final long kth = kth(config, durable);
         int reporting = 0;
         long lowest = Long.MAX_VALUE;
         for (int p = 0; p < durable.length; p++)
