@@ -317,11 +317,7 @@ public final class AcceptorRecord
             dst[w++] = slots[i];
             dst[w++] = ballots[i];
             dst[w++] = len;
-            // A value is a few words: a plain loop, not a call to arraycopy per entry.
-            for (int j = 0, from = i * maxBatch; j < len; j++)
-            {
-                dst[w + j] = words[from + j];
-            }
+            System.arraycopy(words, i * maxBatch, dst, w, len);
             w += len;
         }
         dst[w++] = seq;

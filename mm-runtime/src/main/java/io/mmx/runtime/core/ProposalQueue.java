@@ -60,6 +60,13 @@ final class ProposalQueue
         queueSize = 0;
     }
 
+    /** The slots {@link #takeGroup} would fill now with at most {@code room} slots. */
+    int groupSlots(final long room)
+    {
+        final int maxBatch = config.maxBatch();
+        return (int)Math.min(Math.min(room, config.maxSlotsPerAccept()), (queueSize + maxBatch - 1) / maxBatch);
+    }
+
     /**
      * Takes the values of the next group, one per slot, at most {@code room} slots (the queue must
      * not be empty): each slot holds up to {@code maxBatch} proposals in queue order.
@@ -67,7 +74,7 @@ final class ProposalQueue
     long[][] takeGroup(final long room)
     {
         final int maxBatch = config.maxBatch();
-        final int slots = (int)Math.min(Math.min(room, config.maxSlotsPerAccept()), (queueSize + maxBatch - 1) / maxBatch);
+        final int slots = groupSlots(room);
         final long[][] values = new long[slots][];
         for (int k = 0; k < slots; k++)
         {

@@ -291,9 +291,17 @@ final class Proposer
                 // durable prefix we send, and a slot past floor + recordMaxEntries is refused
                 // (WINDOW_FULL) until a retransmission carries a higher one. While groups are in
                 // flight their replies bring the durable news, so a group waits here for a whole
-                // group's room instead (a sliver of room would cost a round to every acceptor).
+                // group's room instead (a sliver of room would cost a round to every acceptor): room
+                // for the group the queue would make now, which under light load is a slot or two.
+                final int wanted = queue.groupSlots(room);
+                if (learner.durableFloor() + config.recordMaxEntries() - nextSlot < wanted && relay != null)
+                {
+                    // The replies since the last tick may have raised it: take their news now, not at
+                    // the next tick (the relay keeps its highest reports as they come).
+                    learner.reportedDurable(relay.replicated());
+                }
                 final long windowRoom = learner.durableFloor() + config.recordMaxEntries() - nextSlot;
-                if (windowRoom < Math.min(room, config.maxSlotsPerAccept()))
+                if (windowRoom < wanted)
                 {
                     return;
                 }
@@ -312,8 +320,6 @@ final class Proposer
         if (relay != null)
         {
             relay.heard(a.from(), a.durableThrough, nowTicks);
-            // At once, not at the next tick: a group held for window room (fill) goes out with it.
-            learner.reportedDurable(relay.replicated());
         }
         if (role != Role.LEADER || a.ballot != phase1.ballot() || a.acceptors.length == 0)
         {
