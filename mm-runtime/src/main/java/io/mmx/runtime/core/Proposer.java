@@ -294,23 +294,28 @@ final class Proposer
                 // group's room instead (a sliver of room would cost a round to every acceptor): room
                 // for the group the queue would make now, which under light load is a slot or two.
                 final int wanted = queue.groupSlots(room);
-                if (learner.durableFloor() + config.recordMaxEntries() - nextSlot < wanted && relay != null)
+                if (windowRoom() < wanted && relay != null)
                 {
                     // The replies since the last tick may have raised it: take their news now, not at
                     // the next tick (the relay keeps its highest reports as they come).
                     learner.reportedDurable(relay.replicated());
                 }
-                final long windowRoom = learner.durableFloor() + config.recordMaxEntries() - nextSlot;
-                if (windowRoom < wanted)
+                if (windowRoom() < wanted)
                 {
                     return;
                 }
-                room = Math.min(room, windowRoom);
+                room = Math.min(room, windowRoom());
             }
             final long[][] values = queue.takeGroup(room);
             sendGroup(nextSlot, values, nowTicks);
             nextSlot += values.length;
         }
+    }
+
+    /** Slots from {@link #nextSlot} that fit the acceptor windows an Accept sent now opens (§6). */
+    private long windowRoom()
+    {
+        return learner.durableFloor() + config.recordMaxEntries() - nextSlot;
     }
 
     void onAccepted(final Message.Accepted a, final long nowTicks)

@@ -56,10 +56,9 @@ final class SimRegion
     /** Gives page p its words, zeros, from the slabs. */
     private long[] allocate(final int p)
     {
-        final long[] slab = slabs.room(PAGE_WORDS);
         pageBase[p] = slabs.take(PAGE_WORDS);
-        pageSlab[p] = slab;
-        return slab;
+        pageSlab[p] = slabs.current();
+        return pageSlab[p];
     }
 
     void set(final int offset, final long value)

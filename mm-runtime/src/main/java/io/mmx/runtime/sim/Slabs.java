@@ -15,22 +15,22 @@ final class Slabs
     private long[] slab = new long[0];
     private int next;
 
-    /** The slab the next {@code words} words are taken from, with room for them. */
-    long[] room(final int words)
+    /** Takes {@code words} words, from a new slab if the current one has no room; where they start in {@link #current}. */
+    int take(final int words)
     {
         if (slab.length - next < words)
         {
             slab = new long[Math.max(words, Math.min(LARGEST_WORDS, Math.max(FIRST_WORDS, 2 * slab.length)))];
             next = 0;
         }
-        return slab;
-    }
-
-    /** Takes {@code words} words of the slab {@link #room} returned; where they start in it. */
-    int take(final int words)
-    {
         final int at = next;
         next += words;
         return at;
+    }
+
+    /** The slab the last {@link #take} took from. */
+    long[] current()
+    {
+        return slab;
     }
 }
