@@ -3,10 +3,12 @@ package io.mmx.runtime.core;
 /**
  * Runs acceptor q's transitions from one executor p (p = q, or a neighbour of q that suspects q).
  *
- * <p>A transition: know the head word and the record it points to (cached after our own
- * publishes, otherwise READ head then READ_BULK record), apply all queued requests to a private
- * copy ({@link AcceptorTransition}), WRITE_BULK the new record into p's own lane of R_q at the
- * record slot that is not the current head, then CAS the head word from the old head to the new.
+ * <p>A transition: know the head word and the state its record chain holds (cached after our own
+ * publishes, otherwise READ head, then READ_BULK each record of the chain back to its whole record),
+ * apply all queued requests to a private copy ({@link AcceptorTransition}), WRITE_BULK the new
+ * record (a delta of what changed, or the whole window every {@code recordChainDepth + 1}-th time)
+ * into p's own lane of R_q at a record slot that is not in the chain p knows, then CAS the head
+ * word from the old head to the new.
  * Only a successful CAS makes the transition happen, so q's acceptor is linearizable whoever
  * executes it. A failed CAS returns the current head: re-read and retry, bounded.
  *
@@ -50,8 +52,16 @@ final class AcceptorDriver
     private long cachedHead;
     // Allocated on first activation: most neighbour drivers never run (n = 4096: ~8 per process).
     private AcceptorRecord cached;
-    private AcceptorRecord next;
     private long nextHead;
+    /** Record slots of our own lane in the chain of {@link #cachedHead}, as bits by index: never written. */
+    private int ownChain;
+    /** {@link #ownChain} once {@link #nextHead} is published. */
+    private int nextOwnChain;
+    /** The head word of the chain record being read: {@link #cachedHead}, then each delta's prev. */
+    private long reading;
+    /** Delta records of the chain read so far, newest first, copied: they are applied once the whole one is read. */
+    private long[][] chainWords;
+    private int chainRead;
     private boolean publishAmbiguous;
     private final java.util.function.IntFunction<long[]> scratch;
 
@@ -111,7 +121,6 @@ final class AcceptorDriver
         if (cached == null)
         {
             cached = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
-            next = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
         }
         active = true;
         kick();
@@ -177,11 +186,17 @@ final class AcceptorDriver
         build();
     }
 
-    /** Applies all queued requests to a copy of the cached record; publishes it if it differs. */
+    /**
+     * Applies all queued requests to the cached record, in place; publishes it if it changed. Until
+     * the CAS succeeds the cache holds a state nobody published, so every way a publish can fail
+     * forgets it ({@code cacheValid = false}) and the next transition reads the chain again; while
+     * the write and the CAS are outstanding nothing reads it.
+     */
     private void build()
     {
         assert cacheValid && state == State.IDLE;
-        next.copyFrom(cached, learner.durableFloor());
+        final AcceptorRecord next = cached;
+        next.beginTransition(learner.durableFloor());
         flightAccepts = acceptCount;
         for (int i = 0; i < flightAccepts; i++)
         {
@@ -206,21 +221,68 @@ final class AcceptorDriver
         {
             // Nothing to publish: the cached record already says it all (facts about q never expire).
             retries = 0;
-            resolveFlight(cached);
+            resolveFlight(next);
             kick();
             return;
         }
         final long seq = RegionLayout.headSeq(cachedHead) + 1;
-        final int recordIndex = cachedHead != 0 && RegionLayout.headLane(cachedHead) == lane ?
-            1 - RegionLayout.headIndex(cachedHead) : 0;
         next.seq(seq);
         next.prevHead(cachedHead);
+        // A delta when the chain has room for one more link and the changes fit a delta slot and
+        // take fewer words than the whole window; otherwise the whole record, which ends the chain.
+        int deltaWords = 0;
+        if (cachedHead != 0 && next.depth() < layout.chainDepth())
+        {
+            deltaWords = next.deltaWords();
+            if (deltaWords > layout.deltaCapacityWords() || deltaWords >= next.wholeWords())
+            {
+                deltaWords = 0;
+            }
+        }
+        final int recordIndex = freeSlot(deltaWords > 0);
         nextHead = RegionLayout.headWord(seq, lane, recordIndex);
-        // Room for the record's entries at full values: a bound known without a walk over them.
-        final long[] words = scratch.apply(AcceptorRecord.capacityWords(next.count(), config.valueWords()));
-        final int length = next.encode(words, 0);
+        final long[] words;
+        final int length;
+        if (deltaWords > 0)
+        {
+            next.depth(next.depth() + 1);
+            words = scratch.apply(deltaWords);
+            length = next.encodeDelta(words, 0);
+            nextOwnChain = ownChain | 1 << recordIndex;
+        }
+        else
+        {
+            next.depth(0);
+            // Room for the record's entries at full values: a bound known without a walk over them.
+            words = scratch.apply(AcceptorRecord.capacityWords(next.count(), config.valueWords()));
+            length = next.encode(words, 0);
+            nextOwnChain = 1 << recordIndex;
+        }
         issue(State.WRITE_RECORD, MemoryOpKind.WRITE_BULK, layout.recordOffsetWords(lane, recordIndex), length,
             0, 0, words);
+    }
+
+    /**
+     * A record slot of our lane that no reader can be following: not in the chain of the head we
+     * know. Any later head's chain holds records of our lane only from that chain (only we write
+     * here, and each of our publishes becomes the head we know), so while the head stays where a
+     * reader found it, nothing it follows is rewritten (docs/protocol.md §3). A chain holds one
+     * whole record and at most {@code chainDepth} deltas, and a delta is written only below that
+     * depth, so a slot of either kind is always free.
+     */
+    private int freeSlot(final boolean delta)
+    {
+        final int from = delta ? RegionLayout.FULL_SLOTS : 0;
+        final int to = delta ? layout.recordsPerLane() : RegionLayout.FULL_SLOTS;
+        for (int i = from; i < to; i++)
+        {
+            if ((ownChain & 1 << i) == 0 || config.has(Flaw.REUSE_CHAIN_SLOT) && delta)
+            {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no free record slot in lane " + lane + " of acceptor " + acceptor +
+            ": chain slots " + Integer.toBinaryString(ownChain));
     }
 
     void onCompletion(final long opId, final MemoryStatus status, final long value, final long[] data)
@@ -280,6 +342,9 @@ final class AcceptorDriver
     private void useHead(final long head)
     {
         cachedHead = head;
+        reading = head;
+        chainRead = 0;
+        ownChain = 0;
         if (head == 0)
         {
             // The initial state, or a region that came back empty after a loss: the header says.
@@ -289,12 +354,17 @@ final class AcceptorDriver
         readRecord();
     }
 
-    /** Reads the record {@link #cachedHead} names, {@link #recordReadWords} of it. */
+    /** Reads the record {@link #reading} names, {@link #recordReadWords} of it (at most its slot). */
     private void readRecord()
     {
-        issue(State.READ_RECORD, MemoryOpKind.READ_BULK,
-            layout.recordOffsetWords(RegionLayout.headLane(cachedHead), RegionLayout.headIndex(cachedHead)),
-            recordReadWords, 0, 0, null);
+        final int index = RegionLayout.headIndex(reading);
+        if (RegionLayout.headLane(reading) >= layout.laneCount() || index >= layout.recordsPerLane())
+        {
+            retry(); // a torn word names no record slot: the head has moved on
+            return;
+        }
+        issue(State.READ_RECORD, MemoryOpKind.READ_BULK, layout.recordOffsetWords(RegionLayout.headLane(reading), index),
+            Math.min(recordReadWords, layout.recordSlotWords(index)), 0, 0, null);
     }
 
     private void onIncarnation(final MemoryStatus status, final long incarnation)
@@ -321,7 +391,7 @@ final class AcceptorDriver
 
     private void onRecord(final MemoryStatus status, final long[] data)
     {
-        final int capacity = layout.recordCapacityWords();
+        final int capacity = layout.recordSlotWords(RegionLayout.headIndex(reading));
         if (status == MemoryStatus.OK && data.length < capacity && data[AcceptorRecord.LENGTH] > data.length &&
             data[AcceptorRecord.LENGTH] <= capacity)
         {
@@ -331,7 +401,24 @@ final class AcceptorDriver
             readRecord();
             return;
         }
-        if (status != MemoryStatus.OK || !cached.decode(data, 0, data.length, RegionLayout.headSeq(cachedHead)))
+        if (status == MemoryStatus.OK && data.length > AcceptorRecord.DEPTH && data[AcceptorRecord.DEPTH] > 0)
+        {
+            // A delta: keep it and read the record it builds on, one link deeper, down to a whole one.
+            final long depth = data[AcceptorRecord.DEPTH];
+            if (depth > layout.chainDepth() || chainRead > 0 && depth != chainDepthRead() - 1 ||
+                data[AcceptorRecord.SEQ] != RegionLayout.headSeq(reading) ||
+                data[AcceptorRecord.PREV] == 0)
+            {
+                retry(); // torn or reused since we read the head
+                return;
+            }
+            keepDelta(data);
+            reading = data[AcceptorRecord.PREV];
+            readRecord();
+            return;
+        }
+        if (status != MemoryStatus.OK || !cached.decode(data, 0, data.length, RegionLayout.headSeq(reading)) ||
+            !applyChain())
         {
             // Torn or reused since we read the head: the head has moved on; start over.
             retry();
@@ -349,6 +436,51 @@ final class AcceptorDriver
         // never repeat: if the head still equals cachedHead, the record was the head for the whole
         // copy, so what we decoded is exactly the published state.
         issue(State.VALIDATE_HEAD, MemoryOpKind.READ, RegionLayout.HEAD_WORD, 1, 0, 0, null);
+    }
+
+    /** The depth of the last delta kept. */
+    private int chainDepthRead()
+    {
+        return (int)chainWords[chainRead - 1][AcceptorRecord.DEPTH];
+    }
+
+    private void keepDelta(final long[] data)
+    {
+        if (chainWords == null)
+        {
+            chainWords = new long[layout.chainDepth()][];
+        }
+        final int length = (int)Math.min(data.length, Math.max(0, data[AcceptorRecord.LENGTH]));
+        if (chainWords[chainRead] == null || chainWords[chainRead].length < data.length)
+        {
+            chainWords[chainRead] = new long[data.length];
+        }
+        System.arraycopy(data, 0, chainWords[chainRead], 0, length);
+        java.util.Arrays.fill(chainWords[chainRead], length, chainWords[chainRead].length, 0);
+        if (RegionLayout.headLane(reading) == lane)
+        {
+            ownChain |= 1 << RegionLayout.headIndex(reading);
+        }
+        chainRead++;
+    }
+
+    /** Applies the deltas kept, oldest first, to the whole record just decoded; false if one is torn. */
+    private boolean applyChain()
+    {
+        if (RegionLayout.headLane(reading) == lane)
+        {
+            ownChain |= 1 << RegionLayout.headIndex(reading);
+        }
+        for (int k = chainRead - 1; k >= 0; k--)
+        {
+            final long[] words = chainWords[k];
+            if (!cached.applyDelta(words, 0, words.length, words[AcceptorRecord.SEQ]))
+            {
+                return false;
+            }
+        }
+        chainRead = 0;
+        return cached.seq() == RegionLayout.headSeq(cachedHead);
     }
 
     private void onValidated(final MemoryStatus status, final long head)
@@ -439,12 +571,8 @@ final class AcceptorDriver
         transitions++;
         retries = 0;
         cachedHead = nextHead;
-        // The record just published becomes the cache; the old cache is the next build's space
-        // (build copies into it first). A swap, not a copy of the whole window per transition.
-        final AcceptorRecord was = cached;
-        cached = next;
-        next = was;
-        cacheValid = true;
+        ownChain = nextOwnChain;
+        cacheValid = true; // build changed the cache in place: it now holds what the CAS published
         resolveFlight(cached);
         kick();
     }

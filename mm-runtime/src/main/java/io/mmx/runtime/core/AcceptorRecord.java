@@ -3,9 +3,15 @@ package io.mmx.runtime.core;
 import java.util.Arrays;
 
 /**
- * The state of one acceptor as held by one immutable record in its region: the promised ballot,
+ * The state of one acceptor as held by the record chain its head points to: the promised ballot,
  * the floor (every slot below it is decided and durably logged, so its entry was dropped) and the
  * accepted (slot, ballot, value) entries of the slots at or above the floor.
+ *
+ * <p>A record is <em>whole</em> (depth 0: the complete state) or a <em>delta</em> (depth k &gt; 0:
+ * the promise and floor of the new state, and only the entries its transition changed, to be
+ * applied to the state of the record {@code prev} names, which has depth k - 1). A chain is read
+ * from the head back to its whole record and applied oldest first ({@link #decode},
+ * {@link #applyDelta}).
  *
  * <p>This object is a mutable, reusable decoder/encoder; the record in the region is never changed
  * once published. Values are held as words, {@code maxBatch} per entry, not as arrays: a copy of
@@ -18,9 +24,10 @@ import java.util.Arrays;
  * word 2       promised     promised ballot
  * word 3       floor        slots below are decided; no entries for them
  * word 4       count        number of entries
- * word 5       prev         the head word this record replaced (audit only, never followed: a
- *                           record is a whole snapshot of the window, so no chain is walked)
- * entries      slot, ballot, valueLength, value[valueLength]
+ * word 5       prev         the head word this record replaced (a delta's base)
+ * word 6       depth        0: whole record; k &gt; 0: delta on top of prev, which has depth k - 1
+ * entries      slot, ballot, valueLength, value[valueLength], sorted by slot; a whole record's
+ *              are every entry at or above the floor, a delta's those its transition changed
  * word len-1   seq echo     equals word 0 when the record was read whole
  * </pre>
  */
@@ -36,8 +43,11 @@ public final class AcceptorRecord
     public static final int FLOOR = 3;
     /** Word index of the entry count, as in the table above. */
     public static final int COUNT = 4;
-    static final int PREV = 5;
-    static final int ENTRIES = 6;
+    /** Word index of the head word this record replaced, as in the table above. */
+    public static final int PREV = 5;
+    /** Word index of the chain depth, as in the table above. */
+    public static final int DEPTH = 6;
+    static final int ENTRIES = 7;
     /** Words of an entry before its value: slot, ballot, value length. */
     public static final int ENTRY_FIXED_WORDS = 3;
 
@@ -47,7 +57,14 @@ public final class AcceptorRecord
     private long promised;
     private long floor;
     private long prevHead;
+    private int depth;
     private int count;
+    /** Slots a transition put since the last copy, decode or clear (a delta's entries); may repeat. */
+    private long[] touched = new long[INITIAL_ENTRIES];
+    private int touchedCount;
+    /** The entries of the delta {@link #deltaWords} prepared, by index, in slot order. */
+    private int[] deltaIndex = new int[INITIAL_ENTRIES];
+    private int deltaCount;
     /** Set when a transition changed promised, floor or entries: nothing to publish otherwise. */
     private boolean changed;
     private long[] slots;
@@ -100,39 +117,40 @@ public final class AcceptorRecord
         promised = Ballot.NONE;
         floor = 0;
         prevHead = 0;
+        depth = 0;
         count = 0;
         changed = false;
+        touchedCount = 0;
     }
 
     /** Becomes a copy of {@code other}. */
     public void copyFrom(final AcceptorRecord other)
     {
-        copyFrom(other, other.floor);
-    }
-
-    /**
-     * {@link #copyFrom(AcceptorRecord)} then {@link #raiseFloor(long)} to {@code newFloor}, in one
-     * pass: the entries below the new floor are never copied, only to be shifted out again.
-     */
-    void copyFrom(final AcceptorRecord other, final long newFloor)
-    {
         assert other.maxEntries == maxEntries && other.maxBatch == maxBatch;
         seq = other.seq;
         promised = other.promised;
         prevHead = other.prevHead;
-        changed = newFloor > other.floor;
-        floor = Math.max(other.floor, newFloor);
-        int drop = 0;
-        while (drop < other.count && other.slots[drop] < floor)
-        {
-            drop++;
-        }
-        count = other.count - drop;
+        depth = other.depth;
+        floor = other.floor;
+        changed = false;
+        touchedCount = 0;
+        count = other.count;
         ensureEntries(count);
-        System.arraycopy(other.slots, drop, slots, 0, count);
-        System.arraycopy(other.ballots, drop, ballots, 0, count);
-        System.arraycopy(other.lengths, drop, lengths, 0, count);
-        System.arraycopy(other.words, drop * maxBatch, words, 0, count * maxBatch);
+        System.arraycopy(other.slots, 0, slots, 0, count);
+        System.arraycopy(other.ballots, 0, ballots, 0, count);
+        System.arraycopy(other.lengths, 0, lengths, 0, count);
+        System.arraycopy(other.words, 0, words, 0, count * maxBatch);
+    }
+
+    /**
+     * Starts a transition on this state, in place: forgets what the last one changed (a delta holds
+     * only this one's changes) and raises the floor to {@code newFloor}.
+     */
+    void beginTransition(final long newFloor)
+    {
+        changed = false;
+        touchedCount = 0;
+        raiseFloor(newFloor);
     }
 
     /** The head sequence that published this record. */
@@ -163,6 +181,17 @@ public final class AcceptorRecord
     public boolean changed()
     {
         return changed;
+    }
+
+    /** The depth of the record that published this state: 0 whole, k a k-th delta above one. */
+    public int depth()
+    {
+        return depth;
+    }
+
+    void depth(final int depth)
+    {
+        this.depth = depth;
     }
 
     /** Slots below this are decided and have no entries. */
@@ -213,16 +242,10 @@ public final class AcceptorRecord
         return Arrays.copyOfRange(words, from, from + lengths[i]);
     }
 
-    private boolean valueEquals(final int i, final long[] value)
+    private void setValue(final int i, final long[] src, final int from, final int length)
     {
-        final int from = i * maxBatch;
-        return Arrays.equals(words, from, from + lengths[i], value, 0, value.length);
-    }
-
-    private void setValue(final int i, final long[] value)
-    {
-        System.arraycopy(value, 0, words, i * maxBatch, value.length);
-        lengths[i] = value.length;
+        System.arraycopy(src, from, words, i * maxBatch, length);
+        lengths[i] = length;
     }
 
     /** Index of the entry for {@code slot}, or -1. Entries are kept sorted by slot. */
@@ -270,30 +293,52 @@ public final class AcceptorRecord
     void put(final long slot, final long ballot, final long[] value)
     {
         assert slot >= floor && value.length <= maxBatch;
+        final boolean put = putWords(slot, ballot, value, 0, value.length);
+        assert put : "an accepted ballot for a slot never decreases, and the window never overflows";
+    }
+
+    /**
+     * {@link #put} of the value in {@code src[from, from + length)}; false, changing nothing, if the
+     * entry would lower the slot's ballot or overflow the window (a torn delta may say so).
+     */
+    private boolean putWords(final long slot, final long ballot, final long[] src, final int from, final int length)
+    {
         if (count == 0 || slot > slots[count - 1])
         {
-            assert count < maxEntries : "acceptor window overflow";
+            if (count == maxEntries)
+            {
+                return false;
+            }
             ensureEntries(count + 1);
             slots[count] = slot;
             ballots[count] = ballot;
-            setValue(count, value);
+            setValue(count, src, from, length);
             count++;
             changed = true;
-            return;
+            touch(slot);
+            return true;
         }
         final int i = Arrays.binarySearch(slots, 0, count, slot);
         if (i >= 0)
         {
-            assert ballots[i] <= ballot : "an accepted ballot for a slot never decreases";
-            if (ballots[i] != ballot || !valueEquals(i, value))
+            if (ballots[i] > ballot)
+            {
+                return false;
+            }
+            final int at = i * maxBatch;
+            if (ballots[i] != ballot || !Arrays.equals(words, at, at + lengths[i], src, from, from + length))
             {
                 ballots[i] = ballot;
-                setValue(i, value);
+                setValue(i, src, from, length);
                 changed = true;
+                touch(slot);
             }
-            return;
+            return true;
         }
-        assert count < maxEntries : "acceptor window overflow";
+        if (count == maxEntries)
+        {
+            return false;
+        }
         ensureEntries(count + 1);
         final int at = -i - 1;
         System.arraycopy(slots, at, slots, at + 1, count - at);
@@ -302,9 +347,20 @@ public final class AcceptorRecord
         System.arraycopy(words, at * maxBatch, words, (at + 1) * maxBatch, (count - at) * maxBatch);
         slots[at] = slot;
         ballots[at] = ballot;
-        setValue(at, value);
+        setValue(at, src, from, length);
         count++;
         changed = true;
+        touch(slot);
+        return true;
+    }
+
+    private void touch(final long slot)
+    {
+        if (touchedCount == touched.length)
+        {
+            touched = Arrays.copyOf(touched, 2 * touched.length);
+        }
+        touched[touchedCount++] = slot;
     }
 
     /** Writes the record at {@code dst[offset..]}; returns the number of words written. */
@@ -328,8 +384,133 @@ public final class AcceptorRecord
         dst[offset + FLOOR] = floor;
         dst[offset + COUNT] = count;
         dst[offset + PREV] = prevHead;
+        dst[offset + DEPTH] = 0;
         return length;
     }
+
+    /** The words {@link #encode} writes: the whole record. */
+    public int wholeWords()
+    {
+        int w = ENTRIES + 1;
+        for (int i = 0; i < count; i++)
+        {
+            w += ENTRY_FIXED_WORDS + lengths[i];
+        }
+        return w;
+    }
+
+    /**
+     * Prepares the delta of the changes since the last copy (the entries put since, still at or
+     * above the floor, each once) and returns the words {@link #encodeDelta} will write.
+     */
+    public int deltaWords()
+    {
+        Arrays.sort(touched, 0, touchedCount);
+        if (deltaIndex.length < touchedCount)
+        {
+            deltaIndex = new int[Math.max(touchedCount, 2 * deltaIndex.length)];
+        }
+        deltaCount = 0;
+        int w = ENTRIES + 1;
+        for (int t = 0; t < touchedCount; t++)
+        {
+            if (t > 0 && touched[t] == touched[t - 1])
+            {
+                continue;
+            }
+            final int i = find(touched[t]);
+            if (i >= 0)
+            {
+                deltaIndex[deltaCount++] = i;
+                w += ENTRY_FIXED_WORDS + lengths[i];
+            }
+        }
+        return w;
+    }
+
+    /**
+     * Writes the delta {@link #deltaWords} prepared at {@code dst[offset..]}, with this record's
+     * {@link #depth()} (at least 1), promise, floor and {@link #prevHead()}; returns its words.
+     */
+    public int encodeDelta(final long[] dst, final int offset)
+    {
+        assert depth > 0 : "a delta record has a depth of at least 1";
+        int w = offset + ENTRIES;
+        for (int d = 0; d < deltaCount; d++)
+        {
+            final int i = deltaIndex[d];
+            final int len = lengths[i];
+            dst[w++] = slots[i];
+            dst[w++] = ballots[i];
+            dst[w++] = len;
+            System.arraycopy(words, i * maxBatch, dst, w, len);
+            w += len;
+        }
+        dst[w++] = seq;
+        final int length = w - offset;
+        dst[offset + SEQ] = seq;
+        dst[offset + LENGTH] = length;
+        dst[offset + PROMISED] = promised;
+        dst[offset + FLOOR] = floor;
+        dst[offset + COUNT] = deltaCount;
+        dst[offset + PREV] = prevHead;
+        dst[offset + DEPTH] = depth;
+        return length;
+    }
+
+    /**
+     * Applies the delta record read at {@code src[offset..]} to this state, which must be the state
+     * of the record the delta names as {@code prev}, with depth one less. Returns false, leaving
+     * this object cleared, when the words are visibly not a whole delta published with
+     * {@code expectedSeq} on top of this state (torn, reused, or of another chain); as for
+     * {@link #decode}, true does not prove the read was whole: the reader re-reads the head.
+     */
+    public boolean applyDelta(final long[] src, final int offset, final int availableWords, final long expectedSeq)
+    {
+        if (valueAt == null)
+        {
+            valueAt = new int[maxEntries];
+        }
+        if (deltaSlots == null)
+        {
+            deltaSlots = new long[maxEntries];
+            deltaBallots = new long[maxEntries];
+        }
+        final int n = index(src, offset, availableWords, expectedSeq, maxEntries, maxBatch, deltaSlots, deltaBallots,
+            valueAt);
+        if (n < 0 || src[offset + DEPTH] != depth + 1 || src[offset + PROMISED] < promised ||
+            src[offset + FLOOR] < floor || RegionLayout.headSeq(src[offset + PREV]) != seq)
+        {
+            clear();
+            return false;
+        }
+        promised = src[offset + PROMISED];
+        raiseFloor(src[offset + FLOOR]);
+        for (int d = 0; d < n; d++)
+        {
+            if (deltaSlots[d] < floor || deltaSlots[d] >= floor + maxEntries)
+            {
+                clear();
+                return false; // not what a transition of this window writes
+            }
+            final int w = valueAt[d];
+            if (!putWords(deltaSlots[d], deltaBallots[d], src, w, (int)src[w - 1]))
+            {
+                clear();
+                return false;
+            }
+        }
+        seq = expectedSeq;
+        prevHead = src[offset + PREV];
+        depth = (int)src[offset + DEPTH];
+        changed = false;
+        touchedCount = 0;
+        return true;
+    }
+
+    /** Where {@link #applyDelta} indexes a delta's entries; allocated on the first one. */
+    private long[] deltaSlots;
+    private long[] deltaBallots;
 
     /**
      * Decodes a record read from a region. Returns false, leaving this object cleared, when the
@@ -344,6 +525,10 @@ public final class AcceptorRecord
         if (valueAt == null)
         {
             valueAt = new int[maxEntries];
+        }
+        if (availableWords > DEPTH && src[offset + DEPTH] != 0)
+        {
+            return false; // a delta: applyDelta reads it, on top of the state its chain builds
         }
         if (availableWords > COUNT && src[offset + COUNT] > slots.length && src[offset + COUNT] <= maxEntries)
         {

@@ -15,6 +15,7 @@ public final class CoreConfig
     private int pipelineSlots = 32;
     private int maxSlotsPerAccept = 16;
     private int recordMaxEntries = 96;
+    private int recordChainDepth = 3;
     private int decidedCapacity = 256;
     private int learnerCapacity = 1024;
     private int proposalQueueCapacity = 1024;
@@ -88,6 +89,20 @@ public final class CoreConfig
     {
         checkMutable();
         this.maxSlotsPerAccept = maxSlotsPerAccept;
+        return this;
+    }
+
+    /**
+     * Delta records a record chain may hold above its whole record (0: every transition writes the
+     * whole window). A transition whose changes fit one group's entries writes only them, chained
+     * to the record it replaces; every {@code recordChainDepth + 1}-th writes the whole window
+     * again. Bytes per transition fall with it, and a reader without a cached copy reads up to
+     * {@code recordChainDepth + 1} records (docs/protocol.md §3).
+     */
+    public CoreConfig recordChainDepth(final int recordChainDepth)
+    {
+        checkMutable();
+        this.recordChainDepth = recordChainDepth;
         return this;
     }
 
@@ -338,7 +353,13 @@ public final class CoreConfig
                 ": readers of a decided log refuse the last logRunSlots entries of its ring, and a learner holds " +
                 "applied slots until they are logged");
         }
-        layout = new RegionLayout(graph.maxDegree() + 1, recordMaxEntries, valueWords(), decidedCapacity);
+        if (recordChainDepth < 0 || recordChainDepth > 14)
+        {
+            throw new IllegalStateException("recordChainDepth " + recordChainDepth + " outside 0..14: the head " +
+                "word names 16 record slots per lane, two of them for whole records");
+        }
+        layout = new RegionLayout(graph.maxDegree() + 1, recordMaxEntries, valueWords(), decidedCapacity,
+            recordChainDepth, maxSlotsPerAccept);
         concluded = true;
         return this;
     }
@@ -449,6 +470,12 @@ public final class CoreConfig
     public int maxSlotsPerAccept()
     {
         return maxSlotsPerAccept;
+    }
+
+    /** See {@link #recordChainDepth(int)}. */
+    public int recordChainDepth()
+    {
+        return recordChainDepth;
     }
 
     /** See {@link #recordMaxEntries(int)}. */

@@ -38,7 +38,9 @@ public enum Flaw
     /** A decided-log read trusts the entry's echo words, without checking DECIDED_THROUGH around it. */
     TRUST_TORN_LOG_READ("decided-log read trusted on its echo words alone"),
     /** An acceptor whose region came back empty rejoins quorums at once, having forgotten its promises. */
-    AMNESIAC_REJOINS("an acceptor whose region came back empty rejoins quorums at once");
+    AMNESIAC_REJOINS("an acceptor whose region came back empty rejoins quorums at once"),
+    /** An executor writes a delta record into the first delta slot of its lane, even one of the live chain. */
+    REUSE_CHAIN_SLOT("delta record written over a record of the chain the head still names");
 
     private final String description;
 

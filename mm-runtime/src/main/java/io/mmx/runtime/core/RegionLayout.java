@@ -14,13 +14,16 @@ import io.mmx.rdma.region.RegionHeader;
  * word 7   PROPOSER_ROUND     the highest ballot round q may have used as a proposer
  * word 8   INCARNATION        0: formatted with the cluster; k &gt; 0: formatted again, empty, after
  *                             a loss (the acceptor forgot its promises and stays out of quorums)
- * lanes    laneCount lanes x RECORDS_PER_LANE record slots x recordCapacityWords
+ * lanes    laneCount lanes, each of FULL_SLOTS record slots of recordCapacityWords (whole records)
+ *          then chainDepth slots of deltaCapacityWords (delta records, see {@link AcceptorRecord});
  *          lane 0 is written by q, lane 1 + i by q's i-th smallest neighbour
  * decided  decidedCapacity entries x decidedEntryWords, entry of slot s at s mod decidedCapacity
  * </pre>
  *
  * Records are written only into the executor's own lane and only into a record slot that is not
- * the current head (see {@link AcceptorDriver}), so two executors never write the same words.
+ * in the chain of the last head the executor knows (see {@link AcceptorDriver}), so two executors
+ * never write the same words, and no record a reader may still follow is rewritten while the head
+ * stays where it was.
  */
 public final class RegionLayout
 {
@@ -37,8 +40,11 @@ public final class RegionLayout
     /** Words in the header; the lanes follow. */
     public static final int HEADER_WORDS = 9;
 
-    /** Two record slots per lane: the executor's published record and the one it writes next. */
-    public static final int RECORDS_PER_LANE = 2;
+    /**
+     * Whole-record slots per lane: a chain holds at most one whole record, so one of two is always
+     * free to write. Delta slots (index {@code FULL_SLOTS ..}) follow them: {@code chainDepth} of them.
+     */
+    public static final int FULL_SLOTS = 2;
 
     static final int HEAD_INDEX_BITS = 4;
     static final int HEAD_LANE_BITS = 16;
@@ -53,6 +59,9 @@ public final class RegionLayout
     private final int recordMaxEntries;
     private final int maxValueWords;
     private final int recordCapacityWords;
+    private final int chainDepth;
+    private final int deltaCapacityWords;
+    private final int laneWords;
     private final int decidedCapacity;
     private final int decidedEntryWords;
     private final int lanesOffsetWords;
@@ -64,8 +73,11 @@ public final class RegionLayout
      * @param recordMaxEntries accepted entries one acceptor record can hold (the acceptor window).
      * @param maxValueWords         words in one slot value (maxBatch x proposalWords).
      * @param decidedCapacity  entries in the decided-log ring.
+     * @param chainDepth       delta records a chain may hold above its whole record (0: every record whole).
+     * @param deltaMaxEntries  entries one delta record can hold.
      */
-    public RegionLayout(final int laneCount, final int recordMaxEntries, final int maxValueWords, final int decidedCapacity)
+    public RegionLayout(final int laneCount, final int recordMaxEntries, final int maxValueWords, final int decidedCapacity,
+        final int chainDepth, final int deltaMaxEntries)
     {
         if (laneCount < 1 || laneCount >= (1 << HEAD_LANE_BITS))
         {
@@ -76,14 +88,24 @@ public final class RegionLayout
         {
             throw new IllegalArgumentException("record entries, batch and decided capacity must be >= 1");
         }
+        if (chainDepth < 0 || FULL_SLOTS + chainDepth > (1 << HEAD_INDEX_BITS) || chainDepth > 0 && deltaMaxEntries < 1)
+        {
+            throw new IllegalArgumentException("record chain depth " + chainDepth + " outside 0.." +
+                ((1 << HEAD_INDEX_BITS) - FULL_SLOTS) + ", or delta records of no entries: the head word names " +
+                (1 << HEAD_INDEX_BITS) + " record slots per lane");
+        }
         this.laneCount = laneCount;
         this.recordMaxEntries = recordMaxEntries;
         this.maxValueWords = maxValueWords;
         this.recordCapacityWords = AcceptorRecord.capacityWords(recordMaxEntries, maxValueWords);
+        this.chainDepth = chainDepth;
+        this.deltaCapacityWords = chainDepth == 0 ? 0 :
+            AcceptorRecord.capacityWords(Math.min(recordMaxEntries, deltaMaxEntries), maxValueWords);
+        this.laneWords = FULL_SLOTS * recordCapacityWords + chainDepth * deltaCapacityWords;
         this.decidedCapacity = decidedCapacity;
         this.decidedEntryWords = DECIDED_ENTRY_FIXED_WORDS + maxValueWords;
         this.lanesOffsetWords = HEADER_WORDS;
-        final long decidedOffset = (long)lanesOffsetWords + (long)laneCount * RECORDS_PER_LANE * recordCapacityWords;
+        final long decidedOffset = (long)lanesOffsetWords + (long)laneCount * laneWords;
         final long total = decidedOffset + (long)decidedCapacity * decidedEntryWords;
         if (total > Integer.MAX_VALUE)
         {
@@ -112,10 +134,34 @@ public final class RegionLayout
         return maxValueWords;
     }
 
-    /** Words one record slot takes. */
+    /** Words a whole-record slot takes. */
     public int recordCapacityWords()
     {
         return recordCapacityWords;
+    }
+
+    /** Delta records a chain may hold above its whole record; 0 when every record is whole. */
+    public int chainDepth()
+    {
+        return chainDepth;
+    }
+
+    /** Words a delta-record slot takes (0 without delta slots). */
+    public int deltaCapacityWords()
+    {
+        return deltaCapacityWords;
+    }
+
+    /** Record slots per lane: {@link #FULL_SLOTS} whole ones, then {@link #chainDepth()} delta ones. */
+    public int recordsPerLane()
+    {
+        return FULL_SLOTS + chainDepth;
+    }
+
+    /** Words record slot {@code index} of a lane takes. */
+    public int recordSlotWords(final int index)
+    {
+        return index < FULL_SLOTS ? recordCapacityWords : deltaCapacityWords;
     }
 
     /** Entries in the decided-log ring. */
@@ -139,8 +185,27 @@ public final class RegionLayout
     /** Where record slot {@code index} of lane {@code lane} starts. */
     public int recordOffsetWords(final int lane, final int index)
     {
-        assert lane >= 0 && lane < laneCount && index >= 0 && index < RECORDS_PER_LANE;
-        return lanesOffsetWords + (lane * RECORDS_PER_LANE + index) * recordCapacityWords;
+        assert lane >= 0 && lane < laneCount && index >= 0 && index < recordsPerLane();
+        final int inLane = index < FULL_SLOTS ? index * recordCapacityWords :
+            FULL_SLOTS * recordCapacityWords + (index - FULL_SLOTS) * deltaCapacityWords;
+        return lanesOffsetWords + lane * laneWords + inLane;
+    }
+
+    /**
+     * The record slot word {@code offset} lies in, as {@code lane * recordsPerLane() + index}, or -1
+     * outside the lanes: for checkers that watch which records a write touches.
+     */
+    public int recordSlotAt(final int offset)
+    {
+        if (offset < lanesOffsetWords || offset >= decidedOffsetWords)
+        {
+            return -1;
+        }
+        final int lane = (offset - lanesOffsetWords) / laneWords;
+        final int inLane = (offset - lanesOffsetWords) % laneWords;
+        final int index = inLane < FULL_SLOTS * recordCapacityWords ? inLane / recordCapacityWords :
+            FULL_SLOTS + (inLane - FULL_SLOTS * recordCapacityWords) / deltaCapacityWords;
+        return lane * recordsPerLane() + index;
     }
 
     /** Where slot {@code slot}'s decided-log entry starts. */

@@ -1,5 +1,6 @@
 package io.mmx.runtime.sim;
 
+import io.mmx.runtime.core.AcceptorRecord;
 import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.Message;
 import io.mmx.runtime.core.RegionLayout;
@@ -20,13 +21,10 @@ final class AcceptorAudit
     private final CoreConfig config;
     private final RegionLayout layout;
     private final SafetyChecker checker;
-    private final PublishedState[] last;
+    /** Per acceptor: its current published state and the last few before it, whose tails a Promise may report. */
+    private final PublishedStates[] last;
     /** Per acceptor: fingerprints of every state it published (what a Promise may report). */
     private final LongHashSet[] states;
-    /** Per acceptor: its last published states, whose tails a Promise may report. */
-    private final RecentStates[] recent;
-    /** Reading space for the next published record; it becomes {@code last[q]} when it passes. */
-    private PublishedState spare;
     /** Per-slot counts of one quorum check. */
     private int[] counts = new int[64];
     /**
@@ -40,9 +38,14 @@ final class AcceptorAudit
         this.config = config;
         this.layout = config.layout();
         this.checker = checker;
-        this.last = new PublishedState[config.graph().n()];
+        this.last = new PublishedStates[config.graph().n()];
         this.states = new LongHashSet[config.graph().n()];
-        this.recent = new RecentStates[config.graph().n()];
+        this.lastHead = new long[config.graph().n()];
+        this.chain = new int[config.graph().n()][];
+        this.chainLength = new int[config.graph().n()];
+        this.recordSlots = new long[config.recordMaxEntries()];
+        this.recordBallots = new long[config.recordMaxEntries()];
+        this.recordValueAt = new int[config.recordMaxEntries()];
     }
 
     /** Slots of each group proposed, by (first slot, ballot): an Accepted answers for all of them. */
@@ -86,7 +89,7 @@ final class AcceptorAudit
             // A Promise that left out the entries through omittedThrough reports the tail of a state:
             // every entry it holds lies above that slot, and the tail is one of a published state's.
             final boolean held = states[p.acceptor] != null && aboveOmitted && (states[p.acceptor].contains(h) ||
-                p.omittedThrough >= 0 && recent[p.acceptor].holdsTail(p.ballot, p.floor, p.omittedThrough,
+                p.omittedThrough >= 0 && last[p.acceptor].holdsTail(p.ballot, p.floor, p.omittedThrough,
                     p.slots.length, sum));
             if (!held)
             {
@@ -103,7 +106,7 @@ final class AcceptorAudit
             final int slots = group == null ? 1 : group;
             for (final int q : a.acceptors)
             {
-                final PublishedState r = last[q];
+                final PublishedStates r = last[q] != null && last[q].any() ? last[q] : null;
                 int i = r == null ? 0 : r.indexAtOrAbove(a.firstSlot);
                 if (r != null && r.holdsAtLeast(i, a.firstSlot, slots, a.ballot))
                 {
@@ -231,92 +234,6 @@ final class AcceptorAudit
         return mix(mix(mix(SEED, promised), floor), count) + entrySum;
     }
 
-    /**
-     * An acceptor's last published states, by entry: a Promise that left out the entries through some
-     * slot reports the rest of one of them. Tails of every state ever published would be as many keys
-     * as entries (the n = 4096 simulation ran out of its heap with them); a Promise reports the state
-     * its own transition just published, and more than a few publishes of one acceptor between that
-     * transition's CAS and its completion would need more executors than an acceptor has.
-     */
-    private static final class RecentStates
-    {
-        private static final long[] NO_WORDS = new long[0];
-        private final long[] promised;
-        private final long[] floor;
-        private final int[] count;
-        // Each state's entries, grown to the entries it held: rows of the window's capacity for
-        // every acceptor were the largest part of an n = 4096 run's memory.
-        private final long[][] slots;
-        private final long[][] hashes;
-        private final int maxEntries;
-        private int next;
-        private int size;
-
-        RecentStates(final int states, final int maxEntries)
-        {
-            promised = new long[states];
-            floor = new long[states];
-            count = new int[states];
-            slots = new long[states][];
-            hashes = new long[states][];
-            java.util.Arrays.fill(slots, NO_WORDS);
-            java.util.Arrays.fill(hashes, NO_WORDS);
-            this.maxEntries = maxEntries;
-        }
-
-        void add(final PublishedState state)
-        {
-            final int i = next;
-            promised[i] = state.promised();
-            floor[i] = state.floor();
-            count[i] = state.count();
-            if (slots[i].length < state.count())
-            {
-                final int grown = Math.min(maxEntries, Math.max(state.count(), 2 * slots[i].length));
-                slots[i] = new long[grown];
-                hashes[i] = new long[grown];
-            }
-            for (int e = 0; e < state.count(); e++)
-            {
-                slots[i][e] = state.slot(e);
-            }
-            System.arraycopy(state.hashes, 0, hashes[i], 0, state.count());
-            next = (next + 1) % promised.length;
-            size = Math.min(size + 1, promised.length);
-        }
-
-        /** True if one of the states, its entries through {@code omitted} left out, is the Promise's. */
-        boolean holdsTail(final long ballot, final long floorOf, final long omitted, final int entries, final long entrySum)
-        {
-            for (int j = 0; j < size; j++)
-            {
-                if (promised[j] != ballot || floor[j] != floorOf)
-                {
-                    continue;
-                }
-                int k = 0;
-                while (k < count[j] && slots[j][k] <= omitted)
-                {
-                    k++;
-                }
-                if (count[j] - k != entries)
-                {
-                    continue;
-                }
-                long sum = 0;
-                for (int e = k; e < count[j]; e++)
-                {
-                    sum += hashes[j][e];
-                }
-                if (sum == entrySum)
-                {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
     /** States kept per acceptor for tail checks: 64 in the sweeps' small clusters, 8 at n = 4096. */
     private static int recentStates(final int n, final int maxEntries)
     {
@@ -337,15 +254,19 @@ final class AcceptorAudit
             return;
         }
         final int quorum = config.graph().n() / 2 + 1;
+        if (slots > 0 && everyAcceptedByQuorum(firstSlot, slots, ballot, quorum))
+        {
+            return;
+        }
         final int k = Math.max(1, slots);
         if (counts.length < k)
         {
             counts = new int[k];
         }
         Arrays.fill(counts, 0, k, 0);
-        for (final PublishedState r : last)
+        for (final PublishedStates r : last)
         {
-            if (r == null)
+            if (r == null || !r.any())
             {
                 continue;
             }
@@ -402,11 +323,35 @@ final class AcceptorAudit
     }
 
     /**
+     * The fast answer of {@link #quorumCounted} for a phase-2 quorum: whether a quorum of acceptors
+     * published each slot of the group at {@code ballot} ({@link #acceptedBy}). Enough, because a
+     * publish is checked never to lose an entry above the floor nor lower its ballot: an acceptor
+     * that once published (s, b) still shows s at b or above, or reclaimed it. When it says no, the
+     * walk over every acceptor's state decides (it also counts higher ballots and reclaimed slots),
+     * so the verdicts are the walk's, found without visiting thousands of states per group.
+     */
+    private boolean everyAcceptedByQuorum(final long firstSlot, final int slots, final long ballot, final int quorum)
+    {
+        for (long s = firstSlot; s < firstSlot + slots; s++)
+        {
+            Acceptors who = s < acceptedBy.length ? acceptedBy[(int)s] : null;
+            while (who != null && who.ballot != ballot)
+            {
+                who = who.next;
+            }
+            if (who == null || who.count < quorum)
+            {
+                return false;
+            }
+        }
+        return true; // and chosenIfQuorum told the checker each slot is decided at the quorum
+    }
+
+    /**
      * Acceptor q's head changed: check the record it points to against the last one published.
      * Entries that did not change were checked when they were published (the promise only rises
-     * and a (slot, ballot)'s proposal never changes), so only new and changed ones are checked
-     * and hashed again: a publish costs a copy of the record's words and one walk, comparing
-     * words, not a check of the whole window.
+     * and a (slot, ballot)'s proposal never changes), so only new and changed ones are checked and
+     * hashed: a delta record costs what it holds, and a whole one a walk beside the last state.
      */
     void published(final int q, final SimRegion region, final int executor)
     {
@@ -415,126 +360,299 @@ final class AcceptorAudit
             return;
         }
         final long head = region.get(RegionLayout.HEAD_WORD);
-        final PublishedState before = last[q];
-        final PublishedState now = spare != null ? spare : new PublishedState(config.recordMaxEntries(), config.valueWords());
-        spare = null;
-        if (!now.read(region, layout.recordOffsetWords(RegionLayout.headLane(head), RegionLayout.headIndex(head)),
-            layout.recordCapacityWords(), RegionLayout.headSeq(head)))
+        final int lane = RegionLayout.headLane(head);
+        final int index = RegionLayout.headIndex(head);
+        if (lane >= layout.laneCount() || index >= layout.recordsPerLane())
         {
-            spare = now;
+            checker.acceptorViolation(where(q, executor, head) + ": the head names no record slot");
+            return;
+        }
+        if (last[q] == null)
+        {
+            last[q] = new PublishedStates(recentStates(config.graph().n(), config.recordMaxEntries()));
+        }
+        final PublishedStates r = last[q];
+        final int offset = layout.recordOffsetWords(lane, index);
+        final long depth = region.get(offset + AcceptorRecord.DEPTH);
+        final long prev = region.get(offset + AcceptorRecord.PREV);
+        if (depth != 0 && (!r.any() || prev != lastHead[q] || depth != chainLength[q] || depth > layout.chainDepth()))
+        {
+            checker.acceptorViolation(where(q, executor, head) + ": a delta record of depth " + depth + " on head " +
+                Long.toHexString(prev) + ", but the head it replaced is " + Long.toHexString(lastHead[q]) +
+                " with a chain of " + chainLength[q] + " records (at most " + (layout.chainDepth() + 1) + ")");
+            return;
+        }
+        // Read the record's own length, not its slot: what lies after it is not part of the state.
+        final int slotWords = layout.recordSlotWords(index);
+        final int available = (int)Math.max(0, Math.min(slotWords, region.get(offset + AcceptorRecord.LENGTH)));
+        if (recordWords.length < available)
+        {
+            recordWords = new long[Math.min(layout.recordCapacityWords(), Math.max(available, 2 * recordWords.length))];
+        }
+        region.read(offset, recordWords, available);
+        final int n = AcceptorRecord.index(recordWords, 0, available, RegionLayout.headSeq(head), config.recordMaxEntries(),
+            config.valueWords(), recordSlots, recordBallots, recordValueAt);
+        if (n < 0)
+        {
             checker.acceptorViolation(where(q, executor, head) + ": the head was published pointing to a record that is not whole");
             return;
         }
-        if (before != null && (now.promised() < before.promised() || now.floor() < before.floor()))
+        final long promise = recordWords[AcceptorRecord.PROMISED];
+        final long newFloor = recordWords[AcceptorRecord.FLOOR];
+        if (r.any() && (promise < r.promised() || newFloor < r.floor()))
         {
-            checker.acceptorViolation(where(q, executor, head) + ": promise or floor went down: " + before + " -> " + now);
+            checker.acceptorViolation(where(q, executor, head) + ": promise or floor went down: " + r + " -> promised " +
+                promise + ", floor " + newFloor);
             return;
         }
-        final long sum = entriesChecked(q, executor, head, before, now);
+        if (depth == 0)
+        {
+            wholeChecked(q, executor, head, r, n, promise, newFloor);
+        }
+        else
+        {
+            deltaChecked(q, executor, head, r, n, promise, newFloor);
+        }
         if (checker.violation() != null)
         {
             return;
         }
-        last[q] = now;
-        spare = before;
+        chainLength[q] = depth == 0 ? 0 : chainLength[q];
+        if (chain[q] == null)
+        {
+            chain[q] = new int[layout.chainDepth() + 1];
+        }
+        System.arraycopy(chain[q], 0, chain[q], 1, Math.min(chainLength[q], chain[q].length - 1));
+        chain[q][0] = lane * layout.recordsPerLane() + index;
+        chainLength[q] = (int)depth + 1;
+        lastHead[q] = head;
         if (states[q] == null)
         {
             states[q] = new LongHashSet(64); // about as many states as one acceptor publishes in a run
         }
-        states[q].add(fingerprint(now.promised(), now.floor(), now.count(), sum));
-        if (recent[q] == null)
+        states[q].add(fingerprint(r.promised(), r.floor(), r.count(), r.sum()));
+    }
+
+    /** Reading space for a published record and its index. */
+    private long[] recordWords = new long[0];
+    private final long[] recordSlots;
+    private final long[] recordBallots;
+    private final int[] recordValueAt;
+
+    /**
+     * A new or changed entry i of the record just read, at or above the floor: accepted at most at
+     * the promise, and holding the proposal of its (slot, ballot). Returns its hash, or 0 after
+     * reporting a violation. {@code changedBallot}: the slot was not held at this ballot before.
+     */
+    private long entryChecked(final int q, final int executor, final long head, final int i, final long promise,
+        final boolean changedBallot)
+    {
+        final long slot = recordSlots[i];
+        final long ballot = recordBallots[i];
+        if (ballot > promise)
         {
-            recent[q] = new RecentStates(recentStates(config.graph().n(), config.recordMaxEntries()),
-                config.recordMaxEntries());
+            checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " + ballot +
+                " above the promise " + promise);
+            return 0;
         }
-        recent[q].add(now); // its tails, which a Promise reports when the Prepare named applied slots
+        final long[] proposed = checker.proposalAt(slot, ballot);
+        final int at = recordValueAt[i];
+        final int length = (int)recordWords[at - 1];
+        if (proposed == null || !Arrays.equals(recordWords, at, at + length, proposed, 0, proposed.length))
+        {
+            checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " at ballot " + ballot +
+                " holds " + Arrays.toString(Arrays.copyOfRange(recordWords, at, at + length)) + ", but the proposal was " +
+                (proposed == null ? "never made" : Arrays.toString(proposed)));
+            return 0;
+        }
+        if (changedBallot)
+        {
+            chosenIfQuorum(q, slot, ballot);
+        }
+        return proposalEntry(slot, ballot, proposed);
     }
 
     /**
-     * The walk of {@link #published} over the new state's entries beside the last state's: the
-     * state's entry-hash sum, or 0 after reporting a violation. Its own method, so that the
-     * compiler's work on this loop is not redone each time it recompiles the rest of a publish.
+     * A whole record: every entry of the last state at or above the new floor is still there at
+     * its ballot or a higher one, and every entry is checked ({@link #entryChecked}); unchanged
+     * ones keep their hash.
      */
-    private long entriesChecked(final int q, final int executor, final long head, final PublishedState before,
-        final PublishedState now)
+    private void wholeChecked(final int q, final int executor, final long head, final PublishedStates r, final int n,
+        final long promise, final long newFloor)
     {
-        long sum = 0;
-        final int beforeCount = before == null ? 0 : before.count();
+        final int before = r.count();
+        r.begin(n);
         int j = 0;
-        for (int i = 0; i <= now.count(); i++)
+        for (int i = 0; i <= n; i++)
         {
-            final long slot = i < now.count() ? now.slot(i) : Long.MAX_VALUE;
+            final long slot = i < n ? recordSlots[i] : Long.MAX_VALUE;
             // Entries of the last state below this slot are gone from the new one: reclaimed, or lost.
-            for (; j < beforeCount && before.slot(j) < slot; j++)
+            for (; j < before && r.slot(j) < slot; j++)
             {
-                if (before.slot(j) >= now.floor())
+                if (r.slot(j) >= newFloor)
                 {
-                    checker.acceptorViolation(where(q, executor, head) + ": slot " + before.slot(j) + " accepted at " +
-                        before.ballot(j) + " was lost or went back: " + before + " -> " + now);
-                    return 0;
+                    checker.acceptorViolation(where(q, executor, head) + ": slot " + r.slot(j) + " accepted at " +
+                        r.ballot(j) + " was lost or went back: " + r);
+                    return;
                 }
             }
-            if (i == now.count())
+            if (i == n)
             {
                 break;
             }
-            final boolean held = j < beforeCount && before.slot(j) == slot;
-            if (held)
+            final boolean held = j < before && r.slot(j) == slot;
+            if (slot < newFloor)
             {
-                // Entries unchanged since the last state: the same words; checked when they were published.
-                final int run = now.sameRun(i, before, j);
-                if (run > 0)
-                {
-                    System.arraycopy(before.hashes, j, now.hashes, i, run);
-                    for (int k = i; k < i + run; k++)
-                    {
-                        sum += now.hashes[k];
-                    }
-                    i += run - 1;
-                    j += run;
-                    continue;
-                }
+                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " held below the floor " + newFloor);
+                return;
             }
-            if (held && now.ballot(i) < before.ballot(j))
+            if (held && recordBallots[i] < r.ballot(j))
             {
-                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " +
-                    before.ballot(j) + " was lost or went back: " + before + " -> " + now);
-                return 0;
+                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " + r.ballot(j) +
+                    " was lost or went back to " + recordBallots[i] + ": " + r);
+                return;
             }
-            if (held && now.ballot(i) == before.ballot(j) && now.sameValue(i, before, j))
+            final boolean same = held && recordBallots[i] == r.ballot(j);
+            final long hash = entryChecked(q, executor, head, i, promise, !same);
+            if (checker.violation() != null)
             {
-                now.hashes[i] = before.hashes[j];
-                sum += now.hashes[i];
-                j++;
-                continue; // unchanged: checked when it was published
+                return;
             }
-            if (now.ballot(i) > now.promised())
-            {
-                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " + now.ballot(i) +
-                    " above the promise " + now.promised());
-                return 0;
-            }
-            final long[] proposed = checker.proposalAt(slot, now.ballot(i));
-            if (proposed == null || !now.holds(i, proposed))
-            {
-                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " at ballot " + now.ballot(i) +
-                    " holds " + Arrays.toString(now.value(i)) + ", but the proposal was " +
-                    (proposed == null ? "never made" : Arrays.toString(proposed)));
-                return 0;
-            }
-            if (!held || before.ballot(j) != now.ballot(i))
-            {
-                chosenIfQuorum(q, slot, now.ballot(i));
-            }
+            r.add(slot, recordBallots[i], hash);
             if (held)
             {
                 j++;
             }
-            now.hashes[i] = proposalEntry(slot, now.ballot(i), proposed);
-            sum += now.hashes[i];
         }
-        return sum;
+        r.commit(promise, newFloor);
     }
+
+    /**
+     * A delta record: the last state with the entries below the new floor dropped and the delta's
+     * entries put over it, each checked ({@link #entryChecked}); the delta's entries are sorted,
+     * distinct and inside the new window, as a transition writes them.
+     */
+    private void deltaChecked(final int q, final int executor, final long head, final PublishedStates r, final int n,
+        final long promise, final long newFloor)
+    {
+        for (int i = 0; i < n; i++)
+        {
+            if (recordSlots[i] < newFloor || recordSlots[i] >= newFloor + config.recordMaxEntries() ||
+                i > 0 && recordSlots[i] <= recordSlots[i - 1])
+            {
+                checker.acceptorViolation(where(q, executor, head) + ": a delta record's entry for slot " + recordSlots[i] +
+                    " is out of order or outside the window from the floor " + newFloor);
+                return;
+            }
+        }
+        final int before = r.count();
+        final int drop = r.indexAtOrAbove(newFloor);
+        if (n == 0 || before == 0 || recordSlots[0] > r.slot(before - 1))
+        {
+            // New slots above every held one, the old ones below the floor dropped: the common transition.
+            if (before - drop + n > config.recordMaxEntries())
+            {
+                checker.acceptorViolation(where(q, executor, head) + ": more than " + config.recordMaxEntries() +
+                    " entries held");
+                return;
+            }
+            r.beginAppend(n);
+            for (int i = 0; i < n; i++)
+            {
+                final long hash = entryChecked(q, executor, head, i, promise, true);
+                if (checker.violation() != null)
+                {
+                    return;
+                }
+                r.add(recordSlots[i], recordBallots[i], hash);
+            }
+            r.commitAppended(drop, promise, newFloor);
+            return;
+        }
+        // A slot accepted again or below the last held one: merge the two in slot order.
+        r.begin(before - drop + n);
+        int j = drop;
+        int count = 0;
+        for (int i = 0; i <= n; i++)
+        {
+            final long slot = i < n ? recordSlots[i] : Long.MAX_VALUE;
+            for (; j < before && r.slot(j) < slot; j++, count++)
+            {
+                r.add(r.slot(j), r.ballot(j), r.hash(j));
+            }
+            if (i == n)
+            {
+                break;
+            }
+            final boolean held = j < before && r.slot(j) == slot;
+            if (held && recordBallots[i] < r.ballot(j))
+            {
+                checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " accepted at " + r.ballot(j) +
+                    " went back to " + recordBallots[i] + ": " + r);
+                return;
+            }
+            final long hash = entryChecked(q, executor, head, i, promise, !held || recordBallots[i] != r.ballot(j));
+            if (checker.violation() != null)
+            {
+                return;
+            }
+            r.add(slot, recordBallots[i], hash);
+            count++;
+            if (held)
+            {
+                j++;
+            }
+        }
+        if (count > config.recordMaxEntries())
+        {
+            checker.acceptorViolation(where(q, executor, head) + ": more than " + config.recordMaxEntries() +
+                " entries held");
+            return;
+        }
+        r.commit(promise, newFloor);
+    }
+
+    /**
+     * Words [offset, offset + length) of region q were written: no record of the chain its head
+     * names may change while the head stays (readers follow that chain and trust it when the head
+     * did not move: docs/protocol.md §3).
+     */
+    void wrote(final int q, final int offset, final int length)
+    {
+        if (checker.violation() != null || chain[q] == null || chainLength[q] == 0)
+        {
+            return;
+        }
+        final int first = layout.recordSlotAt(offset);
+        final int lastSlot = layout.recordSlotAt(offset + length - 1);
+        if (first < 0 && lastSlot < 0)
+        {
+            return;
+        }
+        for (int k = 0; k < chainLength[q]; k++)
+        {
+            final int slot = chain[q][k];
+            if ((first < 0 || slot >= first) && (lastSlot < 0 || slot <= lastSlot))
+            {
+                checker.acceptorViolation("acceptor " + q + ": a write of " + length + " words at word " + offset +
+                    " changed record slot " + slot % layout.recordsPerLane() + " of lane " + slot / layout.recordsPerLane() +
+                    ", link " + k + " of the chain its head " + Long.toHexString(lastHead[q]) + " names");
+                return;
+            }
+        }
+    }
+
+    /** Region q was formatted again, empty: its head is the initial state, with no chain. */
+    void formatted(final int q)
+    {
+        chainLength[q] = 0;
+        lastHead[q] = 0;
+    }
+
+    /** Per acceptor: the head word last published, and the record slots of its chain, newest first. */
+    private final long[] lastHead;
+    private final int[][] chain;
+    private final int[] chainLength;
 
     private static String where(final int q, final int executor, final long head)
     {

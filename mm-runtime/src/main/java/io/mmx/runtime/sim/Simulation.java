@@ -493,6 +493,7 @@ public final class Simulation
             return;
         }
         regions[p] = new SimRegion(layout.regionWords(), slabs);
+        audit.formatted(p);
         final long[] header = new long[RegionLayout.HEADER_WORDS];
         RegionLayout.initHeader(header, p, config.planHash(), ++regionIncarnation[p]);
         regions[p].write(0, header, header.length);
@@ -646,16 +647,41 @@ public final class Simulation
         final io.mmx.runtime.core.AcceptorRecord record =
             new io.mmx.runtime.core.AcceptorRecord(config.recordMaxEntries(), config.valueWords());
         final long head = regions[q].get(RegionLayout.HEAD_WORD);
-        if (head != 0)
+        if (head == 0)
         {
-            final long[] words = peekRegion(q, layout.recordOffsetWords(RegionLayout.headLane(head),
-                RegionLayout.headIndex(head)), layout.recordCapacityWords());
-            if (!record.decode(words, 0, words.length, RegionLayout.headSeq(head)))
+            return record;
+        }
+        // The chain from the head back to its whole record, then its deltas applied oldest first.
+        final java.util.ArrayDeque<long[]> deltas = new java.util.ArrayDeque<>();
+        long at = head;
+        while (true)
+        {
+            final int index = RegionLayout.headIndex(at);
+            final long[] words = peekRegion(q, layout.recordOffsetWords(RegionLayout.headLane(at), index),
+                layout.recordSlotWords(index));
+            if (words[io.mmx.runtime.core.AcceptorRecord.DEPTH] == 0)
             {
-                throw new IllegalStateException("region " + q + " head " + Long.toHexString(head) + " points to a torn record");
+                boolean whole = record.decode(words, 0, words.length, RegionLayout.headSeq(at));
+                while (whole && !deltas.isEmpty())
+                {
+                    final long[] delta = deltas.pop();
+                    whole = record.applyDelta(delta, 0, delta.length, delta[io.mmx.runtime.core.AcceptorRecord.SEQ]);
+                }
+                if (!whole)
+                {
+                    throw new IllegalStateException("region " + q + " head " + Long.toHexString(head) +
+                        " points to a torn record chain");
+                }
+                return record;
+            }
+            deltas.push(words);
+            at = words[io.mmx.runtime.core.AcceptorRecord.PREV];
+            if (deltas.size() > layout.chainDepth())
+            {
+                throw new IllegalStateException("region " + q + " head " + Long.toHexString(head) +
+                    " names a chain longer than " + (layout.chainDepth() + 1) + " records");
             }
         }
-        return record;
     }
 
     /** Memory pages (of {@link SimRegion#pageWords()} words) allocated across all regions. */
@@ -917,7 +943,7 @@ public final class Simulation
             final long[] data = kind == MemoryOpKind.READ_BULK ? new long[length] : null;
             final long before = headBefore(kind, r, offset);
             final long result = PendingOp.applyWords(kind, r, offset, 0, length, expected, value, payload, data);
-            landed(kind, region, r, offset, before, executor);
+            landed(kind, region, r, offset, length, before, executor);
             queue.push(now + latency, MEM_DONE, executor, inc, MemoryStatus.OK.ordinal(), opId, result, data);
             return;
         }
@@ -1023,7 +1049,7 @@ public final class Simulation
         {
             final long before = headBefore(op.kind, r, op.offset);
             op.apply(chunk, r);
-            landed(op.kind, op.region, r, op.offset, before, op.executor);
+            landed(op.kind, op.region, r, op.offset, op.length, before, op.executor);
         }
         if (op.unresolved == 0)
         {
@@ -1038,9 +1064,13 @@ public final class Simulation
     }
 
     /** Words of an op took effect: if they changed the head word, an acceptor transition was published. */
-    private void landed(final MemoryOpKind kind, final int region, final SimRegion r, final int offset, final long before,
-        final int executor)
+    private void landed(final MemoryOpKind kind, final int region, final SimRegion r, final int offset, final int length,
+        final long before, final int executor)
     {
+        if (kind == MemoryOpKind.WRITE_BULK)
+        {
+            audit.wrote(region, offset, length);
+        }
         if (offset == RegionLayout.HEAD_WORD && (kind == MemoryOpKind.CAS || kind == MemoryOpKind.WRITE) &&
             r.get(RegionLayout.HEAD_WORD) != before)
         {

@@ -16,7 +16,9 @@ class AcceptorDriverTest
     {
         long opId;
         MemoryOpKind kind;
+        int offsetWords;
         int lengthWords;
+        long[] payload;
         final List<String> replies = new ArrayList<>();
 
         @Override
@@ -25,7 +27,9 @@ class AcceptorDriverTest
         {
             this.opId = opId;
             this.kind = kind;
+            this.offsetWords = offsetWords;
             this.lengthWords = lengthWords;
+            this.payload = payload == null ? null : java.util.Arrays.copyOf(payload, lengthWords);
         }
 
         @Override
@@ -131,6 +135,81 @@ class AcceptorDriverTest
         d.onCompletion(script.opId, MemoryStatus.OK, head, null);
         assertEquals(1, script.replies.size(), script.replies.toString());
         assertTrue(script.replies.get(0).contains("19@15"), "the promise carries the last entry: " + script.replies);
+    }
+
+    /** Words of {@code record} published at {@code seq} on {@code prev}: whole (depth 0) or as its delta. */
+    private static long[] encoded(final AcceptorRecord record, final long seq, final long prev, final int depth,
+        final CoreConfig config)
+    {
+        record.seq(seq);
+        record.prevHead(prev);
+        record.depth(depth);
+        final long[] words = new long[config.layout().recordCapacityWords()];
+        if (depth == 0)
+        {
+            return java.util.Arrays.copyOf(words, record.encode(words, 0));
+        }
+        record.deltaWords();
+        return java.util.Arrays.copyOf(words, record.encodeDelta(words, 0));
+    }
+
+    @Test
+    void aChainIsReadBackToItsWholeRecordAndTheNextRecordAvoidsItsSlots()
+    {
+        final Graph pair = Graph.builder(2).addEdge(0, 1).build();
+        final CoreConfig config = new CoreConfig().graph(pair).recordChainDepth(3).conclude();
+        final RegionLayout layout = config.layout();
+        final Script script = new Script();
+        final AcceptorDriver d = driver(config, script);
+        d.activate();
+        d.enqueuePrepare(20);
+        // Published: a whole record in lane 1 slot 0 (seq 4), a delta in our lane's slot 2 (seq 5,
+        // depth 1), a delta in lane 1 slot 2 (seq 6, depth 2), which the head names.
+        final long whole = RegionLayout.headWord(4, 1, 0);
+        final long first = RegionLayout.headWord(5, 0, 2);
+        final long head = RegionLayout.headWord(6, 1, 2);
+        final AcceptorRecord state = new AcceptorRecord(config.recordMaxEntries(), config.valueWords());
+        AcceptorTransition.accept(state, 15, 0, new long[][] {{40}});
+        final long[] wholeWords = encoded(state, 4, 0, 0, config);
+        state.beginTransition(0);
+        AcceptorTransition.accept(state, 15, 1, new long[][] {{41}});
+        final long[] firstWords = encoded(state, 5, whole, 1, config);
+        state.beginTransition(0);
+        AcceptorTransition.accept(state, 16, 0, new long[][] {{50}, {51}});
+        final long[] headWords = encoded(state, 6, first, 2, config);
+        assertEquals(2, headWords[AcceptorRecord.COUNT], "the second delta holds its two entries only");
+
+        d.onCompletion(script.opId, MemoryStatus.OK, head, null);
+        assertEquals(layout.recordOffsetWords(1, 2), script.offsetWords, "the head's record first");
+        assertTrue(script.lengthWords <= layout.deltaCapacityWords(), "a delta slot's read stays in the slot");
+        d.onCompletion(script.opId, MemoryStatus.OK, 0, headWords);
+        assertEquals(layout.recordOffsetWords(0, 2), script.offsetWords, "then the record it builds on");
+        d.onCompletion(script.opId, MemoryStatus.OK, 0, firstWords);
+        assertEquals(layout.recordOffsetWords(1, 0), script.offsetWords, "then the whole record");
+        d.onCompletion(script.opId, MemoryStatus.OK, 0, wholeWords);
+        assertEquals(MemoryOpKind.READ, script.kind, "then the validating head read");
+        d.onCompletion(script.opId, MemoryStatus.OK, head, null);
+
+        // The prepare's transition: the third delta, in our lane, not in slot 2, which the chain holds.
+        assertEquals(MemoryOpKind.WRITE_BULK, script.kind);
+        assertEquals(layout.recordOffsetWords(0, 3), script.offsetWords, "the first delta slot not in the chain");
+        assertEquals(3, script.payload[AcceptorRecord.DEPTH]);
+        assertEquals(head, script.payload[AcceptorRecord.PREV]);
+        assertEquals(0, script.payload[AcceptorRecord.COUNT], "a promise alone changes no entry");
+        d.onCompletion(script.opId, MemoryStatus.OK, 0, null);
+        assertEquals(MemoryOpKind.CAS, script.kind);
+        d.onCompletion(script.opId, MemoryStatus.OK, head, null);
+        assertEquals(1, script.replies.size(), script.replies.toString());
+        assertTrue(script.replies.get(0).contains("0@16=[50]") && script.replies.get(0).contains("1@16=[51]"),
+            "the promise carries the chain's state: " + script.replies);
+
+        // A fourth link would pass the depth: the next record is whole, in a whole-record slot.
+        final Message.Accept accept = new Message.Accept(1, 20, 2, new long[][] {{52}}, 0, 0);
+        d.enqueueAccept(accept);
+        assertEquals(MemoryOpKind.WRITE_BULK, script.kind);
+        assertEquals(layout.recordOffsetWords(0, 0), script.offsetWords);
+        assertEquals(0, script.payload[AcceptorRecord.DEPTH]);
+        assertEquals(3, script.payload[AcceptorRecord.COUNT], "the whole window");
     }
 
     @Test

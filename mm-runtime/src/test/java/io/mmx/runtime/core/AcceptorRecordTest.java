@@ -58,22 +58,88 @@ class AcceptorRecordTest
     }
 
     @Test
-    void copyingWithANewFloorEqualsACopyThenRaisingTheFloor()
+    void aChainOfDeltasReadsBackAsTheStateItWasWrittenFrom()
     {
-        final AcceptorRecord source = new AcceptorRecord(8, 2);
-        AcceptorTransition.prepare(source, 7);
-        AcceptorTransition.accept(source, 7, 2, new long[][] {{20}, {30, 31}, {}, {50}});
-        for (final long floor : new long[] {0, 2, 3, 5, 6, 9})
+        final long seed = Long.getLong("mmx.record.seed", System.nanoTime());
+        System.out.println("AcceptorRecordTest seed " + seed + " (replay: -Dmmx.record.seed=" + seed + ")");
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        final AcceptorRecord writer = new AcceptorRecord(16, 3);
+        final AcceptorRecord reader = new AcceptorRecord(16, 3);
+        final long[] words = new long[AcceptorRecord.capacityWords(16, 3)];
+        long head = 0;
+        long ballot = 1;
+        int deltas = 0;
+        for (int t = 1; t <= 400; t++)
         {
-            final AcceptorRecord twoSteps = new AcceptorRecord(8, 2);
-            twoSteps.copyFrom(source);
-            twoSteps.raiseFloor(floor);
-            final AcceptorRecord oneStep = new AcceptorRecord(8, 2);
-            oneStep.copyFrom(source, floor);
-            assertTrue(oneStep.sameStateAs(twoSteps), "floor " + floor + ": " + oneStep + " vs " + twoSteps);
-            assertEquals(twoSteps.changed(), oneStep.changed(), "floor " + floor);
-            assertEquals(twoSteps.count(), oneStep.count(), "floor " + floor);
+            writer.beginTransition(writer.floor() + random.nextInt(3));
+            ballot += random.nextInt(4) == 0 ? 1 : 0;
+            AcceptorTransition.prepare(writer, ballot);
+            final int groups = 1 + random.nextInt(2);
+            for (int g = 0; g < groups; g++)
+            {
+                final long first = writer.floor() + random.nextInt(8);
+                final long[][] values = new long[1 + random.nextInt(4)][];
+                for (int v = 0; v < values.length; v++)
+                {
+                    values[v] = new long[random.nextInt(4)];
+                    java.util.Arrays.fill(values[v], first + v + 1000 * ballot);
+                }
+                AcceptorTransition.accept(writer, ballot, first, values, false);
+            }
+            if (!writer.changed())
+            {
+                continue;
+            }
+            writer.seq(t);
+            writer.prevHead(head);
+            final boolean delta = head != 0 && random.nextInt(4) != 0;
+            if (delta)
+            {
+                writer.deltaWords();
+                writer.depth(writer.depth() + 1);
+                final int length = writer.encodeDelta(words, 0);
+                assertTrue(reader.applyDelta(words, 0, length, t), "transition " + t + ": the delta applies");
+                deltas++;
+            }
+            else
+            {
+                writer.depth(0);
+                final int length = writer.encode(words, 0);
+                assertTrue(reader.decode(words, 0, length, t), "transition " + t + ": the whole record decodes");
+            }
+            head = RegionLayout.headWord(t, 0, 0);
+            assertTrue(reader.sameStateAs(writer), "seed " + seed + ", transition " + t + ": " + reader + " vs " + writer);
+            assertEquals(writer.depth(), reader.depth());
         }
+        assertTrue(deltas > 100, "most transitions were deltas: " + deltas);
+    }
+
+    @Test
+    void aDeltaIsRefusedOnAStateItWasNotWrittenFor()
+    {
+        final AcceptorRecord writer = new AcceptorRecord(8, 2);
+        AcceptorTransition.prepare(writer, 3);
+        writer.seq(1);
+        final long[] whole = new long[AcceptorRecord.capacityWords(8, 2)];
+        final int wholeLength = writer.encode(whole, 0);
+        writer.beginTransition(0);
+        AcceptorTransition.accept(writer, 3, 0, new long[][] {{7}}, false);
+        writer.seq(2);
+        writer.prevHead(RegionLayout.headWord(1, 0, 0));
+        writer.deltaWords();
+        writer.depth(1);
+        final long[] delta = new long[AcceptorRecord.capacityWords(8, 2)];
+        final int deltaLength = writer.encodeDelta(delta, 0);
+        final AcceptorRecord reader = new AcceptorRecord(8, 2);
+        assertFalse(reader.applyDelta(delta, 0, deltaLength, 2), "a delta on the empty state of seq 0, not seq 1");
+        assertTrue(reader.decode(whole, 0, wholeLength, 1));
+        assertFalse(reader.decode(delta, 0, deltaLength, 2), "decode reads whole records only");
+        assertTrue(reader.decode(whole, 0, wholeLength, 1));
+        assertFalse(reader.applyDelta(delta, 0, deltaLength, 3), "the delta's own sequence is checked");
+        assertTrue(reader.decode(whole, 0, wholeLength, 1));
+        assertTrue(reader.applyDelta(delta, 0, deltaLength, 2));
+        assertTrue(reader.sameStateAs(writer), reader + " vs " + writer);
+        assertEquals(1, reader.count());
     }
 
     /**

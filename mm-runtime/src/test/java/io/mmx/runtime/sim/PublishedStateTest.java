@@ -1,28 +1,25 @@
 package io.mmx.runtime.sim;
 
-import io.mmx.runtime.core.AcceptorRecord;
-import io.mmx.runtime.core.AcceptorTransition;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The audit's lookups into a published state, on a record whose slots have gaps. */
+/** The audit's published states: lookups on a state with gaps, and recent states kept as ranges of one log. */
 class PublishedStateTest
 {
     @Test
     void lookupsAgreeWithTheEntriesWithAndWithoutGaps()
     {
-        final AcceptorRecord record = new AcceptorRecord(16, 1);
-        AcceptorTransition.accept(record, 5, 3, new long[][] {{1}, {2}, {3}}); // slots 3, 4, 5
-        AcceptorTransition.accept(record, 6, 8, new long[][] {{4}, {5}});      // slots 8, 9
-        final long[] words = new long[AcceptorRecord.capacityWords(16, 1)];
-        final int length = record.encode(words, 0);
-        final SimRegion region = new SimRegion(4 * words.length, new Slabs());
-        region.write(100, words, length);
-        final PublishedState state = new PublishedState(16, 1);
-        assertTrue(state.read(region, 100, words.length, record.seq()));
+        final PublishedStates state = new PublishedStates(4);
+        state.begin(5);
+        state.add(3, 5, 30);
+        state.add(4, 5, 40);
+        state.add(5, 5, 50);
+        state.add(8, 6, 80);
+        state.add(9, 6, 90);
+        state.commit(6, 0);
 
         final long[] slots = {3, 4, 5, 8, 9};
         for (long s = 0; s <= 11; s++)
@@ -42,5 +39,86 @@ class PublishedStateTest
         assertTrue(state.holdsAtLeast(0, 3, 3, 5));
         assertFalse(state.holdsAtLeast(0, 3, 3, 6), "accepted at 5, asked for 6");
         assertTrue(state.holdsAtLeast(3, 8, 2, 6));
+        assertEquals(30 + 40 + 50 + 80 + 90, state.sum());
+    }
+
+    /**
+     * A long run of appending transitions (entries above, floor rising) with a whole state now and
+     * then: the current state and every recent one read back as written, across the log's
+     * compactions and growth.
+     */
+    @Test
+    void recentStatesStayWholeAsTheLogMovesOn()
+    {
+        final int recent = 4;
+        final PublishedStates state = new PublishedStates(recent);
+        final long[][] expectedSlots = new long[recent][];
+        final long[] expectedFloor = new long[recent];
+        long top = 0;
+        long floor = 0;
+        for (int t = 0; t < 500; t++)
+        {
+            final long newFloor = floor + t % 3;
+            final int added = 1 + t % 5;
+            if (t % 7 == 0)
+            {
+                // A whole state: every slot from the floor to the new top.
+                state.begin((int)(top + added - newFloor));
+                for (long s = newFloor; s < top + added; s++)
+                {
+                    state.add(s, 1, s);
+                }
+                state.commit(1, newFloor);
+            }
+            else
+            {
+                final int drop = state.any() ? state.indexAtOrAbove(newFloor) : 0;
+                state.beginAppend(added);
+                for (long s = top; s < top + added; s++)
+                {
+                    state.add(s, 1, s);
+                }
+                if (state.any())
+                {
+                    state.commitAppended(drop, 1, newFloor);
+                }
+                else
+                {
+                    state.commit(1, newFloor);
+                }
+            }
+            top += added;
+            floor = newFloor;
+            final long[] now = new long[(int)(top - floor)];
+            for (int i = 0; i < now.length; i++)
+            {
+                now[i] = floor + i;
+            }
+            expectedSlots[t % recent] = now;
+            expectedFloor[t % recent] = floor;
+            assertEquals(now.length, state.count(), "transition " + t);
+            for (int i = 0; i < now.length; i++)
+            {
+                assertEquals(now[i], state.slot(i), "transition " + t + " entry " + i);
+            }
+            long sum = 0;
+            for (final long s : now)
+            {
+                sum += s;
+            }
+            assertEquals(sum, state.sum(), "transition " + t);
+            // Every recent state is still there: its whole tail (nothing omitted) is found.
+            for (int k = 0; k < Math.min(recent, t + 1); k++)
+            {
+                long tail = 0;
+                for (final long s : expectedSlots[k])
+                {
+                    tail += s;
+                }
+                assertTrue(state.holdsTail(1, expectedFloor[k], -1, expectedSlots[k].length, tail),
+                    "transition " + t + ": recent state " + k + " lost");
+            }
+        }
+        assertFalse(state.holdsTail(1, floor, -1, 3, 1), "a tail no state had is not found");
     }
 }

@@ -33,7 +33,7 @@ import org.agrona.concurrent.AtomicBuffer;
  *
  * <pre>
  *  word 0  PROTOCOL_MAGIC    "MMXREGN1" read big-endian (0x4D4D585245474E31; its bytes read "1NGERXMM")
- *  word 1  PROTOCOL_VERSION  2
+ *  word 1  PROTOCOL_VERSION  3 (2: whole records only, no delta slots)
  *  word 2  owner             the process id that owns the region
  *  word 3  plan hash         the plan's {@code PlanDigest.id64()}
  * </pre>
@@ -67,7 +67,7 @@ public final class RegionHeader
     /** Data word 0 once the protocol formatted the region: "MMXREGN1" as a big-endian long. */
     public static final long PROTOCOL_MAGIC = 0x4D4D5852_45474E31L;
     /** Data word 1: the protocol's layout version. */
-    public static final long PROTOCOL_VERSION = 2L;
+    public static final long PROTOCOL_VERSION = 3L;
     /** Identity word indexes in the data area, as in the table above. */
     public static final int MAGIC_WORD = 0;
     /** See the table above. */
