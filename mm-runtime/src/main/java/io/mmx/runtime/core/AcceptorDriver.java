@@ -63,7 +63,7 @@ final class AcceptorDriver
     private long[][] chainWords;
     private int chainRead;
     private boolean publishAmbiguous;
-    private final java.util.function.IntFunction<long[]> scratch;
+    private final PayloadScratch scratch;
 
     /** Highest Prepare waiting; the one taken into the current transition. */
     private long pendingPrepare = Ballot.NONE;
@@ -78,7 +78,7 @@ final class AcceptorDriver
 
     AcceptorDriver(final int self, final int acceptor, final int lane, final int index, final CoreConfig config,
         final Effects effects, final AcceptorReplies replies, final Learner learner,
-        final java.util.function.IntFunction<long[]> scratch)
+        final PayloadScratch scratch)
     {
         this.self = self;
         this.acceptor = acceptor;
@@ -246,7 +246,7 @@ final class AcceptorDriver
         if (deltaWords > 0)
         {
             next.depth(next.depth() + 1);
-            words = scratch.apply(deltaWords);
+            words = scratch.words(deltaWords);
             length = next.encodeDelta(words, 0);
             nextOwnChain = ownChain | 1 << recordIndex;
         }
@@ -254,7 +254,7 @@ final class AcceptorDriver
         {
             next.depth(0);
             // Room for the record's entries at full values: a bound known without a walk over them.
-            words = scratch.apply(AcceptorRecord.capacityWords(next.count(), config.valueWords()));
+            words = scratch.words(AcceptorRecord.capacityWords(next.count(), config.valueWords()));
             length = next.encode(words, 0);
             nextOwnChain = 1 << recordIndex;
         }

@@ -26,7 +26,8 @@ final class Learner
     private final int mask;
     private final long[] ringSlot;
     private final long[][] ringValue;
-    private final long[] logScratch;
+    /** Where a run of entries is laid out for its write: shared with the core's other payloads. */
+    private final PayloadScratch scratch;
     /** {@code logRunSlots}: the most entries written past DECIDED_THROUGH, and the run length. */
     private final int logRun;
     /** Where this process's runs end: slots b with (b + 1 + runPhase) mod logRun = 0. */
@@ -69,6 +70,11 @@ final class Learner
 
     Learner(final int self, final CoreConfig config, final Effects effects)
     {
+        this(self, config, effects, new PayloadScratch());
+    }
+
+    Learner(final int self, final CoreConfig config, final Effects effects, final PayloadScratch scratch)
+    {
         this.self = self;
         this.config = config;
         this.layout = config.layout();
@@ -82,7 +88,7 @@ final class Learner
         // Staggered so that, of the processes whose durable prefixes the leader relays (§7), some
         // have always just ended a run: floors follow the decided prefix, not the last boundary.
         this.runPhase = (int)((long)self * logRun / Math.max(1, config.n()));
-        this.logScratch = new long[logRun * layout.decidedEntryWords()];
+        this.scratch = scratch;
     }
 
     /** After a restart: the region's decided log says slots through {@code decidedThrough} were applied. */
@@ -311,6 +317,7 @@ final class Learner
         final int count = (int)Math.min(Math.min(appliedThrough - durableThrough, layout.decidedEntriesBeforeWrap(from)),
             logRun);
         final int entryWords = layout.decidedEntryWords();
+        final long[] logScratch = scratch.words(count * entryWords);
         for (int k = 0; k < count; k++)
         {
             final long slot = from + k;
@@ -358,6 +365,7 @@ final class Learner
     private void clearEntries(final long from, final long through)
     {
         final int count = (int)Math.min(through - from + 1, layout.decidedEntriesBeforeWrap(from));
+        final long[] logScratch = scratch.words(count * layout.decidedEntryWords());
         java.util.Arrays.fill(logScratch, 0, count * layout.decidedEntryWords(), 0L);
         loggingThrough = from + count - 1;
         logStep = LogStep.CLEAR;

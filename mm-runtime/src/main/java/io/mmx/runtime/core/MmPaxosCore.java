@@ -54,6 +54,16 @@ public final class MmPaxosCore implements AcceptorReplies
     /** The core of process {@code self}; it asks for effects through {@code effects} and draws its randomness from {@code seed}. */
     public MmPaxosCore(final int self, final CoreConfig config, final Effects effects, final long seed)
     {
+        this(self, config, effects, seed, new PayloadScratch());
+    }
+
+    /**
+     * As above, encoding payloads in {@code scratch}, which the cores one thread runs may share
+     * ({@link PayloadScratch}).
+     */
+    public MmPaxosCore(final int self, final CoreConfig config, final Effects effects, final long seed,
+        final PayloadScratch scratch)
+    {
         config.conclude();
         this.self = self;
         this.n = config.n();
@@ -65,14 +75,13 @@ public final class MmPaxosCore implements AcceptorReplies
             throw new IllegalArgumentException("process id " + self + " outside 0.." + (n - 1));
         }
         this.random = seed == 0 ? 0x9E3779B97F4A7C15L : seed;
-        this.learner = new Learner(self, config, effects);
+        this.learner = new Learner(self, config, effects, scratch);
         this.proposer = new Proposer(self, config, effects, learner, this::executesFor);
         final int degree = graph.degree(self);
         this.suspected = new boolean[degree + 1];
         this.bundles = new AcceptedBundles(self, n, 64, degree + 1, effects, learner);
         this.drivers = new AcceptorDriver[degree + 1];
-        // One record scratch for all drivers: Effects.memory copies the payload during the call.
-        final java.util.function.IntFunction<long[]> scratch = this::recordScratch;
+        // One scratch for all drivers (and the learner): Effects.memory copies the payload during the call.
         drivers[0] = new AcceptorDriver(self, self, 0, 0, config, effects, this, learner, scratch);
         for (int i = 0; i < degree; i++)
         {
@@ -83,22 +92,6 @@ public final class MmPaxosCore implements AcceptorReplies
             drivers[i + 1] = new AcceptorDriver(self, q, lane, i + 1, config, effects, this, learner, scratch);
         }
         this.recentAccepts = new Message.Accept[config.recentAccepts()];
-    }
-
-    private long[] recordScratch = new long[0];
-
-    /**
-     * The drivers' space to encode a record of {@code words} words in, grown to the longest record
-     * met, not the capacity: thousands of mostly idle cores in one simulation or host.
-     */
-    private long[] recordScratch(final int words)
-    {
-        if (recordScratch.length < words)
-        {
-            recordScratch = new long[Math.min(config.layout().recordCapacityWords(),
-                Math.max(words, 2 * recordScratch.length))];
-        }
-        return recordScratch;
     }
 
     /** The process this core runs. */

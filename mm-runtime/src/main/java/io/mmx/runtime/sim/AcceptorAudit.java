@@ -31,7 +31,7 @@ final class AcceptorAudit
      * Which acceptors ever accepted (slot, ballot), by slot, one chain link per ballot: at a quorum
      * the value is chosen, noticed or not. Indexed by slot, so a publish allocates nothing to ask.
      */
-    private Acceptors[] acceptedBy = new Acceptors[1024];
+    private Acceptors[] acceptedBy = new Acceptors[16]; // small at first: see SafetyChecker.chosen
 
     AcceptorAudit(final CoreConfig config, final SafetyChecker checker)
     {
@@ -220,8 +220,8 @@ final class AcceptorAudit
     }
 
     /** Per slot: the ballot whose proposal's entry hash {@link #entryHash} holds (MIN_VALUE: none). */
-    private long[] entryHashBallot = filled(new long[1024]);
-    private long[] entryHash = new long[1024];
+    private long[] entryHashBallot = filled(new long[16]); // small at first: see SafetyChecker.chosen
+    private long[] entryHash = new long[16];
 
     private static long[] filled(final long[] a)
     {
@@ -369,7 +369,9 @@ final class AcceptorAudit
         }
         if (last[q] == null)
         {
-            last[q] = new PublishedStates(recentStates(config.graph().n(), config.recordMaxEntries()));
+            final int recentStates = recentStates(config.graph().n(), config.recordMaxEntries());
+            last[q] = new PublishedStates(recentStates,
+                2 * (config.recordMaxEntries() + recentStates * config.maxSlotsPerAccept()));
         }
         final PublishedStates r = last[q];
         final int offset = layout.recordOffsetWords(lane, index);
@@ -481,6 +483,32 @@ final class AcceptorAudit
         final long promise, final long newFloor)
     {
         final int before = r.count();
+        if (keepsAndAppends(r, n, newFloor))
+        {
+            // What a delta would have said: the held entries from the floor on, then new ones above.
+            final int drop = r.indexAtOrAbove(newFloor);
+            final int kept = before - drop;
+            for (int i = 0; i < kept; i++)
+            {
+                entryChecked(q, executor, head, i, promise, false);
+                if (checker.violation() != null)
+                {
+                    return;
+                }
+            }
+            r.beginAppend(n - kept);
+            for (int i = kept; i < n; i++)
+            {
+                final long hash = entryChecked(q, executor, head, i, promise, true);
+                if (checker.violation() != null)
+                {
+                    return;
+                }
+                r.add(recordSlots[i], recordBallots[i], hash);
+            }
+            r.commitAppended(drop, promise, newFloor);
+            return;
+        }
         r.begin(n);
         int j = 0;
         for (int i = 0; i <= n; i++)
@@ -525,6 +553,33 @@ final class AcceptorAudit
             }
         }
         r.commit(promise, newFloor);
+    }
+
+    /**
+     * Whether the whole record just read holds the last state's entries from {@code newFloor} on,
+     * at the same ballots, and then only slots above them: then the state is kept as a delta's is.
+     */
+    private boolean keepsAndAppends(final PublishedStates r, final int n, final long newFloor)
+    {
+        if (!r.any())
+        {
+            return false;
+        }
+        final int before = r.count();
+        final int drop = r.indexAtOrAbove(newFloor);
+        final int kept = before - drop;
+        if (n < kept || n > kept && kept > 0 && recordSlots[kept] <= r.slot(before - 1))
+        {
+            return false;
+        }
+        for (int i = 0; i < kept; i++)
+        {
+            if (recordSlots[i] != r.slot(drop + i) || recordBallots[i] != r.ballot(drop + i))
+            {
+                return false;
+            }
+        }
+        return n == kept || recordSlots[kept] >= newFloor;
     }
 
     /**

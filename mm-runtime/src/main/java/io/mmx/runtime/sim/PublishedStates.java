@@ -37,16 +37,21 @@ final class PublishedStates
     private int building;
     private long buildingSum;
 
-    PublishedStates(final int recentStates)
+    /**
+     * {@code logEntries}: the log's first size, room for what the recent states span in a steady
+     * run (a window and a group per recent state) twice over, so that it seldom grows: growing
+     * from small copied and dropped about as much as it kept, in the largest runs.
+     */
+    PublishedStates(final int recentStates, final int logEntries)
     {
         base = new int[recentStates];
         end = new int[recentStates];
         promised = new long[recentStates];
         floor = new long[recentStates];
         sum = new long[recentStates];
-        slots = new long[16];
-        ballots = new long[16];
-        hashes = new long[16];
+        slots = new long[logEntries];
+        ballots = new long[logEntries];
+        hashes = new long[logEntries];
     }
 
     /** True once a state was published. */

@@ -16,11 +16,15 @@ public final class SafetyChecker
 {
     private static final long UNKNOWN = Long.MIN_VALUE;
 
-    private long[][] chosen = new long[1024][];
+    // Slot-indexed arrays start small and double: their growth is then taken while the JIT still
+    // profiles, not first at slot 1024 of a large run, in compiled code, where the untaken branch
+    // is a trap that deoptimises every method it was inlined into (C2 then compiled the audit's
+    // walks five times per n = 4096 run).
+    private long[][] chosen = new long[16][];
     private long chosenCount;
     private long chosenThrough = -1;
-    private long[] proposedBits = new long[1024];
-    private long[] idSlot = new long[1024];
+    private long[] proposedBits = new long[16];
+    private long[] idSlot = new long[16];
     private final long[] lastApplied;
     private String violation;
     private final SlotBallotIndex<long[]> proposals = new SlotBallotIndex<>();
@@ -78,7 +82,7 @@ public final class SafetyChecker
     }
 
     /** Lowest ballot at which a proposer counted a quorum of acceptances, per slot. */
-    private long[] decidedBallot = filled(new long[1024], 0);
+    private long[] decidedBallot = filled(new long[16], 0);
 
     private static long[] filled(final long[] a, final int from)
     {

@@ -425,7 +425,7 @@ public final class Simulation
     {
         up[p] = true;
         final int inc = incarnation[p];
-        cores[p] = new MmPaxosCore(p, config, new ProcessEffects(p, inc), seed * 31 + p * 1_000_003L + inc);
+        cores[p] = new MmPaxosCore(p, config, new ProcessEffects(p, inc), seed * 31 + p * 1_000_003L + inc, scratch);
         enter();
         cores[p].start(ticks());
         exit();
@@ -947,8 +947,9 @@ public final class Simulation
             queue.push(now + latency, MEM_DONE, executor, inc, MemoryStatus.OK.ordinal(), opId, result, data);
             return;
         }
-        final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value, payload,
-            slowRequest ? slowRequestChunks(length) : chunks != null ? chunks : new int[] {0, length});
+        // The payload is the core's only during this call (Effects.memory): an op that lands later keeps a copy.
+        final PendingOp op = new PendingOp(executor, inc, opId, kind, region, offset, length, expected, value,
+            payload == null ? null : java.util.Arrays.copyOf(payload, length), slowRequest ? slowRequestChunks(length) : chunks != null ? chunks : new int[] {0, length});
         op.target = r;
         if (timeout)
         {
@@ -1064,6 +1065,9 @@ public final class Simulation
     }
 
     /** Words of an op took effect: if they changed the head word, an acceptor transition was published. */
+    /** The cores' payload words: one thread runs them all, and a payload is copied during its memory call. */
+    private final io.mmx.runtime.core.PayloadScratch scratch = new io.mmx.runtime.core.PayloadScratch();
+
     private void landed(final MemoryOpKind kind, final int region, final SimRegion r, final int offset, final int length,
         final long before, final int executor)
     {

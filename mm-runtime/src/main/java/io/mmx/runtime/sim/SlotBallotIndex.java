@@ -9,7 +9,7 @@ import java.util.Arrays;
  */
 final class SlotBallotIndex<V>
 {
-    private Link<V>[] bySlot = newArray(1024);
+    private Link<V>[] bySlot = newArray(16); // small at first: see SafetyChecker.chosen
 
     /** The value of (slot, ballot), or null. */
     V get(final long slot, final long ballot)

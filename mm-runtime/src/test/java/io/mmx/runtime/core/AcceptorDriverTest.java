@@ -54,7 +54,7 @@ class AcceptorDriverTest
     static AcceptorDriver driver(final CoreConfig config, final Script script)
     {
         return new AcceptorDriver(0, 0, 0, 0, config, script, script, new Learner(0, config, script),
-            words -> new long[words]);
+            new PayloadScratch());
     }
 
     /**

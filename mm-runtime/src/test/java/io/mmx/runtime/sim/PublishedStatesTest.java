@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The audit's published states: lookups on a state with gaps, and recent states kept as ranges of one log. */
-class PublishedStateTest
+class PublishedStatesTest
 {
     @Test
     void lookupsAgreeWithTheEntriesWithAndWithoutGaps()
     {
-        final PublishedStates state = new PublishedStates(4);
+        final PublishedStates state = new PublishedStates(4, 16);
         state.begin(5);
         state.add(3, 5, 30);
         state.add(4, 5, 40);
@@ -51,7 +51,7 @@ class PublishedStateTest
     void recentStatesStayWholeAsTheLogMovesOn()
     {
         final int recent = 4;
-        final PublishedStates state = new PublishedStates(recent);
+        final PublishedStates state = new PublishedStates(recent, 8);
         final long[][] expectedSlots = new long[recent][];
         final long[] expectedFloor = new long[recent];
         long top = 0;
