@@ -81,10 +81,7 @@ public final class AcceptorTransition
             return AcceptOutcome.WINDOW_FULL;
         }
         record.promised(ballot);
-        for (int i = 0; i < values.length; i++)
-        {
-            record.put(firstSlot + i, ballot, values[i]);
-        }
+        record.putGroup(firstSlot, ballot, values);
         return AcceptOutcome.ACCEPTED;
     }
 

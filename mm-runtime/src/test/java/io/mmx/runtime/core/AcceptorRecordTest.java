@@ -115,6 +115,58 @@ class AcceptorRecordTest
     }
 
     @Test
+    void aGroupPutAtOnceEqualsItsSlotsPutOneByOne()
+    {
+        final long seed = Long.getLong("mmx.record.seed", System.nanoTime());
+        System.out.println("AcceptorRecordTest groups seed " + seed + " (replay: -Dmmx.record.seed=" + seed + ")");
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        for (int run = 0; run < 200; run++)
+        {
+            final AcceptorRecord grouped = new AcceptorRecord(32, 2);
+            final AcceptorRecord single = new AcceptorRecord(32, 2);
+            long ballot = 1;
+            for (int g = 0; g < 12; g++)
+            {
+                ballot += random.nextInt(3) == 0 ? 1 : 0;
+                final long first = random.nextInt(28);
+                final long[][] values = new long[1 + random.nextInt(Math.min(4, 32 - (int)first))][];
+                for (int v = 0; v < values.length; v++)
+                {
+                    values[v] = new long[] {first + v, ballot};
+                }
+                int changes = 0;
+                for (int v = 0; v < values.length; v++)
+                {
+                    final int at = single.find(first + v);
+                    changes += at < 0 || single.ballot(at) != Math.max(ballot, single.promised()) ? 1 : 0;
+                }
+                grouped.beginTransition(0);
+                grouped.promised(Math.max(grouped.promised(), ballot));
+                grouped.putGroup(first, Math.max(ballot, grouped.promised()), values);
+                single.promised(Math.max(single.promised(), ballot));
+                for (int v = 0; v < values.length; v++)
+                {
+                    single.put(first + v, Math.max(ballot, single.promised()), values[v]);
+                }
+                assertTrue(grouped.sameStateAs(single), "seed " + seed + " run " + run + " group " + g + ": " + grouped +
+                    " vs " + single);
+                grouped.deltaWords();
+                assertEquals(changes, deltaEntries(grouped), "seed " + seed + ": every slot the group changed is in the delta");
+            }
+        }
+    }
+
+    /** The entries the delta {@link AcceptorRecord#deltaWords} prepared holds, read back from its words. */
+    private static int deltaEntries(final AcceptorRecord record)
+    {
+        final long[] words = new long[AcceptorRecord.capacityWords(record.maxEntries(), 2)];
+        record.depth(1);
+        record.encodeDelta(words, 0);
+        record.depth(0);
+        return (int)words[AcceptorRecord.COUNT];
+    }
+
+    @Test
     void aDeltaIsRefusedOnAStateItWasNotWrittenFor()
     {
         final AcceptorRecord writer = new AcceptorRecord(8, 2);
