@@ -5,7 +5,7 @@ package io.mmx.runtime.core;
  *
  * <p>A transition: know the head word and the state its record chain holds (cached after our own
  * publishes, otherwise READ head, then READ_BULK each record of the chain back to its whole record),
- * apply all queued requests to a private copy ({@link AcceptorTransition}), WRITE_BULK the new
+ * apply all queued requests to that state in place ({@link AcceptorTransition}), WRITE_BULK the new
  * record (a delta of what changed, or the whole window every {@code recordChainDepth + 1}-th time)
  * into p's own lane of R_q at a record slot that is not in the chain p knows, then CAS the head
  * word from the old head to the new.

@@ -14,9 +14,9 @@ import java.util.Arrays;
  * {@link #applyDelta}).
  *
  * <p>This object is a mutable, reusable decoder/encoder; the record in the region is never changed
- * once published. Values are held as words, {@code maxBatch} per entry, not as arrays: a copy of
- * the window (every transition starts from one) is then a copy of primitive arrays, with no
- * reference stores for the collector to track.
+ * once published. An executor's cached state is one of these, changed in place by each transition
+ * ({@link #beginTransition}). Values are held as words, {@code maxBatch} per entry, not as arrays:
+ * thousands of cached windows hold no references for the collector to track.
  *
  * <pre>
  * word 0       seq          the head sequence that publishes this record
@@ -59,7 +59,7 @@ public final class AcceptorRecord
     private long prevHead;
     private int depth;
     private int count;
-    /** Slots a transition put since the last copy, decode or clear (a delta's entries); may repeat. */
+    /** Slots put since beginTransition, a decode or a clear: the entries of a delta; may repeat. */
     private long[] touched = new long[INITIAL_ENTRIES];
     private int touchedCount;
     /** The entries of the delta {@link #deltaWords} prepared, by index, in slot order. */
@@ -125,25 +125,6 @@ public final class AcceptorRecord
         touchedCount = 0;
     }
 
-    /** Becomes a copy of {@code other}. */
-    public void copyFrom(final AcceptorRecord other)
-    {
-        assert other.maxEntries == maxEntries && other.maxBatch == maxBatch;
-        seq = other.seq;
-        promised = other.promised;
-        prevHead = other.prevHead;
-        depth = other.depth;
-        floor = other.floor;
-        changed = false;
-        touchedCount = 0;
-        count = other.count;
-        ensureEntries(count);
-        System.arraycopy(other.slots, 0, slots, 0, count);
-        System.arraycopy(other.ballots, 0, ballots, 0, count);
-        System.arraycopy(other.lengths, 0, lengths, 0, count);
-        System.arraycopy(other.words, 0, words, 0, count * maxBatch);
-    }
-
     /**
      * Starts a transition on this state, in place: forgets what the last one changed (a delta holds
      * only this one's changes) and raises the floor to {@code newFloor}.
@@ -179,7 +160,7 @@ public final class AcceptorRecord
         promised = ballot;
     }
 
-    /** True if a transition applied since the last copy/decode/clear changed the state. */
+    /** True if a transition applied since beginTransition, a decode or a clear changed the state. */
     public boolean changed()
     {
         return changed;
@@ -437,7 +418,7 @@ public final class AcceptorRecord
     }
 
     /**
-     * Prepares the delta of the changes since the last copy (the entries put since, still at or
+     * Prepares the delta of the changes since beginTransition (the entries put since, still at or
      * above the floor, each once) and returns the words {@link #encodeDelta} will write.
      */
     public int deltaWords()

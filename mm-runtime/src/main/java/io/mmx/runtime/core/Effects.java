@@ -54,6 +54,15 @@ public interface Effects
     {
     }
 
+    /** {@link #learned} of {@code values[k]} at slot {@code firstSlot + k} for each k: a whole group at once. */
+    default void learnedRun(final long firstSlot, final long[][] values)
+    {
+        for (int k = 0; k < values.length; k++)
+        {
+            learned(firstSlot + k, values[k]);
+        }
+    }
+
     /**
      * For checkers: this process's proposer counted a quorum for {@code ballot}: of promises
      * ({@code slots} = 0), or of acceptances of slots {@code firstSlot .. firstSlot + slots - 1}.

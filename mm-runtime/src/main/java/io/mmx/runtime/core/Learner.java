@@ -235,10 +235,11 @@ final class Learner
      */
     void onDecided(final long firstSlot, final long[][] values, final long nowTicks)
     {
+        effects.learnedRun(firstSlot, values);
         boolean held = false;
         for (int k = 0; k < values.length; k++)
         {
-            held |= hold(firstSlot + k, values[k]);
+            held |= keep(firstSlot + k, values[k]);
         }
         if (held)
         {
@@ -250,6 +251,12 @@ final class Learner
     private boolean hold(final long slot, final long[] value)
     {
         effects.learned(slot, value);
+        return keep(slot, value);
+    }
+
+    /** {@link #hold} of a slot the checkers were already told of. */
+    private boolean keep(final long slot, final long[] value)
+    {
         hint(slot);
         // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
         // ring until it is in the region's decided log.

@@ -150,6 +150,15 @@ public final class SafetyChecker
         }
     }
 
+    /** {@link #learned} of a run of slots from {@code firstSlot}. */
+    void learnedRun(final int p, final long firstSlot, final long[][] values)
+    {
+        for (int k = 0; k < values.length && violation == null; k++)
+        {
+            register(p, firstSlot + k, values[k], "learned");
+        }
+    }
+
     void decided(final int p, final long slot, final long[] value)
     {
         if (violation != null)

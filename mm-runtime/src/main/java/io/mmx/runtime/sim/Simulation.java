@@ -1230,6 +1230,17 @@ public final class Simulation
         }
 
         @Override
+        public void learnedRun(final long firstSlot, final long[][] values)
+        {
+            if (live())
+            {
+                pause();
+                checker.learnedRun(p, firstSlot, values);
+                resume();
+            }
+        }
+
+        @Override
         public void send(final int to, final Message message)
         {
             if (!live())
