@@ -12,9 +12,9 @@ import static org.junit.jupiter.api.Assertions.*;
  * fail within {@link #BUDGET} seeds; and the correct protocol must pass the seed that caught it,
  * so the catch is the flaw's doing. The measured first catching seed of each variant is printed
  * (and tabled in docs/protocol.md with how many of seeds 1-300 catch each). The worst first catch
- * is seed 529 ({@code adopt-first-value}, caught by about 1 seed in 135 since acceptor drivers read a
- * record's used part, which moved the simulator's draws), so the budget of 1000 leaves a margin of 1.9
- * times it; every other variant is caught within 16 seeds. Seeds are deterministic: a catch within
+ * is seed 105 ({@code trust-torn-read}, 2 of seeds 1-300 since records became chains of deltas);
+ * {@code adopt-first-value} was caught first at seed 529 before them, so the budget of 1000 keeps a
+ * margin of 1.9 times the worst first catch measured so far. Seeds are deterministic: a catch within
  * the budget is not luck that can run out on another run. Replay one with
  * {@code bin/mmx sim --seeds 1-300 --variant NAME}, or count catches with {@code --every-seed}.
  */
