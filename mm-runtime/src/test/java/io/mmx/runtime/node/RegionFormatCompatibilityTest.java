@@ -31,9 +31,11 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * A region file keeps its bytes across changes of the code: what a node writes when it formats a
- * region is compared with the bytes recorded when this test was written ({@link #GOLDEN_HEADER}:
- * the store's 128-byte header, then the protocol's header words), and a file with those bytes opens
- * and passes the checks a recovering process makes.
+ * region is compared with the bytes recorded for this layout version ({@link #GOLDEN_HEADER}: the
+ * store's 128-byte header, then the protocol's header words), and a file with those bytes opens
+ * and passes the checks a recovering process makes. A change of the layout changes the version word
+ * and this golden string on purpose; a region of the version before is then refused with the fix.
+ * (Version 3, acceptor records as chains of deltas, replaced version 2 before any release.)
  */
 class RegionFormatCompatibilityTest
 {
@@ -52,9 +54,9 @@ class RegionFormatCompatibilityTest
         "2b63e2e23ac6847235f858931578af92388dc543b6c72f99120e85bb04afe9d5" +
         "8718b6eb6a4492964ed38c5e7ec32deb00000000000000000000000000000000" +
         "0000000000000000000000000000000000000000000000000000000000000000" +
-        // protocol words: magic, version 2, owner 1, plan id, head 0, heartbeat 0, decided through -1,
+        // protocol words: magic, version 3, owner 1, plan id, head 0, heartbeat 0, decided through -1,
         // proposer round 0, incarnation 0
-        "314e474552584d4d02000000000000000100000000000000" +
+        "314e474552584d4d03000000000000000100000000000000" +
         "40e2c3f59670d15800000000000000000000000000000000" +
         "ffffffffffffffff00000000000000000000000000000000";
 
@@ -89,12 +91,36 @@ class RegionFormatCompatibilityTest
     @Test
     void aRegionAnEarlierReleaseWroteOpensAndRecovers(@TempDir final Path dir) throws IOException
     {
+        final long[] words = headerWords(dir, GOLDEN_HEADER);
+        assertDoesNotThrow(() -> recover(words, PLAN_ID), "a process of that plan recovers from the region");
+        final IllegalStateException otherPlan = assertThrows(IllegalStateException.class,
+            () -> recover(words, PLAN_ID + 1));
+        assertTrue(otherPlan.getMessage().contains("plan"), otherPlan.getMessage());
+        final long[] otherOwner = words.clone();
+        otherOwner[RegionHeader.OWNER_WORD] = OWNER + 1;
+        assertThrows(IllegalStateException.class, () -> recover(otherOwner, PLAN_ID));
+    }
+
+    @Test
+    void aRegionOfTheLayoutBeforeIsRefusedWithTheFix(@TempDir final Path dir) throws IOException
+    {
+        // The same bytes with version word 2: lanes of two whole records, no delta slots.
+        final String before = GOLDEN_HEADER.replace("314e474552584d4d03", "314e474552584d4d02");
+        assertNotEquals(GOLDEN_HEADER, before);
+        final long[] words = headerWords(dir, before);
+        final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> recover(words, PLAN_ID));
+        assertTrue(refused.getMessage().contains("not an mmx v3 region") && refused.getMessage().contains("re-create it"),
+            refused.getMessage());
+    }
+
+    /** Writes a region file holding {@code hexHeader} (zeros after it), opens it, and returns its protocol header words. */
+    private static long[] headerWords(final Path dir, final String hexHeader) throws IOException
+    {
         final ShmRegionStore store = new ShmRegionStore(dir);
         final byte[] file = new byte[RegionHeader.HEADER_BYTES + (int)DATA_BYTES];
-        final byte[] golden = HexFormat.of().parseHex(GOLDEN_HEADER);
+        final byte[] golden = HexFormat.of().parseHex(hexHeader);
         System.arraycopy(golden, 0, file, 0, golden.length);
         Files.write(store.regionFile(OWNER), file);
-
         final long[] words = new long[RegionLayout.HEADER_WORDS];
         try (ShmRegionStore.MappedRegion region = store.createOrOpen(OWNER, DATA_BYTES, PLAN, KEY))
         {
@@ -104,13 +130,7 @@ class RegionFormatCompatibilityTest
                 words[w] = region.memory().buffer().getLong(RegionHeader.HEADER_BYTES + 8 * w);
             }
         }
-        assertDoesNotThrow(() -> recover(words, PLAN_ID), "a process of that plan recovers from the region");
-        final IllegalStateException otherPlan = assertThrows(IllegalStateException.class,
-            () -> recover(words, PLAN_ID + 1));
-        assertTrue(otherPlan.getMessage().contains("plan"), otherPlan.getMessage());
-        final long[] otherOwner = words.clone();
-        otherOwner[RegionHeader.OWNER_WORD] = OWNER + 1;
-        assertThrows(IllegalStateException.class, () -> recover(otherOwner, PLAN_ID));
+        return words;
     }
 
     /** Boots a core of process {@link #OWNER} running plan {@code planId} on a region holding {@code header}. */
