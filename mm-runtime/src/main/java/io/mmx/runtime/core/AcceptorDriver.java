@@ -234,7 +234,7 @@ final class AcceptorDriver
         if (cachedHead != 0 && next.depth() < layout.chainDepth())
         {
             deltaWords = next.deltaWords();
-            if (deltaWords > layout.deltaCapacityWords() || deltaWords >= next.wholeWords())
+            if (deltaWords > layout.deltaCapacityWords() || next.deltaHoldsEverything())
             {
                 deltaWords = 0;
             }

@@ -387,34 +387,45 @@ public final class AcceptorRecord
         int w = offset + ENTRIES;
         for (int i = 0; i < count; i++)
         {
-            final int len = lengths[i];
-            dst[w++] = slots[i];
-            dst[w++] = ballots[i];
-            dst[w++] = len;
-            System.arraycopy(words, i * maxBatch, dst, w, len);
-            w += len;
+            w = putEntry(dst, w, i);
         }
-        dst[w++] = seq;
-        final int length = w - offset;
+        return finish(dst, offset, w, count, 0);
+    }
+
+    /** Writes entry i at {@code dst[w..]}; returns where the next entry starts. */
+    private int putEntry(final long[] dst, final int w, final int i)
+    {
+        final int len = lengths[i];
+        dst[w] = slots[i];
+        dst[w + 1] = ballots[i];
+        dst[w + 2] = len;
+        System.arraycopy(words, i * maxBatch, dst, w + ENTRY_FIXED_WORDS, len);
+        return w + ENTRY_FIXED_WORDS + len;
+    }
+
+    /** Writes the header of a record of {@code entries} entries ending at {@code w}, and its echo; returns its words. */
+    private int finish(final long[] dst, final int offset, final int w, final int entries, final int recordDepth)
+    {
+        dst[w] = seq;
+        final int length = w + 1 - offset;
         dst[offset + SEQ] = seq;
         dst[offset + LENGTH] = length;
         dst[offset + PROMISED] = promised;
         dst[offset + FLOOR] = floor;
-        dst[offset + COUNT] = count;
+        dst[offset + COUNT] = entries;
         dst[offset + PREV] = prevHead;
-        dst[offset + DEPTH] = 0;
+        dst[offset + DEPTH] = recordDepth;
         return length;
     }
 
-    /** The words {@link #encode} writes: the whole record. */
-    public int wholeWords()
+    /**
+     * Whether the delta {@link #deltaWords} prepared holds every entry: then it is no shorter than
+     * the whole record (its entries are a subset of the record's, its header the same), and the
+     * whole record is the one to write.
+     */
+    public boolean deltaHoldsEverything()
     {
-        int w = ENTRIES + 1;
-        for (int i = 0; i < count; i++)
-        {
-            w += ENTRY_FIXED_WORDS + lengths[i];
-        }
-        return w;
+        return deltaCount == count;
     }
 
     /**
@@ -469,24 +480,9 @@ public final class AcceptorRecord
         int w = offset + ENTRIES;
         for (int d = 0; d < deltaCount; d++)
         {
-            final int i = deltaIndex[d];
-            final int len = lengths[i];
-            dst[w++] = slots[i];
-            dst[w++] = ballots[i];
-            dst[w++] = len;
-            System.arraycopy(words, i * maxBatch, dst, w, len);
-            w += len;
+            w = putEntry(dst, w, deltaIndex[d]);
         }
-        dst[w++] = seq;
-        final int length = w - offset;
-        dst[offset + SEQ] = seq;
-        dst[offset + LENGTH] = length;
-        dst[offset + PROMISED] = promised;
-        dst[offset + FLOOR] = floor;
-        dst[offset + COUNT] = deltaCount;
-        dst[offset + PREV] = prevHead;
-        dst[offset + DEPTH] = depth;
-        return length;
+        return finish(dst, offset, w, deltaCount, depth);
     }
 
     /**

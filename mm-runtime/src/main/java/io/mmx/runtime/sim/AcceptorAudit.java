@@ -419,12 +419,12 @@ final class AcceptorAudit
         {
             return;
         }
-        chainLength[q] = depth == 0 ? 0 : chainLength[q];
         if (chain[q] == null)
         {
             chain[q] = new int[layout.chainDepth() + 1];
         }
-        System.arraycopy(chain[q], 0, chain[q], 1, Math.min(chainLength[q], chain[q].length - 1));
+        // A delta extends the chain of the head it replaced; a whole record starts one.
+        System.arraycopy(chain[q], 0, chain[q], 1, depth == 0 ? 0 : Math.min(chainLength[q], chain[q].length - 1));
         chain[q][0] = lane * layout.recordsPerLane() + index;
         chainLength[q] = (int)depth + 1;
         lastHead[q] = head;
@@ -496,17 +496,7 @@ final class AcceptorAudit
                     return;
                 }
             }
-            r.beginAppend(n - kept);
-            for (int i = kept; i < n; i++)
-            {
-                final long hash = entryChecked(q, executor, head, i, promise, true);
-                if (checker.violation() != null)
-                {
-                    return;
-                }
-                r.add(recordSlots[i], recordBallots[i], hash);
-            }
-            r.commitAppended(drop, promise, newFloor);
+            appendChecked(q, executor, head, r, kept, n, drop, promise, newFloor);
             return;
         }
         r.begin(n);
@@ -553,6 +543,26 @@ final class AcceptorAudit
             }
         }
         r.commit(promise, newFloor);
+    }
+
+    /**
+     * The new state is the last one from entry {@code drop} on, then the record's entries
+     * {@code from..n-1}, all above it: each is checked ({@link #entryChecked}) and appended.
+     */
+    private void appendChecked(final int q, final int executor, final long head, final PublishedStates r, final int from,
+        final int n, final int drop, final long promise, final long newFloor)
+    {
+        r.beginAppend(n - from);
+        for (int i = from; i < n; i++)
+        {
+            final long hash = entryChecked(q, executor, head, i, promise, true);
+            if (checker.violation() != null)
+            {
+                return;
+            }
+            r.add(recordSlots[i], recordBallots[i], hash);
+        }
+        r.commitAppended(drop, promise, newFloor);
     }
 
     /**
@@ -609,17 +619,7 @@ final class AcceptorAudit
                     " entries held");
                 return;
             }
-            r.beginAppend(n);
-            for (int i = 0; i < n; i++)
-            {
-                final long hash = entryChecked(q, executor, head, i, promise, true);
-                if (checker.violation() != null)
-                {
-                    return;
-                }
-                r.add(recordSlots[i], recordBallots[i], hash);
-            }
-            r.commitAppended(drop, promise, newFloor);
+            appendChecked(q, executor, head, r, 0, n, drop, promise, newFloor);
             return;
         }
         // A slot accepted again or below the last held one: merge the two in slot order.

@@ -149,7 +149,7 @@ final class PublishedStates
 
     /**
      * Starts building the next state at the log's end, with room for {@code entries} more entries.
-     * Entries are then added in slot order ({@link #add}, {@link #keepFrom}) and {@link #commit}
+     * Entries are then added in slot order ({@link #add}) and {@link #commit}
      * makes it current.
      */
     void begin(final int entries)
@@ -167,21 +167,6 @@ final class PublishedStates
         hashes[logEnd] = hash;
         buildingSum += hash;
         logEnd++;
-    }
-
-    /** Adds the current state's entries from index {@code i} to its end, in one copy. */
-    void keepFrom(final int i)
-    {
-        final int from = base[newest] + i;
-        final int n = end[newest] - from;
-        System.arraycopy(slots, from, slots, logEnd, n);
-        System.arraycopy(ballots, from, ballots, logEnd, n);
-        System.arraycopy(hashes, from, hashes, logEnd, n);
-        for (int k = logEnd; k < logEnd + n; k++)
-        {
-            buildingSum += hashes[k];
-        }
-        logEnd += n;
     }
 
     /** Makes the state being built current, with {@code promise} and {@code floorOf}. */
@@ -207,25 +192,8 @@ final class PublishedStates
         {
             s += hashes[k];
         }
-        if (end[newest] != building)
-        {
-            // Another state's entries lie between (nothing appends there, but if it did): build the
-            // state whole after them instead.
-            final int appended = logEnd - building;
-            final int kept = end[newest] - from;
-            ensureRoom(kept + appended);
-            final int keptFrom = base[newest] + drop;
-            final int start = logEnd;
-            System.arraycopy(slots, keptFrom, slots, start, kept);
-            System.arraycopy(ballots, keptFrom, ballots, start, kept);
-            System.arraycopy(hashes, keptFrom, hashes, start, kept);
-            System.arraycopy(slots, building, slots, start + kept, appended);
-            System.arraycopy(ballots, building, ballots, start + kept, appended);
-            System.arraycopy(hashes, building, hashes, start + kept, appended);
-            logEnd = start + kept + appended;
-            push(start, logEnd, promise, floorOf, s);
-            return;
-        }
+        // beginAppend follows a commit, so the current range ends where the appended entries start.
+        assert end[newest] == building : "entries appended after another state's";
         // The current state's range ends where the appended entries start: one range.
         push(from, logEnd, promise, floorOf, s);
     }
