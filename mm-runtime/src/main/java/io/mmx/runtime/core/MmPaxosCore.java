@@ -68,6 +68,8 @@ public final class MmPaxosCore implements AcceptorReplies
         this.self = self;
         this.n = config.n();
         this.config = config;
+        // The first tick after recovery bumps the heartbeat at once: a reader sees the process live from its start.
+        this.lastHeartbeatTick = -config.heartbeatTicks();
         this.effects = effects;
         this.graph = config.graph();
         if (self < 0 || self >= n)

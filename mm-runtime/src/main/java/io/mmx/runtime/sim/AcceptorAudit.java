@@ -370,8 +370,7 @@ final class AcceptorAudit
         if (last[q] == null)
         {
             final int recentStates = recentStates(config.graph().n(), config.recordMaxEntries());
-            last[q] = new PublishedStates(recentStates,
-                2 * (config.recordMaxEntries() + recentStates * config.maxSlotsPerAccept()));
+            last[q] = new PublishedStates(recentStates, config.recordMaxEntries() + recentStates * config.maxSlotsPerAccept());
         }
         final PublishedStates r = last[q];
         final int offset = layout.recordOffsetWords(lane, index);

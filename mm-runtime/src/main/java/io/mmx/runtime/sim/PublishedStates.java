@@ -14,17 +14,27 @@ import java.util.Arrays;
  * range's start: the work follows the change, not the window, and the states before it stay intact
  * as ranges of the same log, so keeping the recent ones costs nothing. Any other change (a slot
  * accepted again at a higher ballot, a slot below the last, a whole record) appends the whole new
- * state. When the log is full the ranges still in use move to its start.
+ * state.
+ *
+ * <p>The log is a ring: a position counts every entry ever appended and lives at {@code position &
+ * mask}, so entries older than every recent state are simply overwritten, and nothing is moved
+ * until the ranges in use outgrow the ring, which then doubles. At n = 4096 a ring sized to a
+ * steady run's ranges holds about a third less than a log with room to compact, and the audit's
+ * logs are most of the simulator's heap.
  */
 final class PublishedStates
 {
     private long[] slots;
     private long[] ballots;
     private long[] hashes;
-    /** The log's used end: the next entry goes here. */
+    /** {@code slots.length - 1}: the ring's length is a power of two. */
+    private int mask;
+    /** The position the next entry goes to. */
     private int logEnd;
+    /** The first position {@link #add} may not fill: the oldest entry in use, one ring further on. */
+    private int roomEnd;
 
-    /** The recent states, a ring; {@link #newest} is the current one. */
+    /** The recent states, a ring; {@link #newest} is the current one. Their ranges are positions. */
     private final int[] base;
     private final int[] end;
     private final long[] promised;
@@ -38,9 +48,9 @@ final class PublishedStates
     private long buildingSum;
 
     /**
-     * {@code logEntries}: the log's first size, room for what the recent states span in a steady
-     * run (a window and a group per recent state) twice over, so that it seldom grows: growing
-     * from small copied and dropped about as much as it kept, in the largest runs.
+     * {@code logEntries}: room for what the recent states span in a steady run (a window and a
+     * group per recent state), rounded up to a power of two; the ring grows past it only when
+     * the ranges in use do.
      */
     PublishedStates(final int recentStates, final int logEntries)
     {
@@ -49,9 +59,11 @@ final class PublishedStates
         promised = new long[recentStates];
         floor = new long[recentStates];
         sum = new long[recentStates];
-        slots = new long[logEntries];
-        ballots = new long[logEntries];
-        hashes = new long[logEntries];
+        final int length = Integer.highestOneBit(Math.max(2, logEntries - 1)) << 1;
+        slots = new long[length];
+        ballots = new long[length];
+        hashes = new long[length];
+        mask = length - 1;
     }
 
     /** True once a state was published. */
@@ -83,17 +95,17 @@ final class PublishedStates
 
     long slot(final int i)
     {
-        return slots[base[newest] + i];
+        return slots[(base[newest] + i) & mask];
     }
 
     long ballot(final int i)
     {
-        return ballots[base[newest] + i];
+        return ballots[(base[newest] + i) & mask];
     }
 
     long hash(final int i)
     {
-        return hashes[base[newest] + i];
+        return hashes[(base[newest] + i) & mask];
     }
 
     /** Index of the first entry whose slot is at least {@code slot} ({@link #count()} if none). */
@@ -115,9 +127,22 @@ final class PublishedStates
         {
             return (int)offset;
         }
-        final int b = base[newest];
-        final int i = Arrays.binarySearch(slots, b, end[newest], slot);
-        return (i >= 0 ? i : -i - 1) - b;
+        // slot(0) < slot <= slot(n - 1): the answer lies in (0, n - 1].
+        int low = 1;
+        int high = n - 1;
+        while (low < high)
+        {
+            final int mid = (low + high) >>> 1;
+            if (slot(mid) < slot)
+            {
+                low = mid + 1;
+            }
+            else
+            {
+                high = mid;
+            }
+        }
+        return low;
     }
 
     /**
@@ -139,7 +164,7 @@ final class PublishedStates
         final int from = base[newest] + i;
         for (int k = from; k < from + slots; k++)
         {
-            if (ballots[k] < ballot)
+            if (ballots[k & mask] < ballot)
             {
                 return false;
             }
@@ -162,9 +187,11 @@ final class PublishedStates
     /** Adds one entry to the state being built. */
     void add(final long slot, final long ballot, final long hash)
     {
-        slots[logEnd] = slot;
-        ballots[logEnd] = ballot;
-        hashes[logEnd] = hash;
+        assert logEnd < roomEnd : "more entries added than begin made room for";
+        final int at = logEnd & mask;
+        slots[at] = slot;
+        ballots[at] = ballot;
+        hashes[at] = hash;
         buildingSum += hash;
         logEnd++;
     }
@@ -186,11 +213,11 @@ final class PublishedStates
         long s = sum[newest];
         for (int k = base[newest]; k < from; k++)
         {
-            s -= hashes[k];
+            s -= hashes[k & mask];
         }
         for (int k = building; k < logEnd; k++)
         {
-            s += hashes[k];
+            s += hashes[k & mask];
         }
         // beginAppend follows a commit, so the current range ends where the appended entries start.
         assert end[newest] == building : "entries appended after another state's";
@@ -220,39 +247,41 @@ final class PublishedStates
     }
 
     /**
-     * Room for {@code entries} more at the log's end. A full log keeps only the ranges still in use
-     * (the recent states'), moved to its start, and grows when they fill more than half of it.
+     * Room for {@code entries} more at the log's end without overwriting a recent state's entries:
+     * the ring doubles (its positions kept) while the ranges in use and the new entries do not fit.
      */
     private void ensureRoom(final int entries)
     {
-        if (logEnd + entries <= slots.length)
-        {
-            return;
-        }
         int live = logEnd;
         for (int k = 0; k < size; k++)
         {
             live = Math.min(live, base[k]);
         }
-        final int used = logEnd - live;
-        final int capacity = used + entries > slots.length / 2 ? Math.max(2 * slots.length, 2 * (used + entries)) :
-            slots.length;
-        final long[] s = capacity == slots.length ? slots : new long[capacity];
-        final long[] b = capacity == slots.length ? ballots : new long[capacity];
-        final long[] h = capacity == slots.length ? hashes : new long[capacity];
-        System.arraycopy(slots, live, s, 0, used);
-        System.arraycopy(ballots, live, b, 0, used);
-        System.arraycopy(hashes, live, h, 0, used);
+        if (logEnd - live + entries <= slots.length)
+        {
+            roomEnd = live + slots.length;
+            return;
+        }
+        int length = slots.length;
+        while (logEnd - live + entries > length)
+        {
+            length <<= 1;
+        }
+        final long[] s = new long[length];
+        final long[] b = new long[length];
+        final long[] h = new long[length];
+        final int newMask = length - 1;
+        for (int k = live; k < logEnd; k++)
+        {
+            s[k & newMask] = slots[k & mask];
+            b[k & newMask] = ballots[k & mask];
+            h[k & newMask] = hashes[k & mask];
+        }
         slots = s;
         ballots = b;
         hashes = h;
-        for (int k = 0; k < size; k++)
-        {
-            base[k] -= live;
-            end[k] -= live;
-        }
-        building -= live;
-        logEnd = used;
+        mask = newMask;
+        roomEnd = live + length;
     }
 
     /** True if one of the recent states, its entries through {@code omitted} left out, is the Promise's. */
@@ -265,7 +294,7 @@ final class PublishedStates
                 continue;
             }
             int k = base[j];
-            while (k < end[j] && slots[k] <= omitted)
+            while (k < end[j] && slots[k & mask] <= omitted)
             {
                 k++;
             }
@@ -276,7 +305,7 @@ final class PublishedStates
             long s = 0;
             for (int e = k; e < end[j]; e++)
             {
-                s += hashes[e];
+                s += hashes[e & mask];
             }
             if (s == entrySum)
             {
