@@ -36,6 +36,19 @@ public interface Effects
     void decided(long slot, long[] value);
 
     /**
+     * {@link #decided} of slots {@code firstSlot .. firstSlot + count - 1}, slot {@code firstSlot + k}
+     * with {@code values[from + k]}: a run the learner applies at once. The core's applied prefix
+     * already covers the run during the call.
+     */
+    default void decidedRun(final long firstSlot, final long[][] values, final int from, final int count)
+    {
+        for (int k = 0; k < count; k++)
+        {
+            decided(firstSlot + k, values[from + k]);
+        }
+    }
+
+    /**
      * Slots {@code fromSlot..toSlot} are decided, but this learner fell so far behind that no
      * decided log it can reach still holds them: the application must install a snapshot (state
      * transfer) covering them. Decisions continue with {@code toSlot + 1}.

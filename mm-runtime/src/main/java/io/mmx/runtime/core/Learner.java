@@ -236,6 +236,7 @@ final class Learner
     void onDecided(final long firstSlot, final long[][] values, final long nowTicks)
     {
         effects.learnedRun(firstSlot, values);
+        hint(firstSlot + values.length - 1);
         boolean held = false;
         for (int k = 0; k < values.length; k++)
         {
@@ -251,13 +252,13 @@ final class Learner
     private boolean hold(final long slot, final long[] value)
     {
         effects.learned(slot, value);
+        hint(slot);
         return keep(slot, value);
     }
 
-    /** {@link #hold} of a slot the checkers were already told of. */
+    /** {@link #hold} of a slot the checkers were already told of and {@link #hint}ed. */
     private boolean keep(final long slot, final long[] value)
     {
-        hint(slot);
         // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
         // ring until it is in the region's decided log.
         if (slot <= appliedThrough || slot > durableThrough + ringSlot.length)
@@ -281,15 +282,25 @@ final class Learner
     {
         while (true)
         {
-            final long s = appliedThrough + 1;
-            final int j = (int)(s & mask);
-            if (ringSlot[j] != s)
+            // The held slots that continue the prefix, up to the ring's end: one run for the effects.
+            final long first = appliedThrough + 1;
+            final int j = (int)(first & mask);
+            int count = 0;
+            while (j + count < ringSlot.length && ringSlot[j + count] == first + count)
+            {
+                count++;
+            }
+            if (count == 0)
             {
                 break;
             }
-            appliedThrough = s;
+            appliedThrough = first + count - 1;
             lastProgressTick = nowTicks;
-            effects.decided(s, ringValue[j]);
+            effects.decidedRun(first, ringValue, j, count);
+            if (j + count < ringSlot.length)
+            {
+                break; // a slot not held yet; else the run goes on at the ring's start
+            }
         }
         writeLog();
     }

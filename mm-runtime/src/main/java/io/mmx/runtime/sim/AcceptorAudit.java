@@ -386,20 +386,27 @@ final class AcceptorAudit
         // Read the record's own length, not its slot: what lies after it is not part of the state.
         final int slotWords = layout.recordSlotWords(index);
         final int available = (int)Math.max(0, Math.min(slotWords, region.get(offset + AcceptorRecord.LENGTH)));
-        if (recordWords.length < available)
+        // Where the record lies in one piece of the simulator's memory it is read there; else copied.
+        record = available > 0 ? region.slabHolding(offset, available) : null;
+        final int at = record == null ? 0 : region.slabIndex(offset);
+        if (record == null)
         {
-            recordWords = new long[Math.min(layout.recordCapacityWords(), Math.max(available, 2 * recordWords.length))];
+            if (recordWords.length < available)
+            {
+                recordWords = new long[Math.min(layout.recordCapacityWords(), Math.max(available, 2 * recordWords.length))];
+            }
+            region.read(offset, recordWords, available);
+            record = recordWords;
         }
-        region.read(offset, recordWords, available);
-        final int n = AcceptorRecord.index(recordWords, 0, available, RegionLayout.headSeq(head), config.recordMaxEntries(),
+        final int n = AcceptorRecord.index(record, at, available, RegionLayout.headSeq(head), config.recordMaxEntries(),
             config.valueWords(), recordSlots, recordBallots, recordValueAt);
         if (n < 0)
         {
             checker.acceptorViolation(where(q, executor, head) + ": the head was published pointing to a record that is not whole");
             return;
         }
-        final long promise = recordWords[AcceptorRecord.PROMISED];
-        final long newFloor = recordWords[AcceptorRecord.FLOOR];
+        final long promise = record[at + AcceptorRecord.PROMISED];
+        final long newFloor = record[at + AcceptorRecord.FLOOR];
         if (r.any() && (promise < r.promised() || newFloor < r.floor()))
         {
             checker.acceptorViolation(where(q, executor, head) + ": promise or floor went down: " + r + " -> promised " +
@@ -436,6 +443,8 @@ final class AcceptorAudit
 
     /** Reading space for a published record and its index. */
     private long[] recordWords = new long[0];
+    /** The words of the record being audited: a slab of the region, or {@link #recordWords}; {@link #recordValueAt} indexes it. */
+    private long[] record;
     private final long[] recordSlots;
     private final long[] recordBallots;
     private final int[] recordValueAt;
@@ -458,11 +467,11 @@ final class AcceptorAudit
         }
         final long[] proposed = checker.proposalAt(slot, ballot);
         final int at = recordValueAt[i];
-        final int length = (int)recordWords[at - 1];
-        if (proposed == null || !Arrays.equals(recordWords, at, at + length, proposed, 0, proposed.length))
+        final int length = (int)record[at - 1];
+        if (proposed == null || !Arrays.equals(record, at, at + length, proposed, 0, proposed.length))
         {
             checker.acceptorViolation(where(q, executor, head) + ": slot " + slot + " at ballot " + ballot +
-                " holds " + Arrays.toString(Arrays.copyOfRange(recordWords, at, at + length)) + ", but the proposal was " +
+                " holds " + Arrays.toString(Arrays.copyOfRange(record, at, at + length)) + ", but the proposal was " +
                 (proposed == null ? "never made" : Arrays.toString(proposed)));
             return 0;
         }

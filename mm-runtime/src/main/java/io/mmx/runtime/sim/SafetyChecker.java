@@ -159,6 +159,15 @@ public final class SafetyChecker
         }
     }
 
+    /** {@link #decided} of a run: slot {@code firstSlot + k} with {@code values[from + k]}. */
+    void decidedRun(final int p, final long firstSlot, final long[][] values, final int from, final int count)
+    {
+        for (int k = 0; k < count && violation == null; k++)
+        {
+            decided(p, firstSlot + k, values[from + k]);
+        }
+    }
+
     void decided(final int p, final long slot, final long[] value)
     {
         if (violation != null)

@@ -76,6 +76,32 @@ final class SimRegion
         slab[pageBase[p] + (offset & (PAGE_WORDS - 1))] = value;
     }
 
+    /**
+     * The slab holding words [offset, offset + length) in one piece, or null when they span pages
+     * that are not consecutive in one slab (or never written): a reader can then use the words
+     * where they lie ({@link #slabIndex}) instead of copying them.
+     */
+    long[] slabHolding(final int offset, final int length)
+    {
+        final int first = offset >>> PAGE_SHIFT;
+        final int last = (offset + length - 1) >>> PAGE_SHIFT;
+        final long[] slab = pageSlab[first];
+        for (int p = first + 1; p <= last && slab != null; p++)
+        {
+            if (pageSlab[p] != slab || pageBase[p] != pageBase[first] + ((p - first) << PAGE_SHIFT))
+            {
+                return null;
+            }
+        }
+        return slab;
+    }
+
+    /** Where word {@code offset} lies in its slab (its page was written). */
+    int slabIndex(final int offset)
+    {
+        return pageBase[offset >>> PAGE_SHIFT] + (offset & (PAGE_WORDS - 1));
+    }
+
     void read(final int offset, final long[] dst, final int length)
     {
         read(offset, dst, 0, length);

@@ -1304,6 +1304,18 @@ public final class Simulation
         }
 
         @Override
+        public void decidedRun(final long firstSlot, final long[][] values, final int from, final int count)
+        {
+            if (!live())
+            {
+                return;
+            }
+            pause();
+            checker.decidedRun(p, firstSlot, values, from, count);
+            resume();
+        }
+
+        @Override
         public void skipped(final long fromSlot, final long toSlot)
         {
             if (live())
