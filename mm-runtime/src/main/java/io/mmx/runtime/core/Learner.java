@@ -339,8 +339,10 @@ final class Learner
         for (int k = 0; k < count; k++)
         {
             final long slot = from + k;
-            final long[] value = decidedValue(slot);
-            assert value != null : "applied slot " + slot + " left the learner ring before it was logged";
+            // Applied and not yet logged, so still in the ring (keep bounds it by the durable
+            // prefix): its value is read without its tag, which costs a cache line per 8 slots.
+            assert decidedValue(slot) != null : "applied slot " + slot + " left the learner ring before it was logged";
+            final long[] value = ringValue[(int)(slot & mask)];
             final int w = k * entryWords;
             logScratch[w] = slot + 1; // +1: a never-written (zero) entry must not read as slot 0
             logScratch[w + 1] = value.length;

@@ -5,7 +5,6 @@ import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.Message;
 import io.mmx.runtime.core.RegionLayout;
 
-import org.agrona.collections.LongHashSet;
 
 import java.util.Arrays;
 
@@ -23,8 +22,6 @@ final class AcceptorAudit
     private final SafetyChecker checker;
     /** Per acceptor: its current published state and the last few before it, whose tails a Promise may report. */
     private final PublishedStates[] last;
-    /** Per acceptor: fingerprints of every state it published (what a Promise may report). */
-    private final LongHashSet[] states;
     /** Per-slot counts of one quorum check. */
     private int[] counts = new int[64];
     /**
@@ -39,10 +36,6 @@ final class AcceptorAudit
         this.layout = config.layout();
         this.checker = checker;
         this.last = new PublishedStates[config.graph().n()];
-        this.states = new LongHashSet[config.graph().n()];
-        this.lastHead = new long[config.graph().n()];
-        this.chain = new int[config.graph().n()][];
-        this.chainLength = new int[config.graph().n()];
         this.recordSlots = new long[config.recordMaxEntries()];
         this.recordBallots = new long[config.recordMaxEntries()];
         this.recordValueAt = new int[config.recordMaxEntries()];
@@ -88,7 +81,7 @@ final class AcceptorAudit
             final long h = fingerprint(p.ballot, p.floor, p.slots.length, sum);
             // A Promise that left out the entries through omittedThrough reports the tail of a state:
             // every entry it holds lies above that slot, and the tail is one of a published state's.
-            final boolean held = states[p.acceptor] != null && aboveOmitted && (states[p.acceptor].contains(h) ||
+            final boolean held = last[p.acceptor] != null && aboveOmitted && (last[p.acceptor].everPublished(h) ||
                 p.omittedThrough >= 0 && last[p.acceptor].holdsTail(p.ballot, p.floor, p.omittedThrough,
                     p.slots.length, sum));
             if (!held)
@@ -370,17 +363,18 @@ final class AcceptorAudit
         if (last[q] == null)
         {
             final int recentStates = recentStates(config.graph().n(), config.recordMaxEntries());
-            last[q] = new PublishedStates(recentStates, config.recordMaxEntries() + recentStates * config.maxSlotsPerAccept());
+            last[q] = new PublishedStates(recentStates, config.recordMaxEntries() + recentStates * config.maxSlotsPerAccept(),
+                layout.chainDepth() + 1);
         }
         final PublishedStates r = last[q];
         final int offset = layout.recordOffsetWords(lane, index);
         final long depth = region.get(offset + AcceptorRecord.DEPTH);
         final long prev = region.get(offset + AcceptorRecord.PREV);
-        if (depth != 0 && (!r.any() || prev != lastHead[q] || depth != chainLength[q] || depth > layout.chainDepth()))
+        if (depth != 0 && (!r.any() || prev != r.lastHead || depth != r.chainLength || depth > layout.chainDepth()))
         {
             checker.acceptorViolation(where(q, executor, head) + ": a delta record of depth " + depth + " on head " +
-                Long.toHexString(prev) + ", but the head it replaced is " + Long.toHexString(lastHead[q]) +
-                " with a chain of " + chainLength[q] + " records (at most " + (layout.chainDepth() + 1) + ")");
+                Long.toHexString(prev) + ", but the head it replaced is " + Long.toHexString(r.lastHead) +
+                " with a chain of " + r.chainLength + " records (at most " + (layout.chainDepth() + 1) + ")");
             return;
         }
         // Read the record's own length, not its slot: what lies after it is not part of the state.
@@ -425,20 +419,13 @@ final class AcceptorAudit
         {
             return;
         }
-        if (chain[q] == null)
-        {
-            chain[q] = new int[layout.chainDepth() + 1];
-        }
         // A delta extends the chain of the head it replaced; a whole record starts one.
-        System.arraycopy(chain[q], 0, chain[q], 1, depth == 0 ? 0 : Math.min(chainLength[q], chain[q].length - 1));
-        chain[q][0] = lane * layout.recordsPerLane() + index;
-        chainLength[q] = (int)depth + 1;
-        lastHead[q] = head;
-        if (states[q] == null)
-        {
-            states[q] = new LongHashSet(64); // about as many states as one acceptor publishes in a run
-        }
-        states[q].add(fingerprint(r.promised(), r.floor(), r.count(), r.sum()));
+        final int[] chain = r.chain;
+        System.arraycopy(chain, 0, chain, 1, depth == 0 ? 0 : Math.min(r.chainLength, chain.length - 1));
+        chain[0] = lane * layout.recordsPerLane() + index;
+        r.chainLength = (int)depth + 1;
+        r.lastHead = head;
+        r.published(fingerprint(r.promised(), r.floor(), r.count(), r.sum()));
     }
 
     /** Reading space for a published record and its index. */
@@ -680,24 +667,22 @@ final class AcceptorAudit
      */
     void wrote(final int q, final int offset, final int length)
     {
-        if (checker.violation() != null || chain[q] == null || chainLength[q] == 0)
-        {
-            return;
-        }
+        // The layout first: a write that touches no record slot (the decided log) needs nothing of q's.
         final int first = layout.recordSlotAt(offset);
         final int lastSlot = layout.recordSlotAt(offset + length - 1);
-        if (first < 0 && lastSlot < 0)
+        if (first < 0 && lastSlot < 0 || checker.violation() != null || last[q] == null)
         {
             return;
         }
-        for (int k = 0; k < chainLength[q]; k++)
+        final PublishedStates r = last[q];
+        for (int k = 0; k < r.chainLength; k++)
         {
-            final int slot = chain[q][k];
+            final int slot = r.chain[k];
             if ((first < 0 || slot >= first) && (lastSlot < 0 || slot <= lastSlot))
             {
                 checker.acceptorViolation("acceptor " + q + ": a write of " + length + " words at word " + offset +
                     " changed record slot " + slot % layout.recordsPerLane() + " of lane " + slot / layout.recordsPerLane() +
-                    ", link " + k + " of the chain its head " + Long.toHexString(lastHead[q]) + " names");
+                    ", link " + k + " of the chain its head " + Long.toHexString(r.lastHead) + " names");
                 return;
             }
         }
@@ -706,14 +691,12 @@ final class AcceptorAudit
     /** Region q was formatted again, empty: its head is the initial state, with no chain. */
     void formatted(final int q)
     {
-        chainLength[q] = 0;
-        lastHead[q] = 0;
+        if (last[q] != null)
+        {
+            last[q].chainLength = 0;
+            last[q].lastHead = 0;
+        }
     }
-
-    /** Per acceptor: the head word last published, and the record slots of its chain, newest first. */
-    private final long[] lastHead;
-    private final int[][] chain;
-    private final int[] chainLength;
 
     private static String where(final int q, final int executor, final long head)
     {

@@ -1,6 +1,6 @@
 package io.mmx.runtime.sim;
 
-import java.util.Arrays;
+import org.agrona.collections.LongHashSet;
 
 /**
  * One acceptor's published states as {@link AcceptorAudit} keeps them: the current one and the
@@ -21,25 +21,38 @@ import java.util.Arrays;
  * until the ranges in use outgrow the ring, which then doubles. At n = 4096 a ring sized to a
  * steady run's ranges holds about a third less than a log with room to compact, and the audit's
  * logs are most of the simulator's heap.
+ *
+ * <p>Laid out for the cache: at n = 4096 every acceptor's states are cold when its next transition
+ * or reply is audited, so what one audit touches lies together. The current state is fields of this
+ * object, an entry's slot, ballot and hash are adjacent words of one array, the recent states are
+ * one array, and the fingerprints of every state ever published are appended to one more (the
+ * set a Promise is looked up in is built from them only when a Promise comes).
  */
 final class PublishedStates
 {
-    private long[] slots;
-    private long[] ballots;
-    private long[] hashes;
-    /** {@code slots.length - 1}: the ring's length is a power of two. */
+    /** Words per entry in {@link #log}: slot, ballot, hash. */
+    private static final int ENTRY = 3;
+    /** Words per state in {@link #recent}: base, end, promise, floor, sum of entry hashes. */
+    private static final int STATE = 5;
+
+    /** The entries, {@link #ENTRY} words each, the one at position p at {@code (p & mask) * ENTRY}. */
+    private long[] log;
+    /** Entries the ring holds, less one: its length is a power of two. */
     private int mask;
     /** The position the next entry goes to. */
     private int logEnd;
     /** The first position {@link #add} may not fill: the oldest entry in use, one ring further on. */
     private int roomEnd;
 
-    /** The recent states, a ring; {@link #newest} is the current one. Their ranges are positions. */
-    private final int[] base;
-    private final int[] end;
-    private final long[] promised;
-    private final long[] floor;
-    private final long[] sum;
+    /** The current state: its range of positions, promise, floor and sum of entry hashes. */
+    private int base;
+    private int end;
+    private long promised;
+    private long floor;
+    private long sum;
+
+    /** The recent states, the current one included, {@link #STATE} words each, a ring. */
+    private final long[] recent;
     private int newest = -1;
     private int size;
 
@@ -47,22 +60,28 @@ final class PublishedStates
     private int building;
     private long buildingSum;
 
+    /** The fingerprint of every state published, in order, and how many of them {@link #seen} holds. */
+    private long[] fingerprints = new long[16];
+    private int fingerprintCount;
+    private LongHashSet seen;
+    private int seenCount;
+
+    /** The head word last published, and the record slots of the chain it names, newest first (the audit's). */
+    long lastHead;
+    final int[] chain;
+    int chainLength;
+
     /**
      * {@code logEntries}: room for what the recent states span in a steady run (a window and a
      * group per recent state), rounded up to a power of two; the ring grows past it only when
      * the ranges in use do.
      */
-    PublishedStates(final int recentStates, final int logEntries)
+    PublishedStates(final int recentStates, final int logEntries, final int chainLinks)
     {
-        base = new int[recentStates];
-        end = new int[recentStates];
-        promised = new long[recentStates];
-        floor = new long[recentStates];
-        sum = new long[recentStates];
+        chain = new int[chainLinks];
+        recent = new long[recentStates * STATE];
         final int length = Integer.highestOneBit(Math.max(2, logEntries - 1)) << 1;
-        slots = new long[length];
-        ballots = new long[length];
-        hashes = new long[length];
+        log = new long[length * ENTRY];
         mask = length - 1;
     }
 
@@ -74,38 +93,48 @@ final class PublishedStates
 
     long promised()
     {
-        return promised[newest];
+        return promised;
     }
 
     long floor()
     {
-        return floor[newest];
+        return floor;
     }
 
     /** The sum of the current state's entry hashes: with promise, floor and count, its fingerprint. */
     long sum()
     {
-        return sum[newest];
+        return sum;
     }
 
     int count()
     {
-        return size == 0 ? 0 : end[newest] - base[newest];
+        return end - base;
     }
 
     long slot(final int i)
     {
-        return slots[(base[newest] + i) & mask];
+        return log[((base + i) & mask) * ENTRY];
     }
 
     long ballot(final int i)
     {
-        return ballots[(base[newest] + i) & mask];
+        return log[((base + i) & mask) * ENTRY + 1];
     }
 
     long hash(final int i)
     {
-        return hashes[(base[newest] + i) & mask];
+        return log[((base + i) & mask) * ENTRY + 2];
+    }
+
+    private long slotAt(final int position)
+    {
+        return log[(position & mask) * ENTRY];
+    }
+
+    private long hashAt(final int position)
+    {
+        return log[(position & mask) * ENTRY + 2];
     }
 
     /** Index of the first entry whose slot is at least {@code slot} ({@link #count()} if none). */
@@ -161,10 +190,9 @@ final class PublishedStates
         {
             return false;
         }
-        final int from = base[newest] + i;
-        for (int k = from; k < from + slots; k++)
+        for (int k = base + i; k < base + i + slots; k++)
         {
-            if (ballots[k & mask] < ballot)
+            if (log[(k & mask) * ENTRY + 1] < ballot)
             {
                 return false;
             }
@@ -188,10 +216,10 @@ final class PublishedStates
     void add(final long slot, final long ballot, final long hash)
     {
         assert logEnd < roomEnd : "more entries added than begin made room for";
-        final int at = logEnd & mask;
-        slots[at] = slot;
-        ballots[at] = ballot;
-        hashes[at] = hash;
+        final int at = (logEnd & mask) * ENTRY;
+        log[at] = slot;
+        log[at + 1] = ballot;
+        log[at + 2] = hash;
         buildingSum += hash;
         logEnd++;
     }
@@ -209,18 +237,18 @@ final class PublishedStates
      */
     void commitAppended(final int drop, final long promise, final long floorOf)
     {
-        final int from = base[newest] + drop;
-        long s = sum[newest];
-        for (int k = base[newest]; k < from; k++)
+        final int from = base + drop;
+        long s = sum;
+        for (int k = base; k < from; k++)
         {
-            s -= hashes[k & mask];
+            s -= hashAt(k);
         }
         for (int k = building; k < logEnd; k++)
         {
-            s += hashes[k & mask];
+            s += hashAt(k);
         }
         // beginAppend follows a commit, so the current range ends where the appended entries start.
-        assert end[newest] == building : "entries appended after another state's";
+        assert end == building : "entries appended after another state's";
         // The current state's range ends where the appended entries start: one range.
         push(from, logEnd, promise, floorOf, s);
     }
@@ -237,13 +265,19 @@ final class PublishedStates
 
     private void push(final int from, final int to, final long promise, final long floorOf, final long entrySum)
     {
-        newest = (newest + 1) % base.length;
-        base[newest] = from;
-        end[newest] = to;
-        promised[newest] = promise;
-        floor[newest] = floorOf;
-        sum[newest] = entrySum;
-        size = Math.min(size + 1, base.length);
+        base = from;
+        end = to;
+        promised = promise;
+        floor = floorOf;
+        sum = entrySum;
+        newest = (newest + 1) % (recent.length / STATE);
+        final int r = newest * STATE;
+        recent[r] = from;
+        recent[r + 1] = to;
+        recent[r + 2] = promise;
+        recent[r + 3] = floorOf;
+        recent[r + 4] = entrySum;
+        size = Math.min(size + 1, recent.length / STATE);
     }
 
     /**
@@ -255,33 +289,28 @@ final class PublishedStates
         int live = logEnd;
         for (int k = 0; k < size; k++)
         {
-            live = Math.min(live, base[k]);
+            live = Math.min(live, (int)recent[k * STATE]);
         }
-        if (logEnd - live + entries <= slots.length)
+        final int length = mask + 1;
+        if (logEnd - live + entries <= length)
         {
-            roomEnd = live + slots.length;
+            roomEnd = live + length;
             return;
         }
-        int length = slots.length;
-        while (logEnd - live + entries > length)
+        int grown = length;
+        while (logEnd - live + entries > grown)
         {
-            length <<= 1;
+            grown <<= 1;
         }
-        final long[] s = new long[length];
-        final long[] b = new long[length];
-        final long[] h = new long[length];
-        final int newMask = length - 1;
+        final long[] g = new long[grown * ENTRY];
+        final int newMask = grown - 1;
         for (int k = live; k < logEnd; k++)
         {
-            s[k & newMask] = slots[k & mask];
-            b[k & newMask] = ballots[k & mask];
-            h[k & newMask] = hashes[k & mask];
+            System.arraycopy(log, (k & mask) * ENTRY, g, (k & newMask) * ENTRY, ENTRY);
         }
-        slots = s;
-        ballots = b;
-        hashes = h;
+        log = g;
         mask = newMask;
-        roomEnd = live + length;
+        roomEnd = live + grown;
     }
 
     /** True if one of the recent states, its entries through {@code omitted} left out, is the Promise's. */
@@ -289,23 +318,25 @@ final class PublishedStates
     {
         for (int j = 0; j < size; j++)
         {
-            if (promised[j] != ballot || floor[j] != floorOf)
+            final int r = j * STATE;
+            if (recent[r + 2] != ballot || recent[r + 3] != floorOf)
             {
                 continue;
             }
-            int k = base[j];
-            while (k < end[j] && slots[k & mask] <= omitted)
+            final int to = (int)recent[r + 1];
+            int k = (int)recent[r];
+            while (k < to && slotAt(k) <= omitted)
             {
                 k++;
             }
-            if (end[j] - k != entries)
+            if (to - k != entries)
             {
                 continue;
             }
             long s = 0;
-            for (int e = k; e < end[j]; e++)
+            for (int e = k; e < to; e++)
             {
-                s += hashes[e & mask];
+                s += hashAt(e);
             }
             if (s == entrySum)
             {
@@ -313,6 +344,30 @@ final class PublishedStates
             }
         }
         return false;
+    }
+
+    /** Remembers the fingerprint of the state just published ({@link AcceptorAudit}'s). */
+    void published(final long fingerprint)
+    {
+        if (fingerprintCount == fingerprints.length)
+        {
+            fingerprints = java.util.Arrays.copyOf(fingerprints, 2 * fingerprintCount);
+        }
+        fingerprints[fingerprintCount++] = fingerprint;
+    }
+
+    /** True if a state with this fingerprint was ever published. */
+    boolean everPublished(final long fingerprint)
+    {
+        if (seen == null)
+        {
+            seen = new LongHashSet(Math.max(16, 2 * fingerprintCount));
+        }
+        while (seenCount < fingerprintCount)
+        {
+            seen.add(fingerprints[seenCount++]);
+        }
+        return seen.contains(fingerprint);
     }
 
     /** The current state, entries as slot@ballot (values are the proposals of those pairs). */

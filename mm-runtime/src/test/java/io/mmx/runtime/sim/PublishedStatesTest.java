@@ -12,7 +12,7 @@ class PublishedStatesTest
     @Test
     void lookupsAgreeWithTheEntriesWithAndWithoutGaps()
     {
-        final PublishedStates state = new PublishedStates(4, 16);
+        final PublishedStates state = new PublishedStates(4, 16, 4);
         state.begin(5);
         state.add(3, 5, 30);
         state.add(4, 5, 40);
@@ -51,7 +51,7 @@ class PublishedStatesTest
     void recentStatesStayWholeAsTheLogMovesOn()
     {
         final int recent = 4;
-        final PublishedStates state = new PublishedStates(recent, 8);
+        final PublishedStates state = new PublishedStates(recent, 8, 4);
         final long[][] expectedSlots = new long[recent][];
         final long[] expectedFloor = new long[recent];
         long top = 0;
