@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the same {@link HostSimulation} as {@link HostSimulationSweepTest}, seeds 1, 2, ..., and must fail
  * within {@link #BUDGET} seeds, and the correct node must pass the seed that caught it, so the catch
  * is the variant's doing. Measured over seeds 1-40 ({@code bin/mmx sim --host --seeds 1-40 --variant
- * NAME --every-seed}): filter-forgets-older is caught by 15 seeds, first seed 1; skip-phase1 by 8,
+ * NAME --every-seed}): filter-forgets-older is caught by 16 seeds, first seed 1; skip-phase1 by 7,
  * first seed 12. (Before half the seeds ran with the hosts' liveness told, {@link HostFaults#liveness},
  * 27 and 13: a paused leader whose host surely runs is not replaced, so those seeds change leaders
  * less, and leader changes are what skip-phase1 needs.)
