@@ -121,4 +121,24 @@ class PublishedStatesTest
         }
         assertFalse(state.holdsTail(1, floor, -1, 3, 1), "a tail no state had is not found");
     }
+
+    /** Fingerprints published after the first lookup are found too: the set catches up with the log. */
+    @Test
+    void everyPublishedFingerprintIsFoundBeforeAndAfterTheFirstLookup()
+    {
+        final PublishedStates state = new PublishedStates(4, 16, 4);
+        for (long f = 1; f <= 40; f++)
+        {
+            state.published(f * 0x9E3779B97F4A7C15L);
+        }
+        assertTrue(state.everPublished(7 * 0x9E3779B97F4A7C15L));
+        assertFalse(state.everPublished(41 * 0x9E3779B97F4A7C15L), "not published yet");
+        state.published(41 * 0x9E3779B97F4A7C15L);
+        assertTrue(state.everPublished(41 * 0x9E3779B97F4A7C15L), "published after the set was built");
+        for (long f = 1; f <= 41; f++)
+        {
+            assertTrue(state.everPublished(f * 0x9E3779B97F4A7C15L), "fingerprint " + f);
+        }
+        assertFalse(state.everPublished(0), "never published");
+    }
 }
