@@ -15,6 +15,8 @@ final class AcceptedBundles
     private final long[] firstSlots;
     private final int[] outstanding;
     private final int[][] acceptors;
+    /** The first length of a row's acceptor list: the acceptors this process may cover. */
+    private final int maxAcceptors;
     private final int[] counts;
     /** A covered acceptor's window was full: report our durable prefix even with no acceptor. */
     private final boolean[] report;
@@ -31,7 +33,10 @@ final class AcceptedBundles
         this.ballots = new long[capacity];
         this.firstSlots = new long[capacity];
         this.outstanding = new int[capacity];
-        this.acceptors = new int[capacity][maxAcceptors];
+        // A row's list is made when a group first collects an acceptor: a process has a few groups
+        // open at once, and at n = 4096 a list per row for every core was 262,144 arrays at start.
+        this.acceptors = new int[capacity][];
+        this.maxAcceptors = maxAcceptors;
         this.counts = new int[capacity];
         this.report = new boolean[capacity];
     }
@@ -84,9 +89,9 @@ final class AcceptedBundles
         if (accepted)
         {
             int[] list = acceptors[i];
-            if (counts[i] == list.length)
+            if (list == null || counts[i] == list.length)
             {
-                list = java.util.Arrays.copyOf(list, list.length * 2);
+                list = list == null ? new int[maxAcceptors] : java.util.Arrays.copyOf(list, list.length * 2);
                 acceptors[i] = list;
             }
             list[counts[i]++] = acceptor;
@@ -116,8 +121,8 @@ final class AcceptedBundles
         report[i] = false;
         bundlesSent++;
         effects.send(Ballot.proposer(ballots[i], n),
-            new Message.Accepted(self, ballots[i], firstSlots[i], java.util.Arrays.copyOf(acceptors[i], counts[i]),
-                learner.durableThrough()));
+            new Message.Accepted(self, ballots[i], firstSlots[i],
+                counts[i] == 0 ? new int[0] : java.util.Arrays.copyOf(acceptors[i], counts[i]), learner.durableThrough()));
         counts[i] = 0;
     }
 
