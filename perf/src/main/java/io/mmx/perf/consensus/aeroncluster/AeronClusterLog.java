@@ -194,11 +194,21 @@ public final class AeronClusterLog implements ReplicatedLog
         commitListener.onCommitted(buffer.getLong(offset, ByteOrder.LITTLE_ENDIAN));
     }
 
+    /**
+     * The leadership term the client follows (-1 before it connected): a change means an election
+     * ran, and commands in flight across it may never be answered (this baseline does not send them again).
+     */
+    public long leadershipTermId()
+    {
+        return client == null ? -1 : client.leadershipTermId();
+    }
+
     @Override
     public String diagnostics()
     {
         // The thread count is what the cores are shared by: on 2 cores it, not the protocol, sets the tails.
-        return "leader member " + (client == null ? "none" : client.leaderMemberId()) + "; " +
+        return "leader member " + (client == null ? "none" : client.leaderMemberId() + " (term " +
+            client.leadershipTermId() + (client.isClosed() ? ", client closed" : "") + ")") + "; " +
             (AGENT_THREADS_PER_MEMBER * members + 2) + " threads (driver, archive, consensus module and service " +
             "per member, the client's driver, the load thread) on " + Runtime.getRuntime().availableProcessors() +
             " cores; commands applied per member so far (followers may trail) " +
