@@ -370,11 +370,11 @@ final class AcceptorAudit
         final int offset = layout.recordOffsetWords(lane, index);
         final long depth = region.get(offset + AcceptorRecord.DEPTH);
         final long prev = region.get(offset + AcceptorRecord.PREV);
-        if (depth != 0 && (!r.any() || prev != r.lastHead || depth != r.chainLength || depth > layout.chainDepth()))
+        if (depth != 0 && (!r.any() || prev != r.lastHead() || depth != r.chainLength() || depth > layout.chainDepth()))
         {
             checker.acceptorViolation(where(q, executor, head) + ": a delta record of depth " + depth + " on head " +
-                Long.toHexString(prev) + ", but the head it replaced is " + Long.toHexString(r.lastHead) +
-                " with a chain of " + r.chainLength + " records (at most " + (layout.chainDepth() + 1) + ")");
+                Long.toHexString(prev) + ", but the head it replaced is " + Long.toHexString(r.lastHead()) +
+                " with a chain of " + r.chainLength() + " records (at most " + (layout.chainDepth() + 1) + ")");
             return;
         }
         // Read the record's own length, not its slot: what lies after it is not part of the state.
@@ -419,12 +419,7 @@ final class AcceptorAudit
         {
             return;
         }
-        // A delta extends the chain of the head it replaced; a whole record starts one.
-        final int[] chain = r.chain;
-        System.arraycopy(chain, 0, chain, 1, depth == 0 ? 0 : Math.min(r.chainLength, chain.length - 1));
-        chain[0] = lane * layout.recordsPerLane() + index;
-        r.chainLength = (int)depth + 1;
-        r.lastHead = head;
+        r.chained(head, lane * layout.recordsPerLane() + index, (int)depth);
         r.published(fingerprint(r.promised(), r.floor(), r.count(), r.sum()));
     }
 
@@ -675,14 +670,14 @@ final class AcceptorAudit
             return;
         }
         final PublishedStates r = last[q];
-        for (int k = 0; k < r.chainLength; k++)
+        for (int k = 0; k < r.chainLength(); k++)
         {
-            final int slot = r.chain[k];
+            final int slot = r.chainLink(k);
             if ((first < 0 || slot >= first) && (lastSlot < 0 || slot <= lastSlot))
             {
                 checker.acceptorViolation("acceptor " + q + ": a write of " + length + " words at word " + offset +
                     " changed record slot " + slot % layout.recordsPerLane() + " of lane " + slot / layout.recordsPerLane() +
-                    ", link " + k + " of the chain its head " + Long.toHexString(r.lastHead) + " names");
+                    ", link " + k + " of the chain its head " + Long.toHexString(r.lastHead()) + " names");
                 return;
             }
         }
@@ -693,8 +688,7 @@ final class AcceptorAudit
     {
         if (last[q] != null)
         {
-            last[q].chainLength = 0;
-            last[q].lastHead = 0;
+            last[q].formatted();
         }
     }
 

@@ -66,10 +66,10 @@ final class PublishedStates
     private LongHashSet seen;
     private int seenCount;
 
-    /** The head word last published, and the record slots of the chain it names, newest first (the audit's). */
-    long lastHead;
-    final int[] chain;
-    int chainLength;
+    /** The head word last published, and the record slots of the chain it names, newest first. */
+    private long lastHead;
+    private final int[] chain;
+    private int chainLength;
 
     /**
      * {@code logEntries}: room for what the recent states span in a steady run (a window and a
@@ -114,22 +114,27 @@ final class PublishedStates
 
     long slot(final int i)
     {
-        return log[((base + i) & mask) * ENTRY];
+        return slotAt(base + i);
     }
 
     long ballot(final int i)
     {
-        return log[((base + i) & mask) * ENTRY + 1];
+        return ballotAt(base + i);
     }
 
     long hash(final int i)
     {
-        return log[((base + i) & mask) * ENTRY + 2];
+        return hashAt(base + i);
     }
 
     private long slotAt(final int position)
     {
         return log[(position & mask) * ENTRY];
+    }
+
+    private long ballotAt(final int position)
+    {
+        return log[(position & mask) * ENTRY + 1];
     }
 
     private long hashAt(final int position)
@@ -192,7 +197,7 @@ final class PublishedStates
         }
         for (int k = base + i; k < base + i + slots; k++)
         {
-            if (log[(k & mask) * ENTRY + 1] < ballot)
+            if (ballotAt(k) < ballot)
             {
                 return false;
             }
@@ -247,9 +252,8 @@ final class PublishedStates
         {
             s += hashAt(k);
         }
-        // beginAppend follows a commit, so the current range ends where the appended entries start.
+        // beginAppend follows a commit, so the current range ends where the appended entries start: one range.
         assert end == building : "entries appended after another state's";
-        // The current state's range ends where the appended entries start: one range.
         push(from, logEnd, promise, floorOf, s);
     }
 
@@ -344,6 +348,41 @@ final class PublishedStates
             }
         }
         return false;
+    }
+
+    long lastHead()
+    {
+        return lastHead;
+    }
+
+    int chainLength()
+    {
+        return chainLength;
+    }
+
+    /** Record slot {@code k} of the chain the last head names, 0 the newest. */
+    int chainLink(final int k)
+    {
+        return chain[k];
+    }
+
+    /**
+     * {@code head} was published, naming {@code recordSlot} at {@code depth}: a delta extends the
+     * chain of the head it replaced, a whole record (depth 0) starts one.
+     */
+    void chained(final long head, final int recordSlot, final int depth)
+    {
+        System.arraycopy(chain, 0, chain, 1, depth == 0 ? 0 : Math.min(chainLength, chain.length - 1));
+        chain[0] = recordSlot;
+        chainLength = depth + 1;
+        lastHead = head;
+    }
+
+    /** The region was formatted again, empty: its head is the initial state, with no chain. */
+    void formatted()
+    {
+        chainLength = 0;
+        lastHead = 0;
     }
 
     /** Remembers the fingerprint of the state just published ({@link AcceptorAudit}'s). */
