@@ -140,8 +140,13 @@ final class AcceptedBundles
 
     private void remove(final int i)
     {
+        size--;
+        if (i == size)
+        {
+            return; // the last row (usually the only one): its list stays where it is, for the next group
+        }
         final int[] list = acceptors[i];
-        for (int j = i; j < size - 1; j++)
+        for (int j = i; j < size; j++)
         {
             ballots[j] = ballots[j + 1];
             firstSlots[j] = firstSlots[j + 1];
@@ -149,7 +154,6 @@ final class AcceptedBundles
             acceptors[j] = acceptors[j + 1];
             counts[j] = counts[j + 1];
         }
-        size--;
         acceptors[size] = list;
     }
 }

@@ -19,7 +19,9 @@ final class AcceptorDriver
 {
     private enum State
     {
-        IDLE, READ_HEAD, READ_INCARNATION, READ_RECORD, VALIDATE_HEAD, WRITE_RECORD, PUBLISH_HEAD
+        IDLE, READ_HEAD, READ_INCARNATION, READ_RECORD, VALIDATE_HEAD, WRITE_RECORD, PUBLISH_HEAD;
+
+        static final State[] ALL = values();
     }
 
     private final int self;
@@ -33,7 +35,8 @@ final class AcceptorDriver
     private final Learner learner;
 
     private boolean active;
-    private State state = State.IDLE;
+    /** The operation outstanding, as its {@link State}'s ordinal: no reference stored per operation (docs/protocol.md §12). */
+    private byte state;
     private long expectedOpId = -1;
     private long opSeq;
     private int retries;
@@ -69,7 +72,8 @@ final class AcceptorDriver
     private long pendingPrepare = Ballot.NONE;
     private long flightPrepare = Ballot.NONE;
     private final Message.Accept[] accepts;
-    private final AcceptorTransition.AcceptOutcome[] outcomes;
+    /** Each queued Accept's outcome by ordinal: a byte, not a reference stored into this long-lived array per transition. */
+    private final byte[] outcomes;
     private int acceptCount;
     private int flightAccepts;
 
@@ -93,7 +97,7 @@ final class AcceptorDriver
         this.recordReadWords = Math.min(layout.recordCapacityWords(),
             AcceptorRecord.capacityWords(FIRST_READ_ENTRIES, config.valueWords()));
         this.accepts = new Message.Accept[config.driverQueueCapacity()];
-        this.outcomes = new AcceptorTransition.AcceptOutcome[config.driverQueueCapacity()];
+        this.outcomes = new byte[config.driverQueueCapacity()];
     }
 
     int acceptor()
@@ -173,7 +177,7 @@ final class AcceptorDriver
 
     private void kick()
     {
-        if (!active || state != State.IDLE || (pendingPrepare == Ballot.NONE && flightPrepare == Ballot.NONE &&
+        if (!active || state() != State.IDLE || (pendingPrepare == Ballot.NONE && flightPrepare == Ballot.NONE &&
             acceptCount == 0))
         {
             return;
@@ -194,7 +198,7 @@ final class AcceptorDriver
      */
     private void build()
     {
-        assert cacheValid && state == State.IDLE;
+        assert cacheValid && state() == State.IDLE;
         final AcceptorRecord next = cached;
         next.beginTransition(learner.durableFloor());
         flightAccepts = acceptCount;
@@ -205,8 +209,8 @@ final class AcceptorDriver
             {
                 next.raiseFloor(a.firstSlot);
             }
-            outcomes[i] = AcceptorTransition.accept(next, a.ballot, a.firstSlot, a.values,
-                config.has(Flaw.ACCEPT_IGNORES_PROMISE));
+            outcomes[i] = (byte)AcceptorTransition.accept(next, a.ballot, a.firstSlot, a.values,
+                config.has(Flaw.ACCEPT_IGNORES_PROMISE)).ordinal();
         }
         if (pendingPrepare > flightPrepare)
         {
@@ -292,8 +296,8 @@ final class AcceptorDriver
             return;
         }
         expectedOpId = -1;
-        final State was = state;
-        state = State.IDLE;
+        final State was = state();
+        state = (byte)State.IDLE.ordinal();
         if (!active)
         {
             return;
@@ -596,6 +600,11 @@ final class AcceptorDriver
         dropAll();
     }
 
+    private State state()
+    {
+        return State.ALL[state];
+    }
+
     private void readHead()
     {
         issue(State.READ_HEAD, MemoryOpKind.READ, RegionLayout.HEAD_WORD, 1, 0, 0, null);
@@ -604,8 +613,8 @@ final class AcceptorDriver
     private void issue(final State newState, final MemoryOpKind kind, final int offsetWords, final int lengthWords,
         final long expected, final long value, final long[] payload)
     {
-        assert state == State.IDLE && expectedOpId == -1 : "one operation outstanding per driver";
-        state = newState;
+        assert state() == State.IDLE && expectedOpId == -1 : "one operation outstanding per driver";
+        state = (byte)newState.ordinal();
         expectedOpId = OpIds.make(OpIds.DRIVER, index, ++opSeq);
         effects.memory(expectedOpId, kind, acceptor, offsetWords, lengthWords, expected, value, payload);
     }
@@ -633,8 +642,7 @@ final class AcceptorDriver
             final Message.Accept a = accepts[i];
             // ACCEPTED stays true even if a higher-ballot Accept of the same transition replaced the
             // entry: the transition is that sequence of accepts, applied atomically.
-            final AcceptorTransition.AcceptOutcome outcome = outcomes[i];
-            outcomes[i] = null;
+            final AcceptorTransition.AcceptOutcome outcome = AcceptorTransition.AcceptOutcome.ALL[outcomes[i]];
             if (outcome == AcceptorTransition.AcceptOutcome.REFUSED_BALLOT)
             {
                 replies.refused(acceptor, a.ballot, record.promised());
@@ -668,6 +676,6 @@ final class AcceptorDriver
     @Override
     public String toString()
     {
-        return "AcceptorDriver{p" + self + " for q" + acceptor + " lane " + lane + " " + state + "}";
+        return "AcceptorDriver{p" + self + " for q" + acceptor + " lane " + lane + " " + state() + "}";
     }
 }

@@ -19,7 +19,10 @@ public final class AcceptorTransition
          */
         BELOW_FLOOR,
         /** The acceptor window has no room until the floor rises: the leader retries later. */
-        WINDOW_FULL
+        WINDOW_FULL;
+
+        /** Every outcome by ordinal. */
+        static final AcceptOutcome[] ALL = values();
     }
 
     private AcceptorTransition()

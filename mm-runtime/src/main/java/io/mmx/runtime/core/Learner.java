@@ -15,9 +15,20 @@ import io.mmx.planner.graph.Graph;
  *
  * <p>Bounded: a ring of {@code learnerCapacity} decided slots; one decided-log write and one
  * catch-up read outstanding.
+ *
+ * <p>A slot the ring holds keeps its value where it came: a slot learned with a run (a Commit's
+ * group) names the run in a small table of runs, so the run's value array is stored once, not
+ * once per slot, and the effects and checkers see the Commit's own array. At n = 4096 every
+ * learner holds every slot: references stored into a long-lived ring cost the collector's write
+ * barrier a card to refine per learner per Commit. A slot learned alone (a decided-log read)
+ * keeps its own reference.
  */
 final class Learner
 {
+    /** Runs the table holds: the ring spans about capacity / maxSlotsPerAccept of them while the log keeps up. */
+    private static final int RUNS = 64;
+    private static final byte OWN = -1;
+
     private final int self;
     private final CoreConfig config;
     private final RegionLayout layout;
@@ -25,7 +36,16 @@ final class Learner
     private final Graph graph;
     private final int mask;
     private final long[] ringSlot;
-    private final long[][] ringValue;
+    /** The run in {@link #runValues} holding ring entry i's value, or {@link #OWN}: {@code ringOwn[i]}. */
+    private final byte[] ringRun;
+    /** Values of entries learned alone; made at the first such entry. */
+    private long[][] ringOwn;
+    /** The runs ring entries point into: run r's values, the slot of its first value, and how many entries name it. */
+    private long[][][] runValues = new long[RUNS][][];
+    private final long[] runFirst = new long[RUNS];
+    private final int[] runEntries = new int[RUNS];
+    /** The table entry the next run takes (the oldest run). */
+    private int nextRun;
     /** Where a run of entries is laid out for its write: shared with the core's other payloads. */
     private final PayloadScratch scratch;
     /** {@code logRunSlots}: the most entries written past DECIDED_THROUGH, and the run length. */
@@ -41,7 +61,7 @@ final class Learner
 
     private long logOpId = -1;
     /** What the decided-log op in flight does. */
-    private LogStep logStep = LogStep.ENTRIES;
+    private byte logStep = LogStep.ENTRIES;
     private long loggingThrough;
     /** The value DECIDED_THROUGH holds in our region (written and confirmed). */
     private long markedThrough = -1;
@@ -83,7 +103,8 @@ final class Learner
         this.mask = config.learnerCapacity() - 1;
         this.ringSlot = new long[config.learnerCapacity()];
         java.util.Arrays.fill(ringSlot, -1L);
-        this.ringValue = new long[config.learnerCapacity()][];
+        this.ringRun = new byte[config.learnerCapacity()];
+        java.util.Arrays.fill(ringRun, OWN);
         this.logRun = config.logRunSlots();
         // Staggered so that, of the processes whose durable prefixes the leader relays (§7), some
         // have always just ended a run: floors follow the decided prefix, not the last boundary.
@@ -144,8 +165,7 @@ final class Learner
             final int i = (int)(slot & mask);
             if (ringSlot[i] < slot)
             {
-                ringSlot[i] = slot;
-                ringValue[i] = java.util.Arrays.copyOfRange(data, w + 2, w + 2 + (int)len);
+                holdOwn(i, slot, java.util.Arrays.copyOfRange(data, w + 2, w + 2 + (int)len));
             }
         }
     }
@@ -205,7 +225,72 @@ final class Learner
             return null;
         }
         final int i = (int)(slot & mask);
-        return ringSlot[i] == slot ? ringValue[i] : null;
+        return ringSlot[i] == slot ? heldValue(i) : null;
+    }
+
+    /** The value of the slot ring entry {@code i} holds. */
+    private long[] heldValue(final int i)
+    {
+        final int r = ringRun[i];
+        return r == OWN ? ringOwn[i] : runValues[r][(int)(ringSlot[i] - runFirst[r])];
+    }
+
+    /** Ring entry {@code i} forgets its slot's value (it is about to hold another slot, or its run's values move). */
+    private void release(final int i)
+    {
+        final int r = ringRun[i];
+        if (r != OWN)
+        {
+            runEntries[r]--;
+        }
+        else if (ringOwn != null)
+        {
+            ringOwn[i] = null;
+        }
+    }
+
+    /** Ring entry {@code i} holds {@code slot} with its own reference to {@code value}. */
+    private void holdOwn(final int i, final long slot, final long[] value)
+    {
+        release(i);
+        if (ringOwn == null)
+        {
+            ringOwn = new long[ringSlot.length][];
+        }
+        ringSlot[i] = slot;
+        ringRun[i] = OWN;
+        ringOwn[i] = value;
+    }
+
+    /**
+     * Takes the oldest run's table entry for a run of {@code values} from {@code first}. Ring
+     * entries that still name the old run (a learner far behind, or one fed many short runs) get
+     * their own references first.
+     */
+    private int addRun(final long first, final long[][] values)
+    {
+        final int r = nextRun;
+        nextRun = (r + 1) % RUNS;
+        if (nextRun == 0)
+        {
+            // A new table each time round: young, so storing a run into it costs the collector no
+            // card to refine (docs/protocol.md §12). 64 references per 64 runs.
+            runValues = runValues.clone();
+        }
+        final long[][] old = runValues[r];
+        for (int k = 0; old != null && runEntries[r] > 0 && k < old.length; k++)
+        {
+            final long s = runFirst[r] + k;
+            final int i = (int)(s & mask);
+            if (ringSlot[i] == s && ringRun[i] == r)
+            {
+                holdOwn(i, s, old[k]);
+            }
+        }
+        assert runEntries[r] == 0 : "a run left the table with entries naming it";
+        runValues[r] = values;
+        runFirst[r] = first;
+        return r;
     }
 
     boolean isDecided(final long slot)
@@ -237,12 +322,24 @@ final class Learner
     {
         effects.learnedRun(firstSlot, values);
         hint(firstSlot + values.length - 1);
-        boolean held = false;
+        int run = -1;
         for (int k = 0; k < values.length; k++)
         {
-            held |= keep(firstSlot + k, values[k]);
+            final long slot = firstSlot + k;
+            if (holds(slot))
+            {
+                if (run < 0)
+                {
+                    run = addRun(firstSlot, values);
+                }
+                final int i = (int)(slot & mask);
+                release(i);
+                ringSlot[i] = slot;
+                ringRun[i] = (byte)run;
+                runEntries[run]++;
+            }
         }
-        if (held)
+        if (run >= 0)
         {
             applyHeld(nowTicks);
         }
@@ -259,22 +356,22 @@ final class Learner
     /** {@link #hold} of a slot the checkers were already told of and {@link #hint}ed. */
     private boolean keep(final long slot, final long[] value)
     {
-        // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
-        // ring until it is in the region's decided log.
-        if (slot <= appliedThrough || slot > durableThrough + ringSlot.length)
+        if (!holds(slot))
         {
             return false;
         }
-        final int i = (int)(slot & mask);
-        if (ringSlot[i] == slot)
-        {
-            // Already learned. A different value here would be an agreement violation; the
-            // simulator's checker owns that verdict (it sees every process's applied log).
-            return false;
-        }
-        ringSlot[i] = slot;
-        ringValue[i] = value;
+        holdOwn((int)(slot & mask), slot, value);
         return true;
+    }
+
+    /** Whether a newly decided {@code slot} goes into the ring: not applied, within it, and not held already. */
+    private boolean holds(final long slot)
+    {
+        // Bounded by the durable prefix, not the applied one: an applied slot must stay in the
+        // ring until it is in the region's decided log. Already held: a different value would be
+        // an agreement violation, and the simulator's checker owns that verdict (it sees every
+        // process's applied log).
+        return slot > appliedThrough && slot <= durableThrough + ringSlot.length && ringSlot[(int)(slot & mask)] != slot;
     }
 
     /** Applies every held slot that continues the applied prefix, then logs them. */
@@ -296,13 +393,37 @@ final class Learner
             }
             appliedThrough = first + count - 1;
             lastProgressTick = nowTicks;
-            effects.decidedRun(first, ringValue, j, count);
+            applyRun(first, j, count);
             if (j + count < ringSlot.length)
             {
                 break; // a slot not held yet; else the run goes on at the ring's start
             }
         }
         writeLog();
+    }
+
+    /** Tells the effects of the ring's {@code count} entries from {@code j}, slots from {@code first}: one call per run they name. */
+    private void applyRun(final long first, final int j, final int count)
+    {
+        int k = 0;
+        while (k < count)
+        {
+            final int r = ringRun[j + k];
+            int length = 1;
+            while (k + length < count && ringRun[j + k + length] == r)
+            {
+                length++;
+            }
+            if (r == OWN)
+            {
+                effects.decidedRun(first + k, ringOwn, j + k, length);
+            }
+            else
+            {
+                effects.decidedRun(first + k, runValues[r], (int)(first + k - runFirst[r]), length);
+            }
+            k += length;
+        }
     }
 
     /** Appends applied slots to the region's decided log, then publishes the new prefix. */
@@ -342,7 +463,7 @@ final class Learner
             // Applied and not yet logged, so still in the ring (keep bounds it by the durable
             // prefix): its value is read without its tag, which costs a cache line per 8 slots.
             assert decidedValue(slot) != null : "applied slot " + slot + " left the learner ring before it was logged";
-            final long[] value = ringValue[(int)(slot & mask)];
+            final long[] value = heldValue((int)(slot & mask));
             final int w = k * entryWords;
             logScratch[w] = slot + 1; // +1: a never-written (zero) entry must not read as slot 0
             logScratch[w + 1] = value.length;
@@ -369,10 +490,19 @@ final class Learner
 
     private long markingThrough;
 
-    /** The steps of writing the decided log: entries, cleared entries, the DECIDED_THROUGH mark. */
-    private enum LogStep
+    /**
+     * The steps of writing the decided log: entries, cleared entries, the DECIDED_THROUGH mark.
+     * Bytes, not an enum: no reference stored at every log write (docs/protocol.md §12).
+     */
+    private static final class LogStep
     {
-        ENTRIES, CLEAR, MARK
+        static final byte ENTRIES = 0;
+        static final byte CLEAR = 1;
+        static final byte MARK = 2;
+
+        private LogStep()
+        {
+        }
     }
 
     /**

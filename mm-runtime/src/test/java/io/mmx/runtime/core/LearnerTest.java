@@ -294,6 +294,61 @@ class LearnerTest
         assertEquals(mark, l.durableThrough(), "seed " + seed);
     }
 
+    /**
+     * Slots held out of order, from more runs than the learner's table of runs holds: a run's entry
+     * is taken while slots of it are still held (they wait for slot 0), so those slots must keep
+     * their values by reference of their own. Every slot is then applied in order with its value.
+     */
+    @Test
+    void slotsHeldLongerThanTheirRunsStayInTheTableKeepTheirValues()
+    {
+        final java.util.Map<Long, long[]> applied = new java.util.LinkedHashMap<>();
+        final Effects effects = new IgnoringEffects()
+        {
+            @Override
+            public void decided(final long slot, final long[] value)
+            {
+                applied.put(slot, value);
+            }
+        };
+        final Learner l = new Learner(0, config, effects);
+        final long[][] value = new long[400][];
+        for (int s = 0; s < value.length; s++)
+        {
+            value[s] = new long[] {10L * s + 1};
+        }
+        // Slots 1..199 one run each (three times the table), then 200..399 in runs of 50.
+        for (int s = 1; s < 200; s++)
+        {
+            l.onDecided(s, new long[][] {value[s]}, 0);
+        }
+        for (int s = 200; s < 400; s += 50)
+        {
+            l.onDecided(s, java.util.Arrays.copyOfRange(value, s, s + 50), 0);
+        }
+        assertTrue(applied.isEmpty(), "nothing applies before slot 0");
+        for (int s = 1; s < 400; s++)
+        {
+            assertSame(value[s], l.decidedValue(s), "slot " + s + " held before slot 0 came");
+        }
+        l.onDecided(0, new long[][] {value[0]}, 0);
+        assertEquals(399, l.appliedThrough());
+        assertEquals(400, applied.size());
+        long expected = 0;
+        for (final java.util.Map.Entry<Long, long[]> e : applied.entrySet())
+        {
+            assertEquals(expected, e.getKey(), "applied in slot order");
+            assertSame(value[(int)expected], e.getValue(), "slot " + expected + " applied with its own value");
+            expected++;
+        }
+        final long[][] served = l.decidedRun(150, 100);
+        assertEquals(100, served.length);
+        for (int k = 0; k < served.length; k++)
+        {
+            assertSame(value[150 + k], served[k], "slot " + (150 + k) + " served to a catch-up request");
+        }
+    }
+
     @Test
     void aRunLongerThanHalfTheDecidedLogIsRefused()
     {
