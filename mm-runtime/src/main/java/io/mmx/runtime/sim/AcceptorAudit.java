@@ -142,7 +142,7 @@ final class AcceptorAudit
         }
         if (who == null)
         {
-            who = new Acceptors(ballot, acceptedBy[(int)slot]);
+            who = new Acceptors(ballot, acceptedBy[(int)slot], config.graph().n());
             acceptedBy[(int)slot] = who;
         }
         if (!who.bits.get(q))
@@ -160,13 +160,15 @@ final class AcceptorAudit
     {
         final long ballot;
         final Acceptors next;
-        final java.util.BitSet bits = new java.util.BitSet();
+        final java.util.BitSet bits;
         int count;
 
-        Acceptors(final long ballot, final Acceptors next)
+        /** {@code n} acceptors: the set is made that large at once, not grown six times as acceptors come. */
+        Acceptors(final long ballot, final Acceptors next, final int n)
         {
             this.ballot = ballot;
             this.next = next;
+            this.bits = new java.util.BitSet(n);
         }
     }
 
