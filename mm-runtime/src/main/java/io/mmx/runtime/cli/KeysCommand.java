@@ -1,5 +1,6 @@
 package io.mmx.runtime.cli;
 
+import io.mmx.planner.plan.ProcessIds;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.rdma.region.HostKeys;
 import io.mmx.runtime.node.NodeContext;
@@ -105,7 +106,7 @@ final class KeysCommand implements Callable<Integer>
         @Override
         public Integer call() throws IOException
         {
-            final int[] hosted = IdRange.parse(ids);
+            final int[] hosted = ProcessIds.parse(ids);
             final byte[] bytes = clusterKeyFor(clusterKeyFile, out);
             final HostKeys keys = ClusterKey.of(bytes).hostKeys(hosted);
             try

@@ -2,6 +2,7 @@ package io.mmx.runtime.cli;
 
 import io.mmx.planner.plan.Plan;
 import io.mmx.planner.plan.PlanFile;
+import io.mmx.planner.plan.ProcessIds;
 import io.mmx.runtime.example.kv.AppliedLog;
 import io.mmx.runtime.example.ack.AckService;
 import io.mmx.runtime.example.kv.KeyValueStore;
@@ -205,7 +206,7 @@ final class NodeCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("pass exactly one of --id I or --ids A-B");
         }
-        return id != null ? new int[]{id} : IdRange.parse(ids);
+        return id != null ? new int[]{id} : ProcessIds.parse(ids);
     }
 
     private NodeContext context(final int[] hosted) throws IOException

@@ -11,6 +11,8 @@ public final class ExitCodes
     public static final int BAD_INPUT = 2;
     /** Reading or writing a file failed. */
     public static final int IO_ERROR = 3;
+    /** {@code diff --live}: the live processes would not reach a quorum of the new plan's acceptors. */
+    public static final int NO_QUORUM = 4;
 
     private ExitCodes()
     {

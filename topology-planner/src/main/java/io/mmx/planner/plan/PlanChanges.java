@@ -155,6 +155,58 @@ public final class PlanChanges
         out.flush();
     }
 
+    /**
+     * Whether the processes {@code live} (ids of {@code plan}) reach a quorum of its acceptors:
+     * their closed neighbourhood, the acceptors they can run, counts more than half of n. A plan
+     * change begins a new era on the new plan, which decides nothing unless the processes up
+     * when it starts pass this (docs/protocol.md §8b).
+     *
+     * @param live    the live processes (a set: an id listed twice counts once), the new ones
+     *                already started included
+     * @param reach   |N[S]| in the plan's graph
+     * @param n       the plan's processes
+     * @param quorum  acceptors a quorum needs: n / 2 + 1
+     */
+    public record LiveQuorum(int live, int reach, int n, int quorum)
+    {
+        /** True if the live processes reach a quorum. */
+        public boolean holds()
+        {
+            return reach >= quorum;
+        }
+
+        /** One line naming every number. */
+        public String describe()
+        {
+            return String.format(Locale.ROOT, "%d live processes reach |N[S]| = %d of n = %d acceptors; a quorum needs %d: %s",
+                live, reach, n, quorum, holds() ? "the plan can decide" :
+                "the plan could decide nothing (start " + (quorum - reach) + " more of its processes, or keep more of the " +
+                "live ones in it)");
+        }
+    }
+
+    /** {@link LiveQuorum} of {@code live} in {@code plan}; an id outside the plan is refused, named. */
+    public static LiveQuorum liveQuorum(final Plan plan, final int[] live)
+    {
+        final int n = plan.n();
+        final boolean[] in = new boolean[n];
+        int count = 0;
+        for (final int id : live)
+        {
+            if (id < 0 || id >= n)
+            {
+                throw new IllegalArgumentException("live process " + id + " is not in the plan (ids 0-" + (n - 1) +
+                    "): give the ids the processes have in the plan checked");
+            }
+            if (!in[id])
+            {
+                in[id] = true;
+                count++;
+            }
+        }
+        return new LiveQuorum(count, plan.graph().closedNeighbourhoodSize(in), n, n / 2 + 1);
+    }
+
     /** The diff of two plan files, ids taken as equal where both have them. */
     public static void printDiff(final Plan before, final Plan after, final PrintWriter out)
     {

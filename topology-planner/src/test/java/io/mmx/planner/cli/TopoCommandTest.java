@@ -325,6 +325,20 @@ class TopoCommandTest
         final Run diff = topo("diff", plan.toString(), grown.toString());
         assertEquals(0, diff.exitCode(), diff.err());
         assertTrue(diff.out().contains("tolerance"), diff.out());
+
+        // The live processes after the change, by their ids in the new plan: all 66 up reach every
+        // acceptor; one process alone (degree 6) reaches 7 of 66, where a quorum needs 34.
+        final Run all = topo("diff", plan.toString(), grown.toString(), "--live", "0-65");
+        assertEquals(0, all.exitCode(), all.err());
+        assertTrue(all.out().contains("66 live processes reach |N[S]| = 66 of n = 66 acceptors; a quorum needs 34"), all.out());
+        final Run one = topo("diff", plan.toString(), grown.toString(), "--live", "5");
+        assertEquals(ExitCodes.NO_QUORUM, one.exitCode(), one.out());
+        assertTrue(one.err().contains("refused") && one.err().contains("|N[S]| = 7 of n = 66 acceptors; a quorum needs 34"),
+            one.err());
+        final Run outside = topo("diff", plan.toString(), grown.toString(), "--live", "0-66");
+        assertEquals(ExitCodes.BAD_INPUT, outside.exitCode());
+        assertTrue(outside.err().contains("live process 66 is not in the plan (ids 0-65)"), outside.err());
+        assertFalse(outside.out().contains("processes  64 -> 66"), "bad input is refused before the diff is printed");
     }
 
     @Test

@@ -1,17 +1,19 @@
-package io.mmx.runtime.cli;
+package io.mmx.planner.plan;
 
-/**
- * Parses process id lists: {@code 3}, {@code 0-3} or {@code 0-3,8,10-11}.
- */
-final class IdRange
+import java.util.ArrayList;
+import java.util.List;
+
+/** Process id lists as people type them: {@code 3}, {@code 0-3} or {@code 0-3,8,10-11}. */
+public final class ProcessIds
 {
-    private IdRange()
+    private ProcessIds()
     {
     }
 
-    static int[] parse(final String spec)
+    /** The ids {@code spec} lists, in its order; an {@link IllegalArgumentException} names a part that is not an id or a range. */
+    public static int[] parse(final String spec)
     {
-        final java.util.List<Integer> ids = new java.util.ArrayList<>();
+        final List<Integer> ids = new ArrayList<>();
         for (final String part : spec.split(","))
         {
             final String p = part.trim();
