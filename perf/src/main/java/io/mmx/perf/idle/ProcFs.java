@@ -102,7 +102,7 @@ public final class ProcFs
      * Clock ticks (index 0) and voluntary context switches (index 1: how often a thread parked or
      * waited), of each living thread of {@code pid}, summed by {@link #threadKind}.
      */
-    static Map<String, long[]> threadTicks(final long pid)
+    public static Map<String, long[]> threadTicks(final long pid)
     {
         final Map<String, long[]> byKind = new TreeMap<>();
         final Path tasks = Path.of("/proc", Long.toString(pid), "task");
@@ -160,7 +160,9 @@ public final class ProcFs
 
     /**
      * The part of the node a thread belongs to, by its name (Linux keeps 15 characters of it): the
-     * embedded media driver's shared thread is named after its directory.
+     * embedded media driver's shared thread is named after its directory. Of the JVM's own: the
+     * compilers, G1's concurrent refinement (the write barrier's cards), and the collector (its
+     * workers, concurrent threads and the VM thread that runs pauses).
      */
     static String threadKind(final String comm)
     {
@@ -184,6 +186,14 @@ public final class ProcFs
         if (comm.contains("CompilerThre"))
         {
             return "JIT";
+        }
+        if (comm.startsWith("G1 Refine"))
+        {
+            return "refinement";
+        }
+        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.equals("VM Thread"))
+        {
+            return "collector";
         }
         if (comm.startsWith("HTTP") || comm.startsWith("status"))
         {

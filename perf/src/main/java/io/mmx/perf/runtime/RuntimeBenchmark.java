@@ -161,6 +161,9 @@ public final class RuntimeBenchmark
             final double[] nowThread = new double[rounds];
             double baseWall = 0;
             double nowWall = 0;
+            // Per round: the simulation thread, then each of RuntimeRate.JVM_KINDS, in seconds.
+            final double[][] baseThreads = new double[1 + RuntimeRate.JVM_KINDS.length][rounds];
+            final double[][] nowThreads = new double[1 + RuntimeRate.JVM_KINDS.length][rounds];
             for (int r = 0; r < rounds; r++)
             {
                 final long[] b = child(baseline + File.pathSeparator + current, n, slots, crashed);
@@ -171,12 +174,29 @@ public final class RuntimeBenchmark
                 nowThread[r] = c[1] / (c[6] / 1e9);
                 baseWall += b[3] / 1e9 / rounds;
                 nowWall += c[3] / 1e9 / rounds;
+                for (int k = 0; k < baseThreads.length; k++)
+                {
+                    baseThreads[k][r] = (k == 0 ? b[6] : b.length > 6 + k ? b[6 + k] : -1) / 1e9;
+                    nowThreads[k][r] = (k == 0 ? c[6] : c.length > 6 + k ? c[6 + k] : -1) / 1e9;
+                }
             }
             final double mb = io.mmx.perf.Median.of(base);
             final double mc = io.mmx.perf.Median.of(now);
             // slots/s: the ratio of wall-clock rates (mean wall times), what a user waiting for a run sees.
             System.out.printf("%6d %14.0f %14.0f %12.2f %12.2f %8.2fx %11.2fx %11.2fx%n", n, mb, mc, baseWall, nowWall,
                 mc / mb, io.mmx.perf.Median.of(nowThread) / io.mmx.perf.Median.of(baseThread), baseWall / nowWall);
+            // On two cores the JVM's own threads take the cores from the simulation thread: the wall
+            // time follows their sum, so say what each took.
+            final StringBuilder threads = new StringBuilder();
+            for (int k = 0; k < baseThreads.length; k++)
+            {
+                final double bk = io.mmx.perf.Median.of(baseThreads[k]);
+                final double ck = io.mmx.perf.Median.of(nowThreads[k]);
+                threads.append(String.format(java.util.Locale.ROOT, "%s%s %s -> %s", k == 0 ? "" : ", ",
+                    k == 0 ? "simulation thread" : RuntimeRate.JVM_KINDS[k - 1], bk < 0 ? "n/a" : String.format(
+                    java.util.Locale.ROOT, "%.2f", bk), ck < 0 ? "n/a" : String.format(java.util.Locale.ROOT, "%.2f", ck)));
+            }
+            System.out.printf("%6s CPU s by thread (median, baseline -> now): %s%n", "", threads);
         }
     }
 

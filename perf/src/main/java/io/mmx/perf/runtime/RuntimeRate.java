@@ -15,9 +15,12 @@ import java.lang.management.ManagementFactory;
  * against the baseline's {@code mm-runtime} classes and against the current ones.
  *
  * <p>Usage: {@code RuntimeRate N SLOTS CRASHED}; prints one line
- * {@code rate N SLOTS CPU_NS WALL_NS MESSAGES MEMORY_OPS THREAD_CPU_NS}, where CPU_NS is the
- * whole process's CPU (garbage collection and the JIT included) and THREAD_CPU_NS the
- * simulation thread's own, from the start of the run to its end.
+ * {@code rate N SLOTS CPU_NS WALL_NS MESSAGES MEMORY_OPS THREAD_CPU_NS JIT_NS REFINE_NS COLLECTOR_NS},
+ * where CPU_NS is the whole process's CPU (garbage collection and the JIT included) and
+ * THREAD_CPU_NS the simulation thread's own, from the start of the run to its end; the last three
+ * are the CPU of the JVM's compiler threads, G1's refinement threads and its collector threads
+ * over the run (from /proc; -1 where it cannot be read). On two cores those threads take the
+ * cores from the simulation thread, so the wall time follows their sum.
  */
 public final class RuntimeRate
 {
@@ -71,6 +74,22 @@ public final class RuntimeRate
         return ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
+    /** The JVM thread kinds the rate line reports, in its order. */
+    static final String[] JVM_KINDS = {"JIT", "refinement", "collector"};
+
+    /** CPU nanoseconds of this JVM's threads of each of {@link #JVM_KINDS}; -1 each without /proc. */
+    static long[] jvmThreadNanos()
+    {
+        final long[] nanos = new long[JVM_KINDS.length];
+        final java.util.Map<String, long[]> ticks = io.mmx.perf.idle.ProcFs.threadTicks(ProcessHandle.current().pid());
+        for (int k = 0; k < nanos.length; k++)
+        {
+            final long[] t = ticks.get(JVM_KINDS[k]);
+            nanos[k] = ticks.isEmpty() ? -1 : t == null ? 0 : t[0] * 1_000_000_000L / io.mmx.perf.idle.ProcFs.TICKS_PER_SECOND;
+        }
+        return nanos;
+    }
+
     private RuntimeRate()
     {
     }
@@ -87,6 +106,7 @@ public final class RuntimeRate
         final long slots = Long.parseLong(args[1]);
         final double crashed = Double.parseDouble(args[2]);
         final Simulation sim = simulation(graph(n), live(n, crashed));
+        final long[] jvm0 = jvmThreadNanos();
         final long cpu0 = processCpuNanos();
         final long thread0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         final long t0 = System.nanoTime();
@@ -95,7 +115,13 @@ public final class RuntimeRate
         final long wall = System.nanoTime() - t0;
         final long cpu = processCpuNanos() - cpu0;
         final long thread = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - thread0;
+        final long[] jvm = jvmThreadNanos();
+        final StringBuilder kinds = new StringBuilder();
+        for (int k = 0; k < jvm.length; k++)
+        {
+            kinds.append(' ').append(jvm[k] < 0 || jvm0[k] < 0 ? -1 : jvm[k] - jvm0[k]);
+        }
         System.out.println("rate " + n + " " + (sim.checker().chosenThrough() + 1) + " " + cpu + " " + wall + " " +
-            sim.stats().messagesSentTotal() + " " + sim.stats().memoryOpsTotal() + " " + thread);
+            sim.stats().messagesSentTotal() + " " + sim.stats().memoryOpsTotal() + " " + thread + kinds);
     }
 }
