@@ -350,12 +350,6 @@ final class Learner
     {
         effects.learned(slot, value);
         hint(slot);
-        return keep(slot, value);
-    }
-
-    /** {@link #hold} of a slot the checkers were already told of and {@link #hint}ed. */
-    private boolean keep(final long slot, final long[] value)
-    {
         if (!holds(slot))
         {
             return false;
@@ -460,10 +454,9 @@ final class Learner
         for (int k = 0; k < count; k++)
         {
             final long slot = from + k;
-            // Applied and not yet logged, so still in the ring (keep bounds it by the durable
-            // prefix): its value is read without its tag, which costs a cache line per 8 slots.
-            assert decidedValue(slot) != null : "applied slot " + slot + " left the learner ring before it was logged";
-            final long[] value = heldValue((int)(slot & mask));
+            // Applied and not yet logged, so still in the ring (holds bounds it by the durable prefix).
+            final long[] value = decidedValue(slot);
+            assert value != null : "applied slot " + slot + " left the learner ring before it was logged";
             final int w = k * entryWords;
             logScratch[w] = slot + 1; // +1: a never-written (zero) entry must not read as slot 0
             logScratch[w + 1] = value.length;

@@ -13,8 +13,8 @@ final class SimRegion
     private static final int PAGE_SHIFT = 8;
     private static final int PAGE_WORDS = 1 << PAGE_SHIFT;
 
-    /** The number of the slab page p lies in ({@link Slabs#slab}), or 0 while p was never written. */
-    private final int[] pageSlab;
+    /** The slab page p lies in, or null while p was never written. */
+    private final long[][] pageSlab;
     /** Where page p starts in its slab. */
     private final int[] pageBase;
     private final Slabs slabs;
@@ -26,7 +26,7 @@ final class SimRegion
         this.words = words;
         this.slabs = slabs;
         final int pages = (words + PAGE_WORDS - 1) >>> PAGE_SHIFT;
-        this.pageSlab = new int[pages];
+        this.pageSlab = new long[pages][];
         this.pageBase = new int[pages];
     }
 
@@ -43,14 +43,14 @@ final class SimRegion
     void lose()
     {
         lost = true;
-        java.util.Arrays.fill(pageSlab, 0); // their words stay in the slab, unreachable: a lost host's memory
+        java.util.Arrays.fill(pageSlab, null); // their words stay in the slab, unreachable: a lost host's memory
     }
 
     long get(final int offset)
     {
         final int p = offset >>> PAGE_SHIFT;
-        final int id = pageSlab[p];
-        return id == 0 ? 0L : slabs.slab(id)[pageBase[p] + (offset & (PAGE_WORDS - 1))];
+        final long[] slab = pageSlab[p];
+        return slab == null ? 0L : slab[pageBase[p] + (offset & (PAGE_WORDS - 1))];
     }
 
     /** Gives page p its words, zeros, from the slabs. */
@@ -58,24 +58,20 @@ final class SimRegion
     {
         pageBase[p] = slabs.take(PAGE_WORDS);
         pageSlab[p] = slabs.current();
-        return slabs.slab(pageSlab[p]);
+        return pageSlab[p];
     }
 
     void set(final int offset, final long value)
     {
         final int p = offset >>> PAGE_SHIFT;
-        final long[] slab;
-        if (pageSlab[p] == 0)
+        long[] slab = pageSlab[p];
+        if (slab == null)
         {
             if (value == 0)
             {
                 return;
             }
             slab = allocate(p);
-        }
-        else
-        {
-            slab = slabs.slab(pageSlab[p]);
         }
         slab[pageBase[p] + (offset & (PAGE_WORDS - 1))] = value;
     }
@@ -89,19 +85,15 @@ final class SimRegion
     {
         final int first = offset >>> PAGE_SHIFT;
         final int last = (offset + length - 1) >>> PAGE_SHIFT;
-        final int id = pageSlab[first];
-        if (id == 0)
+        final long[] slab = pageSlab[first];
+        for (int p = first + 1; p <= last && slab != null; p++)
         {
-            return null;
-        }
-        for (int p = first + 1; p <= last; p++)
-        {
-            if (pageSlab[p] != id || pageBase[p] != pageBase[first] + ((p - first) << PAGE_SHIFT))
+            if (pageSlab[p] != slab || pageBase[p] != pageBase[first] + ((p - first) << PAGE_SHIFT))
             {
                 return null;
             }
         }
-        return slabs.slab(id);
+        return slab;
     }
 
     /** Where word {@code offset} lies in its slab (its page was written). */
@@ -125,14 +117,14 @@ final class SimRegion
             final int inPage = at & (PAGE_WORDS - 1);
             final int chunk = Math.min(length - done, PAGE_WORDS - inPage);
             final int p = at >>> PAGE_SHIFT;
-            final int id = pageSlab[p];
-            if (id == 0)
+            final long[] slab = pageSlab[p];
+            if (slab == null)
             {
                 java.util.Arrays.fill(dst, dstPos + done, dstPos + done + chunk, 0L);
             }
             else
             {
-                System.arraycopy(slabs.slab(id), pageBase[p] + inPage, dst, dstPos + done, chunk);
+                System.arraycopy(slab, pageBase[p] + inPage, dst, dstPos + done, chunk);
             }
             done += chunk;
         }
@@ -151,8 +143,8 @@ final class SimRegion
             final int inPage = at & (PAGE_WORDS - 1);
             final int chunk = Math.min(length - done, PAGE_WORDS - inPage);
             final int p = at >>> PAGE_SHIFT;
-            final long[] slab;
-            if (pageSlab[p] == 0)
+            long[] slab = pageSlab[p];
+            if (slab == null)
             {
                 if (allZero(src, srcPos + done, chunk))
                 {
@@ -160,10 +152,6 @@ final class SimRegion
                     continue;
                 }
                 slab = allocate(p);
-            }
-            else
-            {
-                slab = slabs.slab(pageSlab[p]);
             }
             System.arraycopy(src, srcPos + done, slab, pageBase[p] + inPage, chunk);
             done += chunk;
@@ -191,9 +179,9 @@ final class SimRegion
     int pagesAllocated()
     {
         int n = 0;
-        for (final int id : pageSlab)
+        for (final long[] slab : pageSlab)
         {
-            n += id == 0 ? 0 : 1;
+            n += slab == null ? 0 : 1;
         }
         return n;
     }

@@ -7,11 +7,6 @@ package io.mmx.runtime.sim;
  * it: the regions of a large run live to its end, and copying them was most of its collection
  * pauses. (Slabs of a fixed megabyte were copied like any array where the collector's regions are
  * 4 MB, as the default heap of a 24 GB machine has them.)
- *
- * <p>A region names the slab of a page by its number here, not by a reference: a reference to a
- * slab stored into a region's long-lived page table, at every page a run writes first, made the
- * collector refine that table's card and re-add each of its references to the slabs' remembered
- * sets, some 200,000 times in a run at n = 4096.
  */
 final class Slabs
 {
@@ -36,9 +31,6 @@ final class Slabs
 
     private long[] slab = new long[0];
     private int next;
-    /** Every slab by number; number 0 is no slab. */
-    private long[][] table = new long[16][];
-    private int slabCount;
 
     /** Takes {@code words} words, from a new slab if the current one has no room; where they start in {@link #current}. */
     int take(final int words)
@@ -47,26 +39,15 @@ final class Slabs
         {
             slab = new long[Math.max(words, Math.min(LARGEST_WORDS, Math.max(FIRST_WORDS, 2 * slab.length)))];
             next = 0;
-            if (++slabCount == table.length)
-            {
-                table = java.util.Arrays.copyOf(table, 2 * table.length);
-            }
-            table[slabCount] = slab;
         }
         final int at = next;
         next += words;
         return at;
     }
 
-    /** The number of the slab the last {@link #take} took from (never 0). */
-    int current()
+    /** The slab the last {@link #take} took from. */
+    long[] current()
     {
-        return slabCount;
-    }
-
-    /** Slab number {@code id} (not 0). */
-    long[] slab(final int id)
-    {
-        return table[id];
+        return slab;
     }
 }
