@@ -61,6 +61,11 @@ public final class SimCommand implements Callable<Integer>
     @Option(names = "--host", description = "Run the host simulation (the node's ProcessHosts) instead of the core's.")
     boolean host;
 
+    @Option(names = "--plan-changes", paramLabel = "K", description = "With --host: each run also changes its plan " +
+        "live K times during its faults (a new random graph over the same processes each time), and agreement is " +
+        "checked across the changes. Default: ${DEFAULT-VALUE}.")
+    int planChanges;
+
     @Option(names = "--verbose", description = "Print a diagnosis of every failing seed.")
     boolean verbose;
 
@@ -83,6 +88,10 @@ public final class SimCommand implements Callable<Integer>
         if (everySeed && variant == null)
         {
             throw bad("--every-seed counts the seeds that catch a variant: give --variant NAME too");
+        }
+        if (planChanges != 0 && !host)
+        {
+            throw bad("--plan-changes needs --host: plan changes run in the host simulation");
         }
         return host ? sweep(range, hostRunner(), "sim --host", " --host" + hostReplayOptions()) :
             sweep(range, coreRunner(), "sim", replayOptions());
@@ -142,6 +151,11 @@ public final class SimCommand implements Callable<Integer>
             throw bad("--host draws its own shape and faults: --n-range, --faults and --slots do not apply (--n does)");
         }
         final HostSimulation.Options options = new HostSimulation.Options();
+        if (planChanges < 0 || planChanges > 8)
+        {
+            throw bad("--plan-changes " + planChanges + ": give 0..8 changes per run");
+        }
+        options.planChanges = planChanges;
         if (n != null)
         {
             if (n < 2 || n > 256)
@@ -250,7 +264,8 @@ public final class SimCommand implements Callable<Integer>
 
     private String hostReplayOptions()
     {
-        return (n != null ? " --n " + n : "") + (variant != null ? " --variant " + variant : "") + " --verbose";
+        return (n != null ? " --n " + n : "") + (planChanges > 0 ? " --plan-changes " + planChanges : "") +
+            (variant != null ? " --variant " + variant : "") + " --verbose";
     }
 
     private Set<String> faultKinds(final String spec)

@@ -32,6 +32,12 @@ public final class HostContext
     private int incarnation;
     private long submitTimeoutNs;
     private int maxPending;
+    private int era;
+    private ProcessHost predecessor;
+    private long switchWaitNs = DEFAULT_SWITCH_WAIT_NS;
+
+    /** Default of {@link #switchWaitNs(long)}. */
+    public static final long DEFAULT_SWITCH_WAIT_NS = 1_000_000_000L;
 
     /** Frames in and out (required). */
     public HostContext transport(final HostTransport transport)
@@ -141,6 +147,34 @@ public final class HostContext
         return this;
     }
 
+    /** The era of the log this host's cores run (0 unless a plan change or cold start began a later one). */
+    public HostContext era(final int era)
+    {
+        this.era = era;
+        return this;
+    }
+
+    /**
+     * How long after the first of its replicas applied a plan change the host switches to the next
+     * era even if others have not (they begin it behind and take a peer's snapshot); at most 60 s.
+     */
+    public HostContext switchWaitNs(final long switchWaitNs)
+    {
+        this.switchWaitNs = switchWaitNs;
+        return this;
+    }
+
+    /**
+     * The host of the era before, whose era a plan change ended: this host takes over its queued and
+     * pending submissions, its submission counter and its incarnation (retries keep their names, so
+     * the carried duplicate filters drop what the old era applied), and the old host stops routing.
+     */
+    public HostContext predecessor(final ProcessHost predecessor)
+    {
+        this.predecessor = predecessor;
+        return this;
+    }
+
     /**
      * Checks everything at once.
      *
@@ -193,6 +227,22 @@ public final class HostContext
         {
             errors.add("maxPending must be positive, got " + maxPending);
         }
+        if (predecessor != null && processes != null && processes.length > 0 && processes[0] != null &&
+            predecessor.origin() != processes[0].id())
+        {
+            errors.add("the host's first process must stay its submitter across a plan change: it was process " +
+                predecessor.origin() + ", now " + processes[0].id() + " (plans that renumber a host's first process " +
+                "cannot be changed to live yet)");
+        }
+        if (switchWaitNs < 0 || switchWaitNs > 60_000_000_000L)
+        {
+            errors.add("switchWaitNs must be 0..60 s, got " + switchWaitNs + " ns");
+        }
+        if (predecessor != null && era != predecessor.era() + 1)
+        {
+            errors.add("the era after the predecessor's " + predecessor.era() + " is " + (predecessor.era() + 1) +
+                ", got " + era);
+        }
         if (!errors.isEmpty())
         {
             throw new IllegalStateException("the process host's context is incomplete: " + String.join("; ", errors));
@@ -206,6 +256,21 @@ public final class HostContext
         {
             errors.add(name + " is not set");
         }
+    }
+
+    int era()
+    {
+        return era;
+    }
+
+    long switchWaitNs()
+    {
+        return switchWaitNs;
+    }
+
+    ProcessHost predecessor()
+    {
+        return predecessor;
     }
 
     HostTransport transport()

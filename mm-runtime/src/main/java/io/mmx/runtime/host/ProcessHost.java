@@ -92,6 +92,16 @@ public final class ProcessHost implements FrameHandler
     private final int proposalWords;
     private final int origin;
     private final int incarnation;
+    private final int era;
+    /** The plan change that ended this host's era: its log slot (-1: none yet) and the next plan's id. */
+    private long eraEndedAt = -1;
+    private long nextPlanId;
+    /** Hosted replicas that applied that change, and the tick the first did. */
+    private int eraEndedReplicas;
+    private long eraEndedTick;
+    private final long switchWaitTicks;
+    /** A successor host took over the submissions: this one only serves its era's cores until retired. */
+    private boolean handedOver;
     private final long submitTimeoutTicks;
     private final long resubmitTicks;
     private final ManyToOneConcurrentArrayQueue<Submission> submissions;
@@ -158,11 +168,24 @@ public final class ProcessHost implements FrameHandler
         this.codec = new CoreMessageCodec(config);
         this.proposalWords = config.proposalWords();
         this.origin = hosted[0];
-        this.incarnation = context.incarnation();
+        this.era = context.era();
+        this.switchWaitTicks = context.switchWaitNs() / context.tickNs();
+        final ProcessHost before = context.predecessor();
         this.submitTimeoutTicks = Math.max(1, context.submitTimeoutNs() / tickNs);
         this.resubmitTicks = Math.max(1, RESUBMIT_NS / tickNs);
-        this.submissions = new ManyToOneConcurrentArrayQueue<>(context.maxPending());
-        this.pendingCount = context.pendingCount();
+        if (before == null)
+        {
+            this.incarnation = context.incarnation();
+            this.submissions = new ManyToOneConcurrentArrayQueue<>(context.maxPending());
+            this.pendingCount = context.pendingCount();
+        }
+        else
+        {
+            this.incarnation = before.incarnation;
+            this.submissions = before.submissions;
+            this.pendingCount = before.pendingCount;
+            takeOver(before);
+        }
         this.forwarded = new long[64 * proposalWords];
         this.forwardCapacity = processes[0].forwardCapacity();
         this.forwardBatch = new long[forwardCapacity * proposalWords];
@@ -170,6 +193,25 @@ public final class ProcessHost implements FrameHandler
         {
             p.start(members.node(p.id()), 0);
         }
+    }
+
+    /**
+     * Takes the pending submissions of the era before: each is routed again in this era once a leader
+     * is known, with the time it had left (this host's ticks count from 0).
+     */
+    private void takeOver(final ProcessHost before)
+    {
+        before.handedOver = true;
+        counter = before.counter;
+        final long shift = Math.max(0, before.lastTick);
+        for (final Submission s : before.pending.values())
+        {
+            s.deadlineTick = Math.max(1, s.deadlineTick - shift);
+            s.routedTo = -1;
+            s.routedTick = Long.MIN_VALUE;
+            pending.put(s.counter, s);
+        }
+        before.pending.clear();
     }
 
     /**
@@ -255,13 +297,16 @@ public final class ProcessHost implements FrameHandler
                 }
             }
             retryAndExpire(tick);
-            clients.onTick(tick);
+            if (!handedOver)
+            {
+                clients.onTick(tick);
+            }
             // A tick's own work is not counted, or an idle host would never park; what it wrote to shm
             // memory has completed, and is taken here.
             pollMemory();
         }
-        work += drainSubmissions(tick);
-        final int clientFrames = clients.poll();
+        work += handedOver ? 0 : drainSubmissions(tick);
+        final int clientFrames = handedOver ? 0 : clients.poll();
         work += clientFrames;
         // Outside clients' commands (taken now, or resent at a tick) go straight to the hosted leader's core.
         final int leader = byId[origin].leader();
@@ -327,6 +372,10 @@ public final class ProcessHost implements FrameHandler
             if (s.probe)
             {
                 Commands.encodeProbe(s.words, 0, proposalWords, origin, incarnation, s.counter);
+            }
+            else if (s.planId != 0)
+            {
+                Commands.encodePlanChange(s.words, 0, proposalWords, origin, incarnation, s.counter, s.planId, era);
             }
             else
             {
@@ -411,7 +460,7 @@ public final class ProcessHost implements FrameHandler
 
     private void retryAndExpire(final long tick)
     {
-        if (pending.isEmpty())
+        if (pending.isEmpty() || handedOver)
         {
             return;
         }
@@ -545,6 +594,74 @@ public final class ProcessHost implements FrameHandler
             pendingCount.decrementAndGet();
             s.future.complete(reply);
         }
+    }
+
+    /**
+     * Hosted replica {@code replica} applied the plan change that ends this host's era at log slot
+     * {@code slot}, to the plan with id {@code planId}.
+     *
+     * @throws IllegalStateException if another hosted replica ended it elsewhere: their logs diverged.
+     */
+    public void onEraEnded(final int replica, final long slot, final long planId)
+    {
+        if (eraEndedAt < 0)
+        {
+            eraEndedAt = slot;
+            nextPlanId = planId;
+            eraEndedTick = members.nowTick();
+        }
+        else if (eraEndedAt != slot || nextPlanId != planId)
+        {
+            throw new IllegalStateException("replica " + replica + " ended era " + era + " at slot " + slot +
+                " for plan " + Long.toHexString(planId) + ", another replica of this host at slot " + eraEndedAt +
+                " for plan " + Long.toHexString(nextPlanId) + ": their logs diverged");
+        }
+        eraEndedReplicas++;
+    }
+
+    /** @return the log slot a plan change ended this host's era at, or -1. */
+    public long eraEndedAt()
+    {
+        return eraEndedAt;
+    }
+
+    /** @return the id of the plan the next era runs, once {@link #eraEndedAt()} is set. */
+    public long nextPlanId()
+    {
+        return nextPlanId;
+    }
+
+    /** @return true once every hosted replica applied the plan change that ended the era. */
+    public boolean eraEndedEverywhere()
+    {
+        return eraEndedReplicas == processes.length;
+    }
+
+    /**
+     * @return true once a plan change ended the era and this host should begin the next: every
+     * hosted replica applied it, or the switch wait ({@link HostContext#switchWaitNs}) passed since
+     * the first did.
+     */
+    public boolean switchDue()
+    {
+        return eraEndedAt >= 0 && (eraEndedEverywhere() || members.nowTick() - eraEndedTick >= switchWaitTicks);
+    }
+
+    /** @return the era of this host's cores. */
+    public int era()
+    {
+        return era;
+    }
+
+    /** @return true once a successor host took over this host's submissions. */
+    public boolean handedOver()
+    {
+        return handedOver;
+    }
+
+    int origin()
+    {
+        return origin;
     }
 
     /** Hosted replica {@code replica} applied an outside client's command. */

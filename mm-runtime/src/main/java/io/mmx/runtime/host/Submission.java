@@ -12,6 +12,8 @@ public final class Submission
     final CompletableFuture<Long> future = new CompletableFuture<>();
     final byte[] payload;
     final boolean probe;
+    /** A plan change's plan id ({@link #planChange}), or 0 for a command or probe. */
+    final long planId;
     long counter;
     long[] words;
     long deadlineTick;
@@ -26,9 +28,30 @@ public final class Submission
     {
         this.payload = payload;
         this.probe = probe;
+        this.planId = 0;
     }
 
-    /** @return completed with the state machine's reply (a probe: its log index), or failed. */
+    private Submission(final long planId)
+    {
+        this.payload = new byte[0];
+        this.probe = false;
+        this.planId = planId;
+    }
+
+    /**
+     * A plan change to the plan with id {@code planId} (its {@code PlanDigest.id64()}): ordered and
+     * decided like a command; the first one decided ends the era, and its reply is its log index.
+     */
+    public static Submission planChange(final long planId)
+    {
+        if (planId == 0)
+        {
+            throw new IllegalArgumentException("plan id 0 names no plan");
+        }
+        return new Submission(planId);
+    }
+
+    /** @return completed with the state machine's reply (a probe or a plan change: its log index), or failed. */
     public CompletableFuture<Long> future()
     {
         return future;

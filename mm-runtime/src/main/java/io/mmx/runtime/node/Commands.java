@@ -208,6 +208,49 @@ public final class Commands
         return (words[offset + HEADER_WORDS] & MAJORITY_BIT) != 0;
     }
 
+    /**
+     * The length field of a plan change ({@code CHANGE(H')}, docs/protocol.md §8b): origin,
+     * incarnation and counter are its submitter's, as for any command; payload word 0 is the new
+     * plan's 64-bit id ({@link io.mmx.planner.plan.PlanDigest#id64()}, the id region headers carry),
+     * word 1 the era it ends. The first one decided in that era ends it at its slot; every replica
+     * checks that it holds the plan with that id before it begins the next era on it. A change
+     * decided in any other era (a retry that outlived its era) ends nothing.
+     */
+    public static final long PLAN_CHANGE_LENGTH = 0xFFFF_FFFDL;
+
+    /** Writes one plan change into {@code words[offset..offset + proposalWords)}. */
+    public static void encodePlanChange(final long[] words, final int offset, final int proposalWords,
+        final int origin, final int incarnation, final long counter, final long planId, final int era)
+    {
+        if (proposalWords < HEADER_WORDS + 2)
+        {
+            throw new IllegalArgumentException("a plan change needs commands of at least " + (HEADER_WORDS + 2) +
+                " words (maxCommandBytes >= 16 on every node); these have " + proposalWords);
+        }
+        header(words, offset, origin, incarnation, counter, PLAN_CHANGE_LENGTH);
+        java.util.Arrays.fill(words, offset + HEADER_WORDS, offset + proposalWords, 0L);
+        words[offset + HEADER_WORDS] = planId;
+        words[offset + HEADER_WORDS + 1] = era;
+    }
+
+    /** The era a plan change ends. */
+    public static long changedEra(final long[] words, final int offset)
+    {
+        return words[offset + HEADER_WORDS + 1];
+    }
+
+    /** True if the command at {@code offset} is a plan change. */
+    public static boolean isPlanChange(final long[] words, final int offset)
+    {
+        return (words[offset + 1] & 0xFFFF_FFFFL) == PLAN_CHANGE_LENGTH;
+    }
+
+    /** The id of the plan a plan change names. */
+    public static long changedPlanId(final long[] words, final int offset)
+    {
+        return words[offset + HEADER_WORDS];
+    }
+
     /** True if the command at {@code offset} is a probe. */
     public static boolean isProbe(final long[] words, final int offset)
     {

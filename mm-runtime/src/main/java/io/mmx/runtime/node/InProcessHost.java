@@ -31,6 +31,7 @@ public final class InProcessHost
 {
     private final ProcessHost host;
     private final ProcessReplica[] replicas;
+    private final ReplicaFlaw flaw;
 
     /**
      * @param ctx       the host's node settings, concluded: the plan, its hosted ids and the directory
@@ -61,6 +62,15 @@ public final class InProcessHost
         final SplittableRandom random, final ReplicaFlaw flaw, final AtomicInteger pending,
         final HostLiveness liveness)
     {
+        this(ctx, hostOf, links, transport, clock, machines, random, flaw, pending, liveness, null);
+    }
+
+    private InProcessHost(final NodeContext ctx, final int[] hostOf, final RegionLinkFactory links,
+        final HostTransport transport, final NanoClock clock, final IntFunction<StateMachine> machines,
+        final SplittableRandom random, final ReplicaFlaw flaw, final AtomicInteger pending,
+        final HostLiveness liveness, final InProcessHost previous)
+    {
+        this.flaw = flaw;
         final CoreConfig config = ctx.core();
         final int[] hosted = ctx.hosted();
         final HostedProcess[] processes = new HostedProcess[hosted.length];
@@ -79,17 +89,67 @@ public final class InProcessHost
                 8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
             final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
                 (kind, latencyNs) -> { }, clock, stages);
-            replicas[i] = new ProcessReplica(id, config, memory, transport, machines.apply(id), completions,
-                NodeListener.NO_OP, random.nextLong(), connections.connectionCount(),
-                new ReplicaEvents(id, neighbours, ctx.tickNs(), new ProcessCounters(id, null), false));
-            replicas[i].flaw(flaw);
+            final ReplicaEvents events = new ReplicaEvents(id, neighbours, ctx.tickNs(), new ProcessCounters(id, null),
+                false);
+            if (previous == null)
+            {
+                replicas[i] = new ProcessReplica(id, config, memory, transport, machines.apply(id), completions,
+                    NodeListener.NO_OP, random.nextLong(), connections.connectionCount(), events);
+                replicas[i].flaw(flaw);
+            }
+            else
+            {
+                replicas[i] = ProcessReplica.successor(previous.replicas[i], previous.host.eraEndedAt(), config, memory,
+                    transport, completions, NodeListener.NO_OP, random.nextLong(), connections.connectionCount(), events);
+            }
             processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);
         }
         host = new ProcessHost(new HostContext().transport(transport).core(config).processes(processes)
             .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).seed(random.nextLong())
             .tickNs(ctx.tickNs()).incarnation(random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs())
-            .maxPending(ctx.maxPending()).pendingCount(pending).liveness(liveness));
+            .maxPending(ctx.maxPending()).pendingCount(pending).liveness(liveness)
+            .era(previous == null ? 0 : previous.host.era() + 1).predecessor(previous == null ? null : previous.host)
+            .switchWaitNs(flaw == ReplicaFlaw.SWITCH_SKIPS_STATE ? 0 : HostContext.DEFAULT_SWITCH_WAIT_NS));
         hostRef[0] = host;
+    }
+
+    /**
+     * This host in the era after the one a plan change ended: the same processes on the new plan
+     * ({@code next}, the plan the change named), each replica carried over onto a new core over
+     * fresh regions ({@code links}, made by {@link #createRegions} for {@code next}), with frames on
+     * {@code transport}; it takes over this host's submissions. This host keeps serving its era's
+     * cores to peers that still need them until its owner stops driving it.
+     *
+     * @throws IllegalStateException if no plan change ended this host's era, {@code next} is not the
+     *                               plan it named, or the host's processes are not the same.
+     */
+    public InProcessHost successor(final NodeContext next, final int[] hostOf, final RegionLinkFactory links,
+        final HostTransport transport, final NanoClock clock, final SplittableRandom random,
+        final AtomicInteger pending, final HostLiveness liveness)
+    {
+        if (host.eraEndedAt() < 0)
+        {
+            throw new IllegalStateException("no plan change ended era " + host.era() + " of this host");
+        }
+        if (next.planDigest().id64() != host.nextPlanId())
+        {
+            throw new IllegalStateException("the plan change names plan " + Long.toHexString(host.nextPlanId()) +
+                " but the plan given is " + Long.toHexString(next.planDigest().id64()) + ": every process must hold " +
+                "the plan a change names (copy it to every node before proposing the change)");
+        }
+        final int[] ids = new int[replicas.length];
+        for (int i = 0; i < replicas.length; i++)
+        {
+            ids[i] = replicas[i].id();
+        }
+        if (!java.util.Arrays.equals(ids, next.hosted()))
+        {
+            throw new IllegalStateException("a host keeps its processes across a live plan change: it hosts " +
+                java.util.Arrays.toString(ids) + ", the new plan's context " + java.util.Arrays.toString(next.hosted()) +
+                " (adding or removing a host's processes live is not built yet)");
+        }
+        return new InProcessHost(next, hostOf, links, transport, clock, id -> null, random, flaw, pending, liveness,
+            this);
     }
 
     /**

@@ -24,11 +24,15 @@ import java.util.List;
  * start. A replica whose own state is not exactly at B (behind, or holding an older era's slots
  * beyond B) replaces it with a peer's snapshot. The era, the position and the start are kept in
  * the file {@code era} of the replica's state directory.
+ *
+ * <p>A plan change ends an era without a preamble (docs/protocol.md §8b): the first plan change
+ * decided in a started era ends it at its slot s, every later slot of the era is ignored, and the
+ * next era ({@link #after}) starts at once from the state at s, on the new plan.
  */
-final class LogEra
+public final class LogEra
 {
     /** Slots of one era: 2^44 (at a million slots a second, more than half a year). */
-    static final long SLOTS = 1L << 44;
+    public static final long SLOTS = 1L << 44;
     /** Eras: 0..255, so that a log index (slot x maxBatch, maxBatch < 2^11) stays below 2^63. */
     static final int MAX_ERA = 255;
     static final String FILE = "era";
@@ -45,6 +49,9 @@ final class LogEra
     private boolean started;
     private long basePosition = -1;
     private long startSlot = -1;
+    /** The log slot a plan change ended this era at, or -1; and the id of the plan the next era runs. */
+    private long endedAt = -1;
+    private long nextPlan;
 
     private LogEra(final Path file, final int era, final int n, final long ownPosition, final boolean majority,
         final boolean started, final long basePosition, final long startSlot)
@@ -78,9 +85,10 @@ final class LogEra
         {
             final List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
             final String[] w = String.join(" ", lines).trim().split("\\s+");
-            // era E position X majority M [started B S]
-            if (w.length != 6 && w.length != 9 || !"era".equals(w[0]) || !"position".equals(w[2]) ||
-                !"majority".equals(w[4]) || w.length == 9 && !"started".equals(w[6]))
+            // era E position X majority M [started B S [ended T P]]
+            if (w.length != 6 && w.length != 9 && w.length != 12 || !"era".equals(w[0]) ||
+                !"position".equals(w[2]) || !"majority".equals(w[4]) || w.length >= 9 && !"started".equals(w[6]) ||
+                w.length == 12 && !"ended".equals(w[9]))
             {
                 throw new IllegalStateException("bad contents");
             }
@@ -89,8 +97,14 @@ final class LogEra
             {
                 throw new IllegalStateException("era " + era + " outside 0.." + MAX_ERA);
             }
-            return new LogEra(f, era, n, Long.parseLong(w[3]), Boolean.parseBoolean(w[5]), w.length == 9,
-                w.length == 9 ? Long.parseLong(w[7]) : -1, w.length == 9 ? Long.parseLong(w[8]) : -1);
+            final LogEra e = new LogEra(f, era, n, Long.parseLong(w[3]), Boolean.parseBoolean(w[5]), w.length >= 9,
+                w.length >= 9 ? Long.parseLong(w[7]) : -1, w.length >= 9 ? Long.parseLong(w[8]) : -1);
+            if (w.length == 12)
+            {
+                e.endedAt = Long.parseLong(w[10]);
+                e.nextPlan = Long.parseUnsignedLong(w[11], 16);
+            }
+            return e;
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -115,6 +129,66 @@ final class LogEra
         final LogEra e = new LogEra(processDir.resolve(FILE), previous.era + 1, n, position, majority, false, -1, -1);
         e.persist();
         return e;
+    }
+
+    /**
+     * The era a plan change at log slot {@code cut} begins after {@code previous}, on the new plan's
+     * {@code n} processes: started at once, from the state at the cut; {@code position} is the last
+     * slot this replica's state holds (the cut, or -1 when it does not hold the state at the cut: it
+     * did not apply the change yet, or it is new in the plan, and takes a peer's snapshot). Recorded
+     * in {@code processDir} before anything of the era is decided (null: a replica that keeps no state).
+     */
+    static LogEra after(final Path processDir, final int n, final LogEra previous, final long cut,
+        final long position)
+    {
+        if (cut < previous.base() || eraOf(cut) != previous.era || previous.endedAt >= 0 && previous.endedAt != cut)
+        {
+            throw new IllegalStateException("a plan change at slot " + cut + " cannot end era " + previous.era +
+                (previous.endedAt >= 0 ? ", which a change at slot " + previous.endedAt + " ended" : ""));
+        }
+        if (previous.era >= MAX_ERA)
+        {
+            throw new IllegalStateException("era " + previous.era + " is the last: no further plan change is possible");
+        }
+        final LogEra e = new LogEra(processDir == null ? null : processDir.resolve(FILE), previous.era + 1, n,
+            position, false, true, cut, cut);
+        e.persist();
+        return e;
+    }
+
+    /**
+     * A plan change to plan {@code planId} was decided at log slot {@code slot}.
+     *
+     * @return true if it ends the era here: the first change decided after the era started.
+     */
+    boolean onPlanChange(final long slot, final long planId)
+    {
+        if (!started || endedAt >= 0)
+        {
+            return false;
+        }
+        endedAt = slot;
+        nextPlan = planId;
+        persist();
+        return true;
+    }
+
+    /** True if a plan change ended this era and log slot {@code slot} comes after it: ignored. */
+    boolean pastEnd(final long slot)
+    {
+        return endedAt >= 0 && slot > endedAt;
+    }
+
+    /** The log slot a plan change ended this era at, or -1. */
+    long endedAt()
+    {
+        return endedAt;
+    }
+
+    /** The id of the plan the next era runs (when {@link #endedAt()} is set). */
+    long nextPlan()
+    {
+        return nextPlan;
     }
 
     int era()
@@ -211,7 +285,8 @@ final class LogEra
             return;
         }
         final String text = "era " + era + "\nposition " + ownPosition + "\nmajority " + majorityAllowedHere + "\n" +
-            (started ? "started " + basePosition + " " + startSlot + "\n" : "");
+            (started ? "started " + basePosition + " " + startSlot + "\n" : "") +
+            (endedAt >= 0 ? "ended " + endedAt + " " + Long.toHexString(nextPlan) + "\n" : "");
         final Path tmp = file.resolveSibling(FILE + ".tmp");
         try
         {

@@ -34,6 +34,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         void onClientApplied(int replica, long clientId, long seq, byte[] reply);
 
         /**
+         * Replica {@code replica} applied the plan change that ends its era at log slot {@code slot};
+         * the next era runs the plan with id {@code planId}.
+         */
+        void onEraEnded(int replica, long slot, long planId);
+
+        /**
          * Completions that go to the host in {@code host[0]}: the host and its replicas need each
          * other, so the replicas are made first and report to the host made last.
          */
@@ -52,6 +58,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
                     final byte[] reply)
                 {
                     host[0].onClientApplied(replica, clientId, seq, reply);
+                }
+
+                @Override
+                public void onEraEnded(final int replica, final long slot, final long planId)
+                {
+                    host[0].onEraEnded(replica, slot, planId);
                 }
             };
         }
@@ -104,6 +116,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private LogEra era;
     private long eraReportTick = -ERA_REPORT_INTERVAL_TICKS;
     private long eraReportAttempt;
+    private ReplicaFlaw flaw = ReplicaFlaw.NONE;
+    /** Handed over to the next era's replica ({@link #successor}): it no longer touches the state. */
+    private boolean handedOver;
     private static final int ERA_REPORT_INTERVAL_TICKS = 250;
     private static final int PUBLISH_INTERVAL_TICKS = 50;
     /** How recent the last completed heartbeat write must be for the status to say the region is served. */
@@ -112,6 +127,16 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory, final HostTransport transport,
         final StateMachine stateMachine, final Completions completions, final NodeListener listener, final long seed,
         final int qps, final ReplicaEvents events)
+    {
+        this(id, config, memory, transport, stateMachine,
+            new DuplicateFilter(4 * config.n() + 64, Commands.fragmentBytes(config.proposalWords())), completions,
+            listener, seed, qps, events);
+    }
+
+    private ProcessReplica(final int id, final CoreConfig config, final FabricMemory memory,
+        final HostTransport transport, final StateMachine stateMachine, final DuplicateFilter duplicates,
+        final Completions completions, final NodeListener listener, final long seed, final int qps,
+        final ReplicaEvents events)
     {
         this.events = events;
         this.id = id;
@@ -123,7 +148,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.codec = new CoreMessageCodec(config);
         this.sendBuffer = new UnsafeBuffer(new byte[transport.maxFrameLengthBytes()]);
         this.stateMachine = stateMachine;
-        this.duplicates = new DuplicateFilter(4 * config.n() + 64, Commands.fragmentBytes(proposalWords));
+        this.duplicates = duplicates;
         this.completions = completions;
         this.listener = listener;
         this.neighbours = config.graph().neighbours(id);
@@ -134,6 +159,75 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.core = new MmPaxosCore(id, config, this, seed);
         this.era = LogEra.first(n);
         this.published = new ProcessStatus(id, Role.FOLLOWER, true, false, -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0, false, -1, null);
+    }
+
+    /**
+     * This process's replica in the era after the plan change at log slot {@code cut} ended
+     * {@code previous}'s: a new core on the new plan ({@code config}) over fresh acceptor state
+     * ({@code memory}), carrying the state machine, the duplicate filter and the state directory. Its
+     * state is the state at the cut if {@code previous} applied exactly through it and missed nothing;
+     * otherwise (it had not applied the change when its host switched) it takes a peer's snapshot of
+     * that state (a replica that keeps no state is told of the gap). From here on {@code previous}
+     * leaves the state alone: it may still serve its era's slots to its peers.
+     */
+    static ProcessReplica successor(final ProcessReplica previous, final long cut, final CoreConfig config,
+        final FabricMemory memory, final HostTransport transport, final Completions completions,
+        final NodeListener listener, final long seed, final int qps, final ReplicaEvents events)
+    {
+        if (config.proposalWords() != previous.proposalWords || config.maxBatch() != previous.maxBatch)
+        {
+            throw new IllegalStateException("the new plan's nodes must keep the command width and batch (" +
+                previous.proposalWords + " words x " + previous.maxBatch + "): log indexes and the journal depend on them");
+        }
+        final ProcessReplica r = new ProcessReplica(previous.id, config, memory, transport, previous.stateMachine,
+            previous.duplicates, completions, listener, seed, qps, events);
+        previous.handedOver = true;
+        r.flaw = previous.flaw;
+        if (previous.stateSlot > cut && previous.flaw != ReplicaFlaw.APPLIES_PAST_PLAN_CHANGE)
+        {
+            throw new IllegalStateException("process " + previous.id + " holds state through slot " +
+                previous.stateSlot + ", past the plan change at slot " + cut + " that ended its era: a bug");
+        }
+        final boolean holds = previous.flaw == ReplicaFlaw.SWITCH_SKIPS_STATE ||
+            previous.stateComplete && previous.stateSlot >= cut;
+        r.durability = previous.durability;
+        r.transferFaults = previous.transferFaults;
+        r.era = previous.durability == null ? LogEra.after(null, config.n(), previous.era, cut, holds ? cut : -1) :
+            previous.durability.changedEra(config.n(), previous.era, cut, holds ? cut : -1);
+        r.restoredThroughSlot = cut;
+        r.stateSlot = Math.max(previous.stateSlot, cut);
+        r.stateComplete = previous.stateComplete;
+        if (previous.durability != null)
+        {
+            r.transfer = new SnapshotTransfer(r.id, r.n, transport, r.durability, r.maxBatch, r.transferFaults);
+        }
+        if (!holds)
+        {
+            EventLog.log(EventLog.Level.INFO, "era_joined_behind", r.id, "era " + r.era.era() + " starts from the " +
+                "state at slot " + cut + ", which this replica does not hold (its state is through slot " +
+                previous.stateSlot + "): it takes a peer's snapshot");
+            final long from = Math.max(0, previous.stateSlot + 1);
+            r.gap(from * r.maxBatch, cut * r.maxBatch + r.maxBatch - 1);
+        }
+        return r;
+    }
+
+    /** The log slot a plan change ended this replica's era at, or -1. */
+    long eraEndedAt()
+    {
+        return era.endedAt();
+    }
+
+    /** The id of the plan the era after this one runs (once {@link #eraEndedAt()} is set). */
+    long nextPlanId()
+    {
+        return era.nextPlan();
+    }
+
+    /** This replica's era. */
+    int era()
+    {
+        return era.era();
     }
 
     int id()
@@ -171,6 +265,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     /** A deliberate bug the host simulation selects to test its checker; set before {@link #start}. */
     void flaw(final ReplicaFlaw flaw)
     {
+        this.flaw = flaw;
         duplicates.flaw(flaw);
     }
 
@@ -271,7 +366,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void onTransferFrame(final int type, final int src, final org.agrona.DirectBuffer buffer, final int offset,
         final int length)
     {
-        if (transfer != null)
+        if (transfer != null && !handedOver)
         {
             // A replica serves its state only once its era has started: before, it is not the era's state.
             transfer.onFrame(type, src, buffer, offset, length, nowTick, stateMachine, duplicates, stateSlot,
@@ -319,7 +414,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     /** Takes a snapshot now (a clean stop); false when there is nothing to keep or it failed (reported). */
     boolean snapshotNow()
     {
-        return durability != null && era.started() && durability.snapshot(stateMachine, duplicates);
+        return durability != null && era.started() && !handedOver && durability.snapshot(stateMachine, duplicates);
     }
 
     /** Releases the state directory. */
@@ -488,6 +583,10 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     public void decided(final long eraSlot, final long[] value)
     {
         final long slot = era.base() + eraSlot;
+        if (handedOver || era.pastEnd(slot) && flaw != ReplicaFlaw.APPLIES_PAST_PLAN_CHANGE)
+        {
+            return; // a plan change ended the era before this slot: ignored by every replica alike (LogEra)
+        }
         if (slot <= restoredThroughSlot)
         {
             return; // held already: restored from disk, or in a peer's snapshot (StateMachine.onSnapshotLoaded)
@@ -512,8 +611,14 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private int applySlot(final long slot, final long[] value, final boolean live)
     {
         int applied = 0;
+        boolean endsHere = false;
         for (int at = 0, i = 0; at + proposalWords <= value.length; at += proposalWords, i++)
         {
+            if (Commands.isPlanChange(value, at))
+            {
+                endsHere |= applyPlanChange(slot, i, value, at, live);
+                continue;
+            }
             if (Commands.isEraReport(value, at))
             {
                 if (era.onReport(Commands.origin(value, at), Commands.incarnation(value, at),
@@ -562,7 +667,39 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
                 completions.onApplied(origin, incarnation, counter, reply);
             }
         }
+        if (endsHere && live)
+        {
+            EventLog.log(EventLog.Level.INFO, "era_ended", id, "a plan change ended era " + era.era() + " at slot " +
+                slot + "; era " + (era.era() + 1) + " runs plan " + Long.toHexString(era.nextPlan()));
+            completions.onEraEnded(id, slot, era.nextPlan());
+        }
         return applied;
+    }
+
+    /**
+     * A decided plan change: the first copy that names this era, once the era started, ends it at
+     * this slot (the rest of the slot is still applied). Its submitter's reply is its log index, or
+     * -1 when it ended nothing (another change came first, or it named an era that was over).
+     *
+     * @return true if it ended the era.
+     */
+    private boolean applyPlanChange(final long slot, final int i, final long[] value, final int at,
+        final boolean live)
+    {
+        final int origin = Commands.origin(value, at);
+        final int incarnation = Commands.incarnation(value, at);
+        final long counter = Commands.counter(value, at);
+        if (!era.started() || !duplicates.firstCopy(origin, incarnation, counter))
+        {
+            return false;
+        }
+        final boolean ends = Commands.changedEra(value, at) == era.era() &&
+            era.onPlanChange(slot, Commands.changedPlanId(value, at));
+        if (live && origin == id)
+        {
+            completions.onApplied(origin, incarnation, counter, ends ? slot * maxBatch + i : -1);
+        }
+        return ends;
     }
 
     /** The era starts after this slot: a replica not holding exactly the state at its base takes a peer's. */
@@ -613,7 +750,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     public void skipped(final long fromEraSlot, final long toEraSlot)
     {
         final long fromSlot = era.base() + fromEraSlot;
-        final long toSlot = era.base() + toEraSlot;
+        // Slots past a plan change's end are no one's: not missed.
+        final long toSlot = era.endedAt() >= 0 ? Math.min(era.endedAt(), era.base() + toEraSlot) : era.base() + toEraSlot;
+        if (handedOver)
+        {
+            return;
+        }
         // Slots the replica restored from disk are not missing, whatever the core could still find.
         final long from = Math.max(fromSlot, restoredThroughSlot + 1);
         if (from > toSlot)

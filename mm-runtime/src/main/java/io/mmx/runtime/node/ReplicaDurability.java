@@ -162,6 +162,12 @@ final class ReplicaDurability implements AutoCloseable
         return LogEra.next(dir, n, previous, position, majority);
     }
 
+    /** Records the era a plan change at slot {@code cut} begins after {@code previous}, from a state through slot {@code position}. */
+    LogEra changedEra(final int n, final LogEra previous, final long cut, final long position)
+    {
+        return LogEra.after(dir, n, previous, cut, position);
+    }
+
     /** The slot of the snapshot the last {@link #restore} loaded (-1 if none). */
     long restoredSnapshotSlot()
     {

@@ -15,7 +15,18 @@ public enum ReplicaFlaw
      * again after a leader change, and decided twice, is applied twice once a newer one of its
      * origin was applied in between.
      */
-    FILTER_FORGETS_OLDER("the duplicate filter remembers only each origin's highest counter");
+    FILTER_FORGETS_OLDER("the duplicate filter remembers only each origin's highest counter"),
+    /**
+     * A plan change does not end the replica's era: it goes on applying the era's later slots
+     * until its host switches to the next era.
+     */
+    APPLIES_PAST_PLAN_CHANGE("the replica goes on applying its era's slots after the plan change that ended it"),
+    /**
+     * A host switches to the next era as soon as one of its replicas applied the plan change, and
+     * every replica begins the new era as if it held the state at the change, applied or not.
+     */
+    SWITCH_SKIPS_STATE("a host switches eras on its first replica's plan change, its other replicas assumed to hold " +
+        "the state at the change");
 
     private final String description;
 

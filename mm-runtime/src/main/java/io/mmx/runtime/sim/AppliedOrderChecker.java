@@ -73,6 +73,12 @@ final class AppliedOrderChecker
         return violation;
     }
 
+    /** @return the highest log index any replica applied a command at, or -1. */
+    long highestIndex()
+    {
+        return highestIndex;
+    }
+
     /** @return commands in the common order. */
     int commonSize()
     {

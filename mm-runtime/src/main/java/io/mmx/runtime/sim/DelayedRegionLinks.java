@@ -61,6 +61,15 @@ final class DelayedRegionLinks implements RegionLinkFactory
         started = true;
     }
 
+    /**
+     * Off while a host switching to a new era is built (its regions are formatted, without the
+     * clock moving), on again after.
+     */
+    void building(final boolean building)
+    {
+        started = !building;
+    }
+
     /** No more slow operations from now on (ordinary latencies stay): the faults healed. */
     void heal()
     {

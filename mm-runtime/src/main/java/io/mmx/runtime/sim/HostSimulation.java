@@ -42,6 +42,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and clients submit for {@link #SUBMIT_AFTER_HEAL_NS} more. Within {@link #LIVENESS_NS} of the heal
  * every command a live host submitted must have completed with its own reply and every live replica
  * must hold the whole common order. {@link AppliedOrderChecker} checks safety throughout.
+ *
+ * <p>With {@link Options#planChanges} the run also changes its plan live, that many times, during
+ * the faults (docs/protocol.md §8b): at a drawn time a host that never crashes submits a plan change
+ * to a new plan over the same processes (a new random graph, its degree drawn again), drawn so that
+ * the crashes keep a quorum in every plan. Each host switches to the new era once all its replicas
+ * applied the change (or the switch wait after the first did, {@link ProcessHost#switchDue()}), carrying its replicas onto
+ * new cores over the era's fresh regions and network ({@link SimulatedEra}), and keeps running its
+ * old host for {@link #RETAIN_NS} more for peers still in the old era. The checker compares replicas
+ * by log index, which runs on across eras, so agreement is checked across the change; at the end
+ * every live host must run the last era.
  */
 public final class HostSimulation
 {
@@ -55,6 +65,8 @@ public final class HostSimulation
     public static final long LIVENESS_NS = 10_000_000_000L;
     private static final long CHECK_EVERY_STEPS = 400;
     private static final long LEADER_SAMPLE_STEPS = 8;
+    /** How long a host keeps running its old era's host after it switched. */
+    public static final long RETAIN_NS = 2_000_000_000L;
     private static final byte[] CLUSTER_KEY = "host-simulation-cluster-key-0123".getBytes(StandardCharsets.US_ASCII);
 
     /** What a run may be told besides its seed. */
@@ -70,6 +82,8 @@ public final class HostSimulation
         public ReplicaFlaw replicaFlaw = ReplicaFlaw.NONE;
         /** Print the run's faults and leader changes, and the node's event lines, to stderr. */
         public boolean trace;
+        /** Plan changes the run makes during its faults (0: none). */
+        public int planChanges;
     }
 
     private final long seed;
@@ -79,10 +93,22 @@ public final class HostSimulation
     private final int n;
     private final int hostCount;
     private final int[] hostOf;
-    private final Graph graph;
-    private final InMemoryNetwork network;
-    private final DelayedRegionLinks links;
-    private final InProcessHost[] hosts;
+    /** The plans of era 0 and of each change, drawn up front. */
+    private final Plan[] plans;
+    private final String directory;
+    /** The eras begun so far; a host runs eras up to {@link #eraOfHost}. */
+    private final List<SimulatedEra> eras = new ArrayList<>();
+    private final int[] eraOfHost;
+    /** When a host first saw its era ended by a plan change (-1: not yet). */
+    private final long[] cutSeenNs;
+    /** When each plan change is submitted, the host that submits it, and its submission. */
+    private final long[] changeAtNs;
+    private final int[] changeHost;
+    private Submission changeSubmission;
+    private int changesSubmitted;
+    /** Per era from 1: when a host first saw the change decided, and when the era's first command was applied. */
+    private final long[] eraCutNs;
+    private final long[] eraFirstCommitNs;
     private final AtomicInteger[] pending;
     private final boolean[] crashed;
     private final long[] pausedUntilNs;
@@ -150,10 +176,12 @@ public final class HostSimulation
         this.n = faults.n;
         this.hostCount = faults.hosts();
         this.description = "host seed " + seed + ": " + faults +
+            (options.planChanges > 0 ? " plan changes " + options.planChanges : "") +
             (options.flaw == Flaw.NONE ? "" : " flaw " + options.flaw.cliName()) +
             (options.replicaFlaw == ReplicaFlaw.NONE ? "" : " replica flaw " + options.replicaFlaw.cliName());
         hostOf = new int[n];
         final StringBuilder directory = new StringBuilder();
+        final SplittableRandom changeRandom = new SplittableRandom(seed ^ 0x6A09E667F3BCC909L);
         for (int h = 0; h < hostCount; h++)
         {
             final int first = h * faults.perHost;
@@ -165,39 +193,57 @@ public final class HostSimulation
             directory.append(h == 0 ? "" : ";").append(first).append('-').append(last).append("@127.0.0.1:")
                 .append(40_000 + h);
         }
-        graph = new RandomRegularGenerator().generate(n, faults.degree, random.nextLong());
-        final Plan plan = Plan.sealed(graph, faults.degree, "random", seed, null, JsonNodeFactory.instance.objectNode());
-        final NodeContext[] contexts = new NodeContext[hostCount];
-        for (int h = 0; h < hostCount; h++)
+        this.directory = directory.toString();
+        final Graph graph = new RandomRegularGenerator().generate(n, faults.degree, random.nextLong());
+        plans = new Plan[1 + Math.max(0, options.planChanges)];
+        plans[0] = Plan.sealed(graph, faults.degree, "random", seed, null, JsonNodeFactory.instance.objectNode());
+        for (int k = 1; k < plans.length; k++)
         {
-            final int first = h * faults.perHost;
-            final int[] ids = java.util.stream.IntStream.rangeClosed(first, Math.min(n, first + faults.perHost) - 1)
-                .toArray();
-            contexts[h] = new NodeContext().plan(plan).hosted(ids).clusterKey(CLUSTER_KEY).directory(directory.toString());
-            contexts[h].core().flaw(options.flaw);
-            contexts[h].conclude();
+            // Drawn from their own stream: runs without changes draw as before.
+            final int d = 3 + changeRandom.nextInt(3);
+            final int degree = Math.min(n - 1, (n * d) % 2 == 0 ? d : d + 1);
+            final long graphSeed = changeRandom.nextLong();
+            plans[k] = Plan.sealed(new RandomRegularGenerator().generate(n, degree, graphSeed), degree, "random",
+                graphSeed, null, JsonNodeFactory.instance.objectNode());
         }
-        maxPending = InProcessHost.maxPending(contexts[0]);
+        eraOfHost = new int[hostCount];
+        cutSeenNs = new long[hostCount];
+        java.util.Arrays.fill(cutSeenNs, -1);
+        eraCutNs = new long[plans.length];
+        eraFirstCommitNs = new long[plans.length];
+        java.util.Arrays.fill(eraCutNs, -1);
+        java.util.Arrays.fill(eraFirstCommitNs, -1);
         checker = new AppliedOrderChecker(n);
         checker.trace = options.trace ? this::trace : null;
-        network = new InMemoryNetwork(random.nextLong(), hostOf, faults.frameLoss, faults.frameDelayMaxNs,
-            InProcessHost.maxFrameLengthBytes(contexts[0]));
-        final RegionLinkFactory regions = InProcessHost.createRegions(new LocalRegionStore(), contexts[0], CLUSTER_KEY);
-        links = new DelayedRegionLinks(regions, () -> nowNs, random.nextLong(), faults.memoryLatencyMinNs,
-            faults.memoryLatencyMaxNs, faults.memoryTailProbability, faults.memoryTailMaxNs);
         crashed = new boolean[hostCount];
-        hosts = new InProcessHost[hostCount];
         pending = new AtomicInteger[hostCount];
+        final SimulatedEra first = newEra(0, plans[0]);
+        maxPending = InProcessHost.maxPending(first.contexts[0]);
         for (int h = 0; h < hostCount; h++)
         {
             pending[h] = new AtomicInteger();
-            hosts[h] = new InProcessHost(contexts[h], hostOf, links, network.endpoint(h), () -> nowNs,
-                checker::replica, new SplittableRandom(random.nextLong()), options.replicaFlaw, pending[h],
+            first.hosts[h] = new InProcessHost(first.contexts[h], hostOf, first.links, first.network.endpoint(h),
+                () -> nowNs, checker::replica, new SplittableRandom(random.nextLong()), options.replicaFlaw, pending[h],
                 faults.liveness ? liveness : HostLiveness.NONE);
         }
-        links.start();
+        first.links.start();
         pausedUntilNs = new long[hostCount];
         crashAtNs = drawCrashes();
+        changeAtNs = new long[plans.length - 1];
+        changeHost = new int[plans.length - 1];
+        for (int k = 0; k < changeAtNs.length; k++)
+        {
+            // Spread over the fault phase, each after the one before; submitted by a host that never crashes.
+            final long slice = (FAULT_PHASE_NS - 200_000_000L) / changeAtNs.length;
+            changeAtNs[k] = 200_000_000L + k * slice + changeRandom.nextLong(slice / 2);
+            int h;
+            do
+            {
+                h = changeRandom.nextInt(hostCount);
+            }
+            while (crashAtNs[h] >= 0);
+            changeHost[k] = h;
+        }
         pauseAtNs = new long[faults.pauses];
         pauseForNs = new long[faults.pauses];
         for (int i = 0; i < faults.pauses; i++)
@@ -207,9 +253,28 @@ public final class HostSimulation
         }
     }
 
+    /** Era {@code number} on {@code plan}: every host's context, the era's network and fresh regions. */
+    private SimulatedEra newEra(final int number, final Plan plan)
+    {
+        final NodeContext[] contexts = new NodeContext[hostCount];
+        for (int h = 0; h < hostCount; h++)
+        {
+            final int first = h * faults.perHost;
+            final int[] ids = java.util.stream.IntStream.rangeClosed(first, Math.min(n, first + faults.perHost) - 1)
+                .toArray();
+            contexts[h] = new NodeContext().plan(plan).hosted(ids).clusterKey(CLUSTER_KEY).directory(directory);
+            contexts[h].core().flaw(options.flaw);
+            contexts[h].conclude();
+        }
+        final SimulatedEra era = new SimulatedEra(number, plan, contexts, hostOf, faults, random, () -> nowNs,
+            CLUSTER_KEY, nowNs >= FAULT_PHASE_NS, crashed);
+        eras.add(era);
+        return era;
+    }
+
     /**
      * Hosts to crash and when (or -1): a random order of hosts, each crashed only while the live
-     * processes' acceptors stay above n/2 with it gone too.
+     * processes' acceptors stay above n/2 with it gone too, in every plan of the run.
      */
     private long[] drawCrashes()
     {
@@ -224,7 +289,12 @@ public final class HostSimulation
                 break;
             }
             down[h] = true;
-            if (liveAcceptors(down) > n / 2)
+            boolean quorumEverywhere = true;
+            for (final Plan p : plans)
+            {
+                quorumEverywhere &= liveAcceptors(p.graph(), down) > n / 2;
+            }
+            if (quorumEverywhere)
             {
                 at[h] = random.nextLong(FAULT_PHASE_NS);
                 left--;
@@ -238,7 +308,7 @@ public final class HostSimulation
     }
 
     /** |N[S]|: the acceptors of the processes of live hosts and of their neighbours. */
-    private int liveAcceptors(final boolean[] downHosts)
+    private int liveAcceptors(final Graph graph, final boolean[] downHosts)
     {
         final boolean[] covered = new boolean[n];
         int count = 0;
@@ -325,11 +395,16 @@ public final class HostSimulation
             if (nowNs >= healNs && nowNs - STEP_NS < healNs)
             {
                 trace("faults heal");
-                network.faults(0, 100_000);
-                links.heal();
+                for (final SimulatedEra e : eras)
+                {
+                    e.heal();
+                }
                 java.util.Arrays.fill(pausedUntilNs, 0);
             }
-            network.advanceTo(nowNs);
+            for (final SimulatedEra e : eras)
+            {
+                e.network.advanceTo(nowNs);
+            }
             for (int h = 0; h < hostCount; h++)
             {
                 if (!crashed[h] && crashAtNs[h] >= 0 && nowNs >= crashAtNs[h])
@@ -337,9 +412,13 @@ public final class HostSimulation
                     crashed[h] = true;
                     crashesRun++;
                     trace("host " + h + " crashes");
-                    network.crash(h);
+                    for (final SimulatedEra e : eras)
+                    {
+                        e.network.crash(h);
+                    }
                 }
             }
+            submitPlanChange();
             while (nextPause < pauseOrder.length && pauseAtNs[pauseOrder[nextPause]] <= nowNs)
             {
                 pause(pauseOrder[nextPause++], healNs);
@@ -352,9 +431,17 @@ public final class HostSimulation
             {
                 if (!crashed[h] && pausedUntilNs[h] <= nowNs)
                 {
-                    hosts[h].host().doWork(nowNs);
+                    for (int e = 0; e <= eraOfHost[h]; e++)
+                    {
+                        if (eras.get(e).runs(h, nowNs))
+                        {
+                            eras.get(e).hosts[h].host().doWork(nowNs);
+                        }
+                    }
+                    switchIfEnded(h);
                 }
             }
+            noteFirstCommit();
             if (steps % LEADER_SAMPLE_STEPS == 0)
             {
                 sampleLeader();
@@ -376,6 +463,125 @@ public final class HostSimulation
                     return "not converged " + LIVENESS_NS / 1_000_000 + " virtual ms after the heal: " + converged();
                 }
             }
+        }
+    }
+
+    /** The host of {@code h} in the newest era it runs. */
+    private InProcessHost current(final int h)
+    {
+        return eras.get(eraOfHost[h]).hosts[h];
+    }
+
+    /**
+     * Submits the next plan change once its time came, from its host once that host runs the era
+     * the change ends; submits it again if it timed out (its outcome unknown: a retry of the same
+     * change is dropped as a duplicate if the first was decided).
+     */
+    private void submitPlanChange()
+    {
+        if (changeSubmission != null && changeSubmission.future().isDone())
+        {
+            final boolean failed = changeSubmission.future().isCompletedExceptionally();
+            trace("plan change " + changesSubmitted + (failed ? " timed out" : " completed: log index " +
+                changeSubmission.future().join()));
+            // A reply of -1: decided in a later era than it names (its host switched before its replica applied
+            // it, and routed it again). It ended its era all the same, unless the era goes on.
+            final int h = changeHost[changesSubmitted];
+            if (!failed && changeSubmission.future().join() < 0 && eraOfHost[h] == changesSubmitted &&
+                current(h).host().eraEndedAt() < 0)
+            {
+                throw new IllegalStateException("plan change " + changesSubmitted + " was decided, ended no era, " +
+                    "and era " + changesSubmitted + " goes on");
+            }
+            changesSubmitted += failed ? 0 : 1;
+            changeSubmission = null;
+        }
+        final int k = changesSubmitted;
+        if (changeSubmission != null || k >= changeAtNs.length || nowNs < changeAtNs[k] || crashed[changeHost[k]] ||
+            eraOfHost[changeHost[k]] != k || eras.get(k).hosts[changeHost[k]].host().eraEndedAt() >= 0)
+        {
+            return;
+        }
+        changeSubmission = Submission.planChange(plans[k + 1].digest().id64());
+        pending[changeHost[k]].incrementAndGet();
+        if (!current(changeHost[k]).host().enqueue(changeSubmission))
+        {
+            pending[changeHost[k]].decrementAndGet();
+            changeSubmission = null;
+            return;
+        }
+        trace("host " + changeHost[k] + " submits plan change " + k + " to era " + (k + 1) + " (degree " +
+            plans[k + 1].graph().degree(0) + ")");
+    }
+
+    /**
+     * Moves host {@code h} to the next era once a plan change ended its current one and all its
+     * replicas applied it (or the switch wait after the first did: {@link ProcessHost#switchDue()}).
+     */
+    private void switchIfEnded(final int h)
+    {
+        final int e = eraOfHost[h];
+        final io.mmx.runtime.host.ProcessHost host = eras.get(e).hosts[h].host();
+        if (host.eraEndedAt() < 0)
+        {
+            return;
+        }
+        if (cutSeenNs[h] < 0)
+        {
+            cutSeenNs[h] = nowNs;
+            if (e + 1 < eraCutNs.length && eraCutNs[e + 1] < 0)
+            {
+                eraCutNs[e + 1] = nowNs;
+            }
+        }
+        if (!host.switchDue())
+        {
+            return;
+        }
+        final Plan next = planWithId(host.nextPlanId(), h);
+        final SimulatedEra era = eras.size() > e + 1 ? eras.get(e + 1) : newEra(e + 1, next);
+        if (era.plan != next)
+        {
+            throw new IllegalStateException("host " + h + " ends era " + e + " for plan " +
+                Long.toHexString(host.nextPlanId()) + " but another host began era " + (e + 1) + " on plan " +
+                Long.toHexString(era.plan.digest().id64()));
+        }
+        era.links.building(true);
+        era.hosts[h] = eras.get(e).hosts[h].successor(era.contexts[h], hostOf, era.links, era.network.endpoint(h),
+            () -> nowNs, new SplittableRandom(random.nextLong()), pending[h],
+            faults.liveness ? liveness : HostLiveness.NONE);
+        era.links.building(false);
+        eras.get(e).retireAtNs[h] = nowNs + RETAIN_NS;
+        eraOfHost[h] = e + 1;
+        cutSeenNs[h] = -1;
+        trace("host " + h + " switches to era " + (e + 1) + " (era " + e + " ended at slot " + host.eraEndedAt() +
+            (host.eraEndedEverywhere() ? "" : "; not every replica applied it") + ")");
+    }
+
+    /** The plan a change names; a process holds only the run's plans. */
+    private Plan planWithId(final long id, final int h)
+    {
+        for (final Plan p : plans)
+        {
+            if (p.digest().id64() == id)
+            {
+                return p;
+            }
+        }
+        throw new IllegalStateException("host " + h + " applied a plan change to plan " + Long.toHexString(id) +
+            ", which it does not hold");
+    }
+
+    /** Records when each era's first command was applied. */
+    private void noteFirstCommit()
+    {
+        final int last = eras.size() - 1;
+        if (last > 0 && eraFirstCommitNs[last] < 0 &&
+            checker.highestIndex() >= last * io.mmx.runtime.node.LogEra.SLOTS * eras.get(last).contexts[0].core().maxBatch())
+        {
+            eraFirstCommitNs[last] = nowNs;
+            trace("era " + last + " applied its first command, " + (nowNs - eraCutNs[last]) / 1_000_000 +
+                " ms after the change was first applied");
         }
     }
 
@@ -440,7 +646,7 @@ public final class HostSimulation
             new UnsafeBuffer(command).putLong(0, value, ByteOrder.LITTLE_ENDIAN);
             final Submission s = new Submission(command, false);
             checker.submitted(value);
-            if (!hosts[h].host().enqueue(s))
+            if (!current(h).host().enqueue(s))
             {
                 pending[h].decrementAndGet();
                 refused++;
@@ -457,7 +663,7 @@ public final class HostSimulation
         {
             if (!crashed[h] && pausedUntilNs[h] <= nowNs)
             {
-                leader = hosts[h].leading();
+                leader = current(h).leading();
             }
         }
         if (leader >= 0 && leader != lastLeader)
@@ -499,6 +705,17 @@ public final class HostSimulation
             return open + " commands of live hosts not completed, the first " +
                 AppliedOrderChecker.text(first.value);
         }
+        if (changesSubmitted < changeAtNs.length)
+        {
+            return "plan change " + changesSubmitted + " of " + changeAtNs.length + " not in effect";
+        }
+        for (int h = 0; h < hostCount; h++)
+        {
+            if (!crashed[h] && eraOfHost[h] != eras.size() - 1)
+            {
+                return "host " + h + " still runs era " + eraOfHost[h] + " of " + (eras.size() - 1);
+            }
+        }
         final boolean[] live = new boolean[n];
         for (int p = 0; p < n; p++)
         {
@@ -528,7 +745,38 @@ public final class HostSimulation
             "frames %s; %d memory completions",
             nowNs / 1_000_000, convergedAtNs < 0 ? "" : " (converged " + (convergedAtNs - FAULT_PHASE_NS) / 1_000_000 +
             " ms after the heal)", leaderChanges, pausesRun, leaderPauses, crashesRun, sent.size(), acknowledged,
-            refused, checker.commonSize(), checker.replicasWithGaps(), network.countersText(), links.delayed());
+            refused, checker.commonSize(), checker.replicasWithGaps(), eras.get(0).network.countersText(),
+            eras.get(0).links.delayed()) + eraSummary();
+    }
+
+    /** Per plan change: when it was first applied and how long until its era applied a command. */
+    private String eraSummary()
+    {
+        final StringBuilder b = new StringBuilder();
+        for (int e = 1; e < eras.size(); e++)
+        {
+            b.append("; era ").append(e).append(" (degree ").append(eras.get(e).plan.graph().degree(0)).append(')');
+            if (eraCutNs[e] >= 0)
+            {
+                b.append(" changed at ").append(eraCutNs[e] / 1_000_000).append(" ms");
+            }
+            if (eraFirstCommitNs[e] >= 0)
+            {
+                b.append(", first command ").append((eraFirstCommitNs[e] - eraCutNs[e]) / 1_000).append(" us later");
+            }
+        }
+        return b.toString();
+    }
+
+    /** @return per era from 1: virtual ns from the change's first application to the era's first applied command (-1: none). */
+    public long[] changeStallsNs()
+    {
+        final long[] stalls = new long[Math.max(0, eras.size() - 1)];
+        for (int e = 1; e < eras.size(); e++)
+        {
+            stalls[e - 1] = eraFirstCommitNs[e] < 0 || eraCutNs[e] < 0 ? -1 : eraFirstCommitNs[e] - eraCutNs[e];
+        }
+        return stalls;
     }
 
     /** @return a digest of the common order and the virtual end time: a replayed seed gives the same. */

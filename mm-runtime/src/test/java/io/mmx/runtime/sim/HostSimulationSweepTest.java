@@ -44,6 +44,39 @@ class HostSimulationSweepTest
     }
 
     /**
+     * Two live plan changes per run, during the faults (docs/protocol.md §8b): each seed must stay
+     * safe across the changes (the checker compares log indexes, which run on across eras), converge
+     * with every live host in the last era, and have applied a command in each new era.
+     */
+    @Test
+    void everySeedWithPlanChangesIsSafeAndConverges()
+    {
+        final HostSimulation.Options options = new HostSimulation.Options();
+        options.planChanges = 2;
+        System.out.println("host sweep with plan changes: seeds " + BASE + ".." + (BASE + SEEDS - 1));
+        for (long seed = BASE; seed < BASE + SEEDS; seed++)
+        {
+            final HostSimulation sim = new HostSimulation(seed, options);
+            final SeedSweep.Outcome o = sim.run();
+            System.out.println("host seed " + seed + " " + o.verdict() + ": " + sim.summary());
+            assertNull(o.description(), o.description() + "\n  replay: bin/mmx sim --host --plan-changes 2 --seeds " +
+                seed + "-" + seed + " --verbose");
+            final long[] stalls = sim.changeStallsNs();
+            assertEquals(2, stalls.length, "seed " + seed + " began two eras");
+            for (final long stall : stalls)
+            {
+                assertTrue(stall >= 0, "seed " + seed + ": every new era applied a command: " + sim.summary());
+            }
+        }
+        final HostSimulation again = new HostSimulation(BASE, options);
+        again.run();
+        final HostSimulation first = new HostSimulation(BASE, options);
+        first.run();
+        assertEquals(first.summary(), again.summary(), "seed " + BASE + " with plan changes replays the same run");
+        assertEquals(first.digest(), again.digest());
+    }
+
+    /**
      * The seeds this test runs cover both ways membership meets the hosts: liveness told (one machine,
      * shm locks) and liveness unknown (across machines), {@link HostFaults#liveness}.
      */
