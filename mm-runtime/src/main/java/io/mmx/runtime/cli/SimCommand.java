@@ -66,6 +66,15 @@ public final class SimCommand implements Callable<Integer>
         "checked across the changes. Default: ${DEFAULT-VALUE}.")
     int planChanges;
 
+    @Option(names = "--plan-change-kinds", paramLabel = "KINDS", description = "With --plan-changes: the kinds " +
+        "of change, used in turn (regraph: a new graph over the same processes; replace: every crashed host comes " +
+        "back as a new, empty machine; grow: one host more; shrink: the last grown host leaves). Default: each drawn.")
+    String planChangeKinds;
+
+    @Option(names = "--durable", description = "With --host: the replicas keep state on disk (a temporary " +
+        "directory per run, deleted after it) and fetch peers' snapshots, as nodes with --state-dir do.")
+    boolean durable;
+
     @Option(names = "--verbose", description = "Print a diagnosis of every failing seed.")
     boolean verbose;
 
@@ -89,9 +98,9 @@ public final class SimCommand implements Callable<Integer>
         {
             throw bad("--every-seed counts the seeds that catch a variant: give --variant NAME too");
         }
-        if (planChanges != 0 && !host)
+        if ((planChanges != 0 || durable) && !host)
         {
-            throw bad("--plan-changes needs --host: plan changes run in the host simulation");
+            throw bad((durable ? "--durable" : "--plan-changes") + " needs --host: it applies to the host simulation");
         }
         return host ? sweep(range, hostRunner(), "sim --host", " --host" + hostReplayOptions()) :
             sweep(range, coreRunner(), "sim", replayOptions());
@@ -156,6 +165,25 @@ public final class SimCommand implements Callable<Integer>
             throw bad("--plan-changes " + planChanges + ": give 0..8 changes per run");
         }
         options.planChanges = planChanges;
+        if (planChangeKinds != null)
+        {
+            if (planChanges == 0)
+            {
+                throw bad("--plan-change-kinds needs --plan-changes K");
+            }
+            try
+            {
+                for (final String k : planChangeKinds.split(","))
+                {
+                    options.planChangeKinds.add(io.mmx.runtime.sim.HostSimulation.changeKind(k.trim()));
+                }
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw bad("--plan-change-kinds: " + ex.getMessage());
+            }
+        }
+        options.durable = durable;
         if (n != null)
         {
             if (n < 2 || n > 256)
@@ -265,6 +293,7 @@ public final class SimCommand implements Callable<Integer>
     private String hostReplayOptions()
     {
         return (n != null ? " --n " + n : "") + (planChanges > 0 ? " --plan-changes " + planChanges : "") +
+            (durable ? " --durable" : "") + (planChangeKinds != null ? " --plan-change-kinds " + planChangeKinds : "") +
             (variant != null ? " --variant " + variant : "") + " --verbose";
     }
 

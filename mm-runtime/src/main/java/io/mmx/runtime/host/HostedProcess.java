@@ -80,4 +80,14 @@ public interface HostedProcess
 
     /** @return commands one forward frame carries. */
     int forwardCapacity();
+
+    /**
+     * @return false while this process's state waits for a peer's snapshot: commands it submitted then
+     * could be applied within the snapshot's part of the log, where it never sees them applied, so
+     * the host holds its new submissions until the state is back.
+     */
+    default boolean stateReady()
+    {
+        return true;
+    }
 }

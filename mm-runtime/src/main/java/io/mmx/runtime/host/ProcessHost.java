@@ -305,7 +305,8 @@ public final class ProcessHost implements FrameHandler
             // memory has completed, and is taken here.
             pollMemory();
         }
-        work += handedOver ? 0 : drainSubmissions(tick);
+        // While the submitting process's state waits for a snapshot, new submissions wait in the queue.
+        work += handedOver || !byId[origin].stateReady() ? 0 : drainSubmissions(tick);
         final int clientFrames = handedOver ? 0 : clients.poll();
         work += clientFrames;
         // Outside clients' commands (taken now, or resent at a tick) go straight to the hosted leader's core.

@@ -112,6 +112,12 @@ final class HostedReplica implements HostedProcess
     }
 
     @Override
+    public boolean stateReady()
+    {
+        return replica.stateReady();
+    }
+
+    @Override
     public int forwardCapacity()
     {
         return replica.forwardCapacity();

@@ -25,13 +25,17 @@ import java.util.function.IntFunction;
  * {@link HostTransport}, region links (in-process regions), a clock and a seed. It starts no thread
  * and opens nothing, so several hosts run in one thread on a virtual clock: the host simulation
  * ({@code io.mmx.runtime.sim.HostSimulation}) and the one-thread tests build each host with it.
- * The replicas keep no state on disk.
+ * The replicas keep their state on disk when the context names a state directory
+ * ({@link NodeContext#stateDirectory}); then they fetch peers' snapshots as a node does, and
+ * {@link #close} releases the directory.
  */
 public final class InProcessHost
 {
     private final ProcessHost host;
     private final ProcessReplica[] replicas;
     private final ReplicaFlaw flaw;
+    /** The host's journal when its replicas keep state (shared with the hosts of later eras), else null. */
+    private final HostJournal journal;
 
     /**
      * @param ctx       the host's node settings, concluded: the plan, its hosted ids and the directory
@@ -62,13 +66,33 @@ public final class InProcessHost
         final SplittableRandom random, final ReplicaFlaw flaw, final AtomicInteger pending,
         final HostLiveness liveness)
     {
-        this(ctx, hostOf, links, transport, clock, machines, random, flaw, pending, liveness, null);
+        this(ctx, hostOf, links, transport, clock, machines, random, flaw, pending, liveness, null, 0);
+    }
+
+    /**
+     * A host whose processes join era {@code era}, begun by a plan change, with no state: processes
+     * new in the plan, or a host that replaced a lost one with empty regions and an empty state
+     * directory. Each replica takes the era's state from a peer's snapshot; {@code ctx} must name a
+     * state directory.
+     */
+    public static InProcessHost joining(final int era, final NodeContext ctx, final int[] hostOf,
+        final RegionLinkFactory links, final HostTransport transport, final NanoClock clock,
+        final IntFunction<StateMachine> machines, final SplittableRandom random, final ReplicaFlaw flaw,
+        final AtomicInteger pending, final HostLiveness liveness)
+    {
+        if (ctx.stateDirectory() == null || era < 1)
+        {
+            throw new IllegalArgumentException("a joining host needs a state directory and an era of 1 or more, " +
+                "got " + ctx.stateDirectory() + " and era " + era);
+        }
+        return new InProcessHost(ctx, hostOf, links, transport, clock, machines, random, flaw, pending, liveness, null,
+            era);
     }
 
     private InProcessHost(final NodeContext ctx, final int[] hostOf, final RegionLinkFactory links,
         final HostTransport transport, final NanoClock clock, final IntFunction<StateMachine> machines,
         final SplittableRandom random, final ReplicaFlaw flaw, final AtomicInteger pending,
-        final HostLiveness liveness, final InProcessHost previous)
+        final HostLiveness liveness, final InProcessHost previous, final int joinEra)
     {
         this.flaw = flaw;
         final CoreConfig config = ctx.core();
@@ -104,11 +128,32 @@ public final class InProcessHost
             }
             processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);
         }
+        if (previous != null)
+        {
+            journal = previous.journal;
+        }
+        else if (ctx.stateDirectory() != null)
+        {
+            journal = HostJournal.open(ctx.stateDirectory(), hosted);
+            for (final ProcessReplica replica : replicas)
+            {
+                replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(), config.maxBatch(),
+                    ctx.snapshotEveryCommands(), journal));
+                if (joinEra > 0)
+                {
+                    replica.joinEra(joinEra);
+                }
+            }
+        }
+        else
+        {
+            journal = null;
+        }
         host = new ProcessHost(new HostContext().transport(transport).core(config).processes(processes)
             .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).seed(random.nextLong())
             .tickNs(ctx.tickNs()).incarnation(random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs())
             .maxPending(ctx.maxPending()).pendingCount(pending).liveness(liveness)
-            .era(previous == null ? 0 : previous.host.era() + 1).predecessor(previous == null ? null : previous.host)
+            .era(previous == null ? joinEra : previous.host.era() + 1).predecessor(previous == null ? null : previous.host)
             .switchWaitNs(flaw == ReplicaFlaw.SWITCH_SKIPS_STATE ? 0 : HostContext.DEFAULT_SWITCH_WAIT_NS));
         hostRef[0] = host;
     }
@@ -149,7 +194,7 @@ public final class InProcessHost
                 " (adding or removing a host's processes live is not built yet)");
         }
         return new InProcessHost(next, hostOf, links, transport, clock, id -> null, random, flaw, pending, liveness,
-            this);
+            this, 0);
     }
 
     /**
@@ -169,6 +214,22 @@ public final class InProcessHost
             store.createOrOpen(id, 8L * config.layout().regionWords(), digest, key);
         }
         return store.linkFactory(digest, key);
+    }
+
+    /**
+     * Releases the replicas' state directories and the journal: call once, on the host of the newest
+     * era (it closes what the earlier eras' hosts share with it) after closing theirs.
+     */
+    public void close()
+    {
+        for (final ProcessReplica r : replicas)
+        {
+            r.closeState();
+        }
+        if (journal != null && !host.handedOver())
+        {
+            org.agrona.CloseHelper.quietClose(journal);
+        }
     }
 
     /** @return the host. */

@@ -157,6 +157,37 @@ public final class LogEra
     }
 
     /**
+     * Era {@code era} of a plan this process is new in (or whose host replaced it, empty): started
+     * already, from a state this replica takes from a peer's snapshot, which may be at any slot of
+     * the era before (the slot of the change that began the era, or later). Recorded in
+     * {@code processDir}.
+     */
+    static LogEra joined(final Path processDir, final int n, final int era)
+    {
+        if (era < 1 || era > MAX_ERA)
+        {
+            throw new IllegalStateException("a process joins a plan change's era, 1.." + MAX_ERA + ", not era " + era);
+        }
+        final LogEra e = new LogEra(processDir.resolve(FILE), era, n, -1, false, true, -2, (era - 1) * SLOTS);
+        e.persist();
+        return e;
+    }
+
+    /**
+     * The lowest log slot a snapshot of this era's state may hold through: the slot of the plan
+     * change that began the era (a state at the cut is its starting state), the start of the era
+     * before for a process that joined it, otherwise the era's own slot 0.
+     */
+    long earliestState()
+    {
+        if (era == 0)
+        {
+            return Long.MIN_VALUE;
+        }
+        return startSlot >= 0 && startSlot < base() ? startSlot : base();
+    }
+
+    /**
      * A plan change to plan {@code planId} was decided at log slot {@code slot}.
      *
      * @return true if it ends the era here: the first change decided after the era started.

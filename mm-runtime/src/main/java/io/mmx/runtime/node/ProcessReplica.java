@@ -88,6 +88,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     /** {@link #commandBuffer}'s bytes as little-endian words, for {@link Commands#payload(long[], int, int, LongBuffer)}. */
     private final LongBuffer commandWords;
     private final int qps;
+    /** The core's seed; snapshot transfer ids start from it too. */
+    private final long seed;
     private final ReplicaEvents events;
     private MembershipNode membership;
     private int leader = -1;
@@ -156,6 +158,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         this.commandBuffer = new UnsafeBuffer(new byte[8 * proposalWords]);
         this.commandWords = ByteBuffer.wrap(commandBuffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
         this.qps = qps;
+        this.seed = seed;
         this.core = new MmPaxosCore(id, config, this, seed);
         this.era = LogEra.first(n);
         this.published = new ProcessStatus(id, Role.FOLLOWER, true, false, -1, 0, 0, config.quorumSize(), -1, -1, qps, 0, 0, false, -1, null);
@@ -199,7 +202,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         r.stateComplete = previous.stateComplete;
         if (previous.durability != null)
         {
-            r.transfer = new SnapshotTransfer(r.id, r.n, transport, r.durability, r.maxBatch, r.transferFaults);
+            r.transfer = new SnapshotTransfer(r.id, r.n, transport, r.durability, r.maxBatch, r.transferFaults, seed,
+                r::peerAlive);
         }
         if (!holds)
         {
@@ -210,6 +214,18 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             r.gap(from * r.maxBatch, cut * r.maxBatch + r.maxBatch - 1);
         }
         return r;
+    }
+
+    /** False while the state waits for a peer's snapshot (see {@link io.mmx.runtime.host.HostedProcess#stateReady}). */
+    boolean stateReady()
+    {
+        return transfer == null || !transfer.receiving();
+    }
+
+    /** Whether membership holds process {@code p} alive (neither suspected nor dead); true before it runs. */
+    private boolean peerAlive(final int p)
+    {
+        return membership == null || membership.status(p) == io.mmx.membership.swim.MemberStatus.ALIVE;
     }
 
     /** The log slot a plan change ended this replica's era at, or -1. */
@@ -303,19 +319,20 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void restoreFrom(final ReplicaDurability durability, final boolean coldStart, final boolean majority)
     {
         this.durability = durability;
-        this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch, transferFaults);
+        this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch, transferFaults, seed,
+            this::peerAlive);
         this.era = durability.era(n);
         // The node's journal may hold a later era's slots, applied by co-hosted replicas: not this one's to replay.
-        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, replayer(),
+        this.restoredThroughSlot = durability.restore(stateMachine, duplicates, replayer(false),
             (era.era() + 1) * LogEra.SLOTS - 1);
         stateSlot = Math.max(stateSlot, restoredThroughSlot);
         if (!coldStart && era.started() && era.era() > 0 && era.ownPosition() != era.basePosition() &&
-            durability.restoredSnapshotSlot() < era.base())
+            durability.restoredSnapshotSlot() < era.earliestState())
         {
             // The era started from a state this replica did not hold, and no snapshot of the era replaced
             // it yet: the journal replayed era slots onto the wrong state.
             stateComplete = false;
-            transfer.want(Math.max(restoredThroughSlot, era.base()), leader, nowTick);
+            transfer.want(Math.max(restoredThroughSlot, era.earliestState()), leader, nowTick);
         }
         if (coldStart)
         {
@@ -324,6 +341,30 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
                 "slot " + era.ownPosition() + "; the era starts once " + (majority ? "a majority" : "every process") +
                 " has reported");
         }
+    }
+
+    /**
+     * Makes this replica a process that joins era {@code joinEra}, begun by a plan change, with no
+     * state: new in the plan, or on a host that replaced a lost one. It takes the era's state from a
+     * peer's snapshot, and journals what is decided meanwhile. A replica already in that era or a
+     * later one (a restart) is left as it is. Call after {@link #restoreFrom}, before {@link #start}.
+     */
+    void joinEra(final int joinEra)
+    {
+        if (durability == null)
+        {
+            throw new IllegalStateException("process " + id + " joins era " + joinEra + " by a peer's snapshot: " +
+                "it needs a state directory (--state-dir)");
+        }
+        if (era.era() >= joinEra)
+        {
+            return;
+        }
+        era = durability.joinedEra(n, joinEra);
+        stateComplete = false;
+        EventLog.log(EventLog.Level.INFO, "era_joined", id, "joins era " + joinEra + " with no state: it takes a " +
+            "peer's snapshot");
+        transfer.want(era.earliestState(), leader, nowTick);
     }
 
     /**
@@ -343,15 +384,19 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return words;
     }
 
-    // Replayed slots are applied as if decided now, without completing anyone; gaps are gaps.
-    private ReplicaDurability.Replayer replayer()
+    /**
+     * Replays journaled slots: applied as if decided now; gaps are gaps. {@code live}: the slots
+     * were decided while this run waited for a peer's snapshot, so their submitters wait for them
+     * and are completed now (at a restart, the journal's slots are an earlier run's: no one waits).
+     */
+    private ReplicaDurability.Replayer replayer(final boolean live)
     {
         return new ReplicaDurability.Replayer()
         {
             @Override
             public int apply(final long slot, final long[] value)
             {
-                return applySlot(slot, value, false);
+                return applySlot(slot, value, live);
             }
 
             @Override
@@ -378,9 +423,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     private boolean install(final io.mmx.runtime.snapshot.SnapshotStore.Snapshot snapshot)
     {
         final long at = (snapshot.logIndex() + 1) / maxBatch - 1;
-        if (LogEra.eraOf(at) < era.era())
+        if (at < era.earliestState())
         {
-            return false; // a peer still in an older era: not this era's state; ask again
+            return false; // a peer still in an older era (or before a plan change's cut): not this era's state
         }
         if (LogEra.eraOf(at) > era.era())
         {
@@ -392,7 +437,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         {
             stateComplete = true;
             era.startedBefore(at);
-            final long last = durability.install(snapshot, stateMachine, duplicates, replayer());
+            final long last = durability.install(snapshot, stateMachine, duplicates, replayer(true));
             if (era.era() > 0)
             {
                 durability.forgetOlderThan(snapshot);
@@ -424,9 +469,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         {
             transfer.close();
         }
-        if (durability != null)
+        if (durability != null && !handedOver)
         {
-            durability.close();
+            durability.close(); // a handed-over replica's state directory is its successor's
         }
     }
 
@@ -597,7 +642,10 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         }
         if (transfer != null && transfer.receiving())
         {
-            return; // journaled: applied after the snapshot it waits for, from the journal
+            // Journaled: applied after the snapshot it waits for, from the journal. A plan change still ends
+            // the era here: the host must not wait for this replica to apply it.
+            noteEraEnd(slot, value);
+            return;
         }
         final int applied = applySlot(slot, value, true);
         stateSlot = slot;
@@ -674,6 +722,23 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             completions.onEraEnded(id, slot, era.nextPlan());
         }
         return applied;
+    }
+
+    /** A replica waiting for a snapshot learns from a decided slot only whether a plan change ends its era there. */
+    private void noteEraEnd(final long slot, final long[] value)
+    {
+        for (int at = 0; at + proposalWords <= value.length; at += proposalWords)
+        {
+            if (Commands.isPlanChange(value, at) && era.started() && Commands.changedEra(value, at) == era.era() &&
+                era.onPlanChange(slot, Commands.changedPlanId(value, at)))
+            {
+                EventLog.log(EventLog.Level.INFO, "era_ended", id, "a plan change ended era " + era.era() +
+                    " at slot " + slot + " while this replica waits for a snapshot; era " + (era.era() + 1) +
+                    " runs plan " + Long.toHexString(era.nextPlan()));
+                completions.onEraEnded(id, slot, era.nextPlan());
+                return;
+            }
+        }
     }
 
     /**

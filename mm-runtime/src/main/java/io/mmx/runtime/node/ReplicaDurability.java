@@ -168,6 +168,12 @@ final class ReplicaDurability implements AutoCloseable
         return LogEra.after(dir, n, previous, cut, position);
     }
 
+    /** Records that this process joins era {@code era} of a plan change, with no state yet. */
+    LogEra joinedEra(final int n, final int era)
+    {
+        return LogEra.joined(dir, n, era);
+    }
+
     /** The slot of the snapshot the last {@link #restore} loaded (-1 if none). */
     long restoredSnapshotSlot()
     {

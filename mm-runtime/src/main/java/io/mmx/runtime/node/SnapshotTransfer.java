@@ -39,6 +39,8 @@ final class SnapshotTransfer
 {
     /** Ticks without a chunk before the receiver asks another peer. */
     static final int RETRY_TICKS = 500;
+    /** Ticks a replica that wants a snapshot waits for a leader to ask before it asks other peers in turn. */
+    static final int LEADER_WAIT_TICKS = 100;
     /** Ticks between two resume requests for the same chunk. */
     static final int RESUME_TICKS = 25;
 
@@ -85,13 +87,24 @@ final class SnapshotTransfer
     private long transferId;
     private int peer = -1;
     private int attempts;
+    private final long idSeed;
+    private final java.util.function.IntPredicate alive;
+    private long asked;
     private long lastProgressTick;
     private SnapshotStore.Receiver receiver;
     private volatile long transfersCompleted;
 
+    /**
+     * @param idSeed where this replica's transfer ids start: random per run (a node draws it), so a
+     *               restarted replica's ids differ from those a peer may still hold open.
+     * @param alive  whether membership holds a process alive: peers it holds suspected or dead are
+     *               passed over while any other is left (each silent peer costs {@link #RETRY_TICKS}).
+     */
     SnapshotTransfer(final int self, final int n, final HostTransport transport, final ReplicaDurability durability,
-        final int maxBatch, final Faults faults)
+        final int maxBatch, final Faults faults, final long idSeed, final java.util.function.IntPredicate alive)
     {
+        this.idSeed = idSeed;
+        this.alive = alive;
         this.faults = faults;
         this.self = self;
         this.n = n;
@@ -134,6 +147,13 @@ final class SnapshotTransfer
     void want(final long slot, final int leader, final long tick)
     {
         minSlot = Math.max(minSlot, slot);
+        if (receiver == null && leader < 0 && attempts == 0)
+        {
+            // No leader known yet (a process just started): wait for one, up to LEADER_WAIT_TICKS. The
+            // leader is alive and the furthest ahead; the next ids may be crashed, or be joiners like this one.
+            lastProgressTick = tick - RETRY_TICKS + LEADER_WAIT_TICKS;
+            return;
+        }
         if (receiver == null)
         {
             ask(leader, tick);
@@ -150,9 +170,13 @@ final class SnapshotTransfer
             peer = (peer + 1) % n;
         }
         attempts++;
+        for (int skipped = 0; !alive.test(peer) && skipped < n - 2; skipped++)
+        {
+            peer = (self + 1 + attempts++ % (n - 1)) % n;
+        }
         stalls = 0;
         resumeAskedFor = -1;
-        transferId = ((long)self << 40) ^ System.nanoTime();
+        transferId = ((long)self << 40) ^ (idSeed + ++asked * 0x9E37_79B9_7F4A_7C15L);
         lastProgressTick = tick;
         frame.putLong(0, transferId, LE);
         frame.putLong(8, minSlot, LE);
@@ -162,7 +186,11 @@ final class SnapshotTransfer
     /** Per tick: the receiver's retry, the sender's chunks. */
     void onTick(final long tick, final int leader)
     {
-        if (receiving() && tick - lastProgressTick > RETRY_TICKS)
+        if (receiving() && receiver == null && attempts == 0 && leader >= 0)
+        {
+            ask(leader, tick); // the leader became known while waiting for one
+        }
+        else if (receiving() && tick - lastProgressTick > RETRY_TICKS)
         {
             if (receiver != null && stalls++ == 0)
             {

@@ -42,6 +42,7 @@ final class AppliedOrderChecker
     private final LongHashSet commonValues = new LongHashSet();
     private final LongHashSet submitted = new LongHashSet();
     private long highestIndex = -1;
+    private int snapshotsLoaded;
     private String violation;
     /** Where gaps are traced, or null. */
     java.util.function.Consumer<String> trace;
@@ -203,6 +204,12 @@ final class AppliedOrderChecker
         return null;
     }
 
+    /** @return snapshots replicas loaded from peers (state transfers). */
+    int snapshotsLoaded()
+    {
+        return snapshotsLoaded;
+    }
+
     /** @return replicas told they missed commands. */
     int replicasWithGaps()
     {
@@ -296,6 +303,65 @@ final class AppliedOrderChecker
             }
             indices.addLong(logIndex);
             return value;
+        }
+
+        /** A replica's state is what it applied: a snapshot carries it whole (the node adds the duplicate filter). */
+        @Override
+        public boolean snapshots()
+        {
+            return true;
+        }
+
+        @Override
+        public void takeSnapshot(final java.io.OutputStream out) throws java.io.IOException
+        {
+            final java.io.DataOutputStream data = new java.io.DataOutputStream(out);
+            data.writeInt(indices.size());
+            for (int i = 0; i < indices.size(); i++)
+            {
+                final long index = indices.getLong(i);
+                data.writeLong(index);
+                data.writeLong(common.get(index));
+            }
+            data.flush();
+        }
+
+        /**
+         * Takes a peer's applied log: from now on this replica holds what the peer held, and each
+         * command in it must be the common order's at its index (a snapshot of another order, or of
+         * a replica that missed commands, would not be).
+         */
+        @Override
+        public void loadSnapshot(final java.io.InputStream in) throws java.io.IOException
+        {
+            final java.io.DataInputStream data = new java.io.DataInputStream(in);
+            final int count = data.readInt();
+            final LongArrayList loaded = new LongArrayList();
+            final LongHashSet loadedValues = new LongHashSet();
+            for (int i = 0; i < count; i++)
+            {
+                final long index = data.readLong();
+                final long value = data.readLong();
+                if (common.get(index) != value)
+                {
+                    violate("snapshot: replica " + id + " loaded " + text(value) + " at index " + index +
+                        " where the common order has " + (common.get(index) == Long.MIN_VALUE ? "nothing" :
+                        text(common.get(index))));
+                }
+                loaded.addLong(index);
+                loadedValues.add(value);
+            }
+            indices.clear();
+            indices.addAll(loaded);
+            values.clear();
+            values.addAll(loadedValues);
+            gaps.clear();
+            snapshotsLoaded++;
+            if (trace != null)
+            {
+                trace.accept("replica " + id + " loaded a snapshot of " + count + " commands through index " +
+                    (count == 0 ? -1 : loaded.getLong(count - 1)));
+            }
         }
 
         @Override

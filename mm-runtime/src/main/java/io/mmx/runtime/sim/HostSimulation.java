@@ -84,6 +84,14 @@ public final class HostSimulation
         public boolean trace;
         /** Plan changes the run makes during its faults (0: none). */
         public int planChanges;
+        /** The kinds of the changes, used in turn (empty: each drawn). */
+        public List<ChangeSchedule.Kind> planChangeKinds = new ArrayList<>();
+        /**
+         * The replicas keep state in a temporary directory (deleted after the run), as a node with
+         * {@code --state-dir} does: a replica that fell behind every decided log takes a peer's
+         * snapshot instead of holding a gap.
+         */
+        public boolean durable;
     }
 
     private final long seed;
@@ -92,13 +100,17 @@ public final class HostSimulation
     private final SplittableRandom random;
     private final int n;
     private final int hostCount;
+    /** The host of every process id of any plan of the run. */
     private final int[] hostOf;
-    /** The plans of era 0 and of each change, drawn up front. */
-    private final Plan[] plans;
-    private final String directory;
-    /** The eras begun so far; a host runs eras up to {@link #eraOfHost}. */
+    /** The plan changes and their plans, drawn up front. */
+    private final ChangeSchedule schedule;
+    /** The eras begun so far; a host runs eras up to {@link #eraOfHost} (-1: a host no plan had yet). */
     private final List<SimulatedEra> eras = new ArrayList<>();
     private final int[] eraOfHost;
+    /** How many times a host was replaced by a new, empty machine. */
+    private final int[] machine;
+    /** Hosts a shrink removed. */
+    private final boolean[] removed;
     /** When a host first saw its era ended by a plan change (-1: not yet). */
     private final long[] cutSeenNs;
     /** When each plan change is submitted, the host that submits it, and its submission. */
@@ -110,6 +122,8 @@ public final class HostSimulation
     private final long[] eraCutNs;
     private final long[] eraFirstCommitNs;
     private final AtomicInteger[] pending;
+    /** The replicas' state directories, when {@link Options#durable}; else null. */
+    private final java.nio.file.Path stateRoot;
     private final boolean[] crashed;
     private final long[] pausedUntilNs;
     private final long[] crashAtNs;
@@ -126,6 +140,7 @@ public final class HostSimulation
     private int pausesRun;
     private int leaderPauses;
     private int crashesRun;
+    private int replacements;
     private long refused;
     private long acknowledged;
     private long convergedAtNs = -1;
@@ -157,6 +172,8 @@ public final class HostSimulation
         final long value;
         final Submission submission;
         boolean checked;
+        /** Its host left the cluster (a shrink) or was replaced by a new machine: its outcome is no one's to wait for. */
+        boolean abandoned;
 
         Sent(final int host, final long value, final Submission submission)
         {
@@ -173,73 +190,65 @@ public final class HostSimulation
         this.options = options;
         this.faults = HostFaults.fromSeed(seed, options.n, options.perHost);
         this.random = new SplittableRandom(seed);
+        final SplittableRandom changeRandom = new SplittableRandom(seed ^ 0x6A09E667F3BCC909L);
+        final Graph graph = new RandomRegularGenerator().generate(faults.n, faults.degree, random.nextLong());
+        schedule = new ChangeSchedule(Plan.sealed(graph, faults.degree, "random", seed, null,
+            JsonNodeFactory.instance.objectNode()), faults.perHost, Math.max(0, options.planChanges),
+            options.planChangeKinds, changeRandom);
         this.n = faults.n;
-        this.hostCount = faults.hosts();
-        this.description = "host seed " + seed + ": " + faults +
-            (options.planChanges > 0 ? " plan changes " + options.planChanges : "") +
+        this.hostCount = schedule.maxHosts;
+        this.hostOf = schedule.hostOf;
+        this.description = "host seed " + seed + ": " + faults + (options.durable ? " durable" : "") +
+            (options.planChanges > 0 ? " plan changes " + schedule.kindsText() : "") +
             (options.flaw == Flaw.NONE ? "" : " flaw " + options.flaw.cliName()) +
             (options.replicaFlaw == ReplicaFlaw.NONE ? "" : " replica flaw " + options.replicaFlaw.cliName());
-        hostOf = new int[n];
-        final StringBuilder directory = new StringBuilder();
-        final SplittableRandom changeRandom = new SplittableRandom(seed ^ 0x6A09E667F3BCC909L);
-        for (int h = 0; h < hostCount; h++)
+        try
         {
-            final int first = h * faults.perHost;
-            final int last = Math.min(n, first + faults.perHost) - 1;
-            for (int p = first; p <= last; p++)
-            {
-                hostOf[p] = h;
-            }
-            directory.append(h == 0 ? "" : ";").append(first).append('-').append(last).append("@127.0.0.1:")
-                .append(40_000 + h);
+            stateRoot = options.durable || schedule.needsState() ?
+                java.nio.file.Files.createTempDirectory("mmx-hostsim-" + seed + "-") : null;
         }
-        this.directory = directory.toString();
-        final Graph graph = new RandomRegularGenerator().generate(n, faults.degree, random.nextLong());
-        plans = new Plan[1 + Math.max(0, options.planChanges)];
-        plans[0] = Plan.sealed(graph, faults.degree, "random", seed, null, JsonNodeFactory.instance.objectNode());
-        for (int k = 1; k < plans.length; k++)
+        catch (final java.io.IOException ex)
         {
-            // Drawn from their own stream: runs without changes draw as before.
-            final int d = 3 + changeRandom.nextInt(3);
-            final int degree = Math.min(n - 1, (n * d) % 2 == 0 ? d : d + 1);
-            final long graphSeed = changeRandom.nextLong();
-            plans[k] = Plan.sealed(new RandomRegularGenerator().generate(n, degree, graphSeed), degree, "random",
-                graphSeed, null, JsonNodeFactory.instance.objectNode());
+            throw new IllegalStateException("cannot make the replicas' state directory: " + ex.getMessage(), ex);
         }
         eraOfHost = new int[hostCount];
+        java.util.Arrays.fill(eraOfHost, schedule.hostsIn[0], hostCount, -1);
+        machine = new int[hostCount];
+        removed = new boolean[hostCount];
         cutSeenNs = new long[hostCount];
         java.util.Arrays.fill(cutSeenNs, -1);
-        eraCutNs = new long[plans.length];
-        eraFirstCommitNs = new long[plans.length];
+        eraCutNs = new long[schedule.plans.length];
+        eraFirstCommitNs = new long[schedule.plans.length];
         java.util.Arrays.fill(eraCutNs, -1);
         java.util.Arrays.fill(eraFirstCommitNs, -1);
-        checker = new AppliedOrderChecker(n);
+        checker = new AppliedOrderChecker(schedule.maxN());
         checker.trace = options.trace ? this::trace : null;
         crashed = new boolean[hostCount];
         pending = new AtomicInteger[hostCount];
-        final SimulatedEra first = newEra(0, plans[0]);
+        final SimulatedEra first = newEra(0);
         maxPending = InProcessHost.maxPending(first.contexts[0]);
-        for (int h = 0; h < hostCount; h++)
+        for (int h = 0; h < schedule.hostsIn[0]; h++)
         {
             pending[h] = new AtomicInteger();
-            first.hosts[h] = new InProcessHost(first.contexts[h], hostOf, first.links, first.network.endpoint(h),
+            first.hosts[h] = new InProcessHost(first.contexts[h], first.hostOf, first.links, first.network.endpoint(h),
                 () -> nowNs, checker::replica, new SplittableRandom(random.nextLong()), options.replicaFlaw, pending[h],
                 faults.liveness ? liveness : HostLiveness.NONE);
         }
         first.links.start();
         pausedUntilNs = new long[hostCount];
         crashAtNs = drawCrashes();
-        changeAtNs = new long[plans.length - 1];
-        changeHost = new int[plans.length - 1];
+        changeAtNs = new long[schedule.kinds.length];
+        changeHost = new int[schedule.kinds.length];
         for (int k = 0; k < changeAtNs.length; k++)
         {
-            // Spread over the fault phase, each after the one before; submitted by a host that never crashes.
+            // Spread over the fault phase, each after the one before; submitted by a first-plan host that never
+            // crashes (a shrink removes only hosts a grow added).
             final long slice = (FAULT_PHASE_NS - 200_000_000L) / changeAtNs.length;
             changeAtNs[k] = 200_000_000L + k * slice + changeRandom.nextLong(slice / 2);
             int h;
             do
             {
-                h = changeRandom.nextInt(hostCount);
+                h = changeRandom.nextInt(schedule.hostsIn[0]);
             }
             while (crashAtNs[h] >= 0);
             changeHost[k] = h;
@@ -253,21 +262,29 @@ public final class HostSimulation
         }
     }
 
-    /** Era {@code number} on {@code plan}: every host's context, the era's network and fresh regions. */
-    private SimulatedEra newEra(final int number, final Plan plan)
+    /**
+     * Era {@code number} on its plan: the context of each of the plan's hosts (a host replaced by a
+     * new machine gets a new state directory), the era's network and fresh regions.
+     */
+    private SimulatedEra newEra(final int number)
     {
-        final NodeContext[] contexts = new NodeContext[hostCount];
-        for (int h = 0; h < hostCount; h++)
+        final Plan plan = schedule.plans[number];
+        final String directory = schedule.directory(number);
+        final NodeContext[] contexts = new NodeContext[schedule.hostsIn[number]];
+        for (int h = 0; h < contexts.length; h++)
         {
-            final int first = h * faults.perHost;
-            final int[] ids = java.util.stream.IntStream.rangeClosed(first, Math.min(n, first + faults.perHost) - 1)
-                .toArray();
-            contexts[h] = new NodeContext().plan(plan).hosted(ids).clusterKey(CLUSTER_KEY).directory(directory);
+            contexts[h] = new NodeContext().plan(plan).hosted(schedule.idsOf(h)).clusterKey(CLUSTER_KEY)
+                .directory(directory);
+            if (stateRoot != null)
+            {
+                contexts[h].stateDirectory(stateRoot.resolve("host-" + h + "-machine-" + machine[h]));
+            }
             contexts[h].core().flaw(options.flaw);
             contexts[h].conclude();
         }
-        final SimulatedEra era = new SimulatedEra(number, plan, contexts, hostOf, faults, random, () -> nowNs,
-            CLUSTER_KEY, nowNs >= FAULT_PHASE_NS, crashed);
+        final SimulatedEra era = new SimulatedEra(number, plan, contexts,
+            java.util.Arrays.copyOf(hostOf, plan.graph().n()), faults, random, () -> nowNs, CLUSTER_KEY,
+            nowNs >= FAULT_PHASE_NS, crashed);
         eras.add(era);
         return era;
     }
@@ -282,7 +299,7 @@ public final class HostSimulation
         java.util.Arrays.fill(at, -1);
         final boolean[] down = new boolean[hostCount];
         int left = faults.crashes;
-        for (final int h : shuffled(hostCount))
+        for (final int h : shuffled(schedule.hostsIn[0]))
         {
             if (left == 0)
             {
@@ -290,9 +307,9 @@ public final class HostSimulation
             }
             down[h] = true;
             boolean quorumEverywhere = true;
-            for (final Plan p : plans)
+            for (final Plan p : schedule.plans)
             {
-                quorumEverywhere &= liveAcceptors(p.graph(), down) > n / 2;
+                quorumEverywhere &= liveAcceptors(p.graph(), down) > p.graph().n() / 2;
             }
             if (quorumEverywhere)
             {
@@ -310,9 +327,9 @@ public final class HostSimulation
     /** |N[S]|: the acceptors of the processes of live hosts and of their neighbours. */
     private int liveAcceptors(final Graph graph, final boolean[] downHosts)
     {
-        final boolean[] covered = new boolean[n];
+        final boolean[] covered = new boolean[graph.n()];
         int count = 0;
-        for (int p = 0; p < n; p++)
+        for (int p = 0; p < graph.n(); p++)
         {
             if (downHosts[hostOf[p]])
             {
@@ -352,6 +369,16 @@ public final class HostSimulation
         return order;
     }
 
+    /**
+     * The kind of plan change named {@code name} (regraph, replace, grow, shrink).
+     *
+     * @throws IllegalArgumentException naming the kinds, for any other name.
+     */
+    public static ChangeSchedule.Kind changeKind(final String name)
+    {
+        return ChangeSchedule.Kind.byName(name);
+    }
+
     /** Runs seed {@code seed} with the node's event lines muted. */
     public static SeedSweep.Outcome run(final long seed, final Options options)
     {
@@ -379,6 +406,10 @@ public final class HostSimulation
             // handler: a broken variant may get there before the checker sees a reply.
             return new SeedSweep.Outcome(seed, SeedSweep.Verdict.SAFETY, description + ": at " + nowNs / 1_000_000 +
                 " virtual ms: " + e + "; " + summary());
+        }
+        finally
+        {
+            releaseState();
         }
     }
 
@@ -429,7 +460,7 @@ public final class HostSimulation
             }
             for (int h = 0; h < hostCount; h++)
             {
-                if (!crashed[h] && pausedUntilNs[h] <= nowNs)
+                if (!crashed[h] && pausedUntilNs[h] <= nowNs && eraOfHost[h] >= 0)
                 {
                     for (int e = 0; e <= eraOfHost[h]; e++)
                     {
@@ -438,7 +469,10 @@ public final class HostSimulation
                             eras.get(e).hosts[h].host().doWork(nowNs);
                         }
                     }
-                    switchIfEnded(h);
+                    if (!removed[h])
+                    {
+                        switchIfEnded(h);
+                    }
                 }
             }
             noteFirstCommit();
@@ -463,6 +497,37 @@ public final class HostSimulation
                     return "not converged " + LIVENESS_NS / 1_000_000 + " virtual ms after the heal: " + converged();
                 }
             }
+        }
+    }
+
+    /** Closes every host's state (the newest era's host last) and deletes the state directories. */
+    private void releaseState()
+    {
+        if (stateRoot == null)
+        {
+            return;
+        }
+        for (int e = eras.size() - 1; e >= 0; e--)
+        {
+            for (final InProcessHost host : eras.get(e).hosts)
+            {
+                if (host != null && !host.host().handedOver())
+                {
+                    host.close();
+                }
+            }
+        }
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(stateRoot))
+        {
+            for (final java.nio.file.Path p : (Iterable<java.nio.file.Path>)walk.sorted(java.util.Comparator.reverseOrder())::iterator)
+            {
+                java.nio.file.Files.deleteIfExists(p);
+            }
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new IllegalStateException("cannot delete the replicas' state directory " + stateRoot + ": " +
+                ex.getMessage(), ex);
         }
     }
 
@@ -502,7 +567,7 @@ public final class HostSimulation
         {
             return;
         }
-        changeSubmission = Submission.planChange(plans[k + 1].digest().id64());
+        changeSubmission = Submission.planChange(schedule.plans[k + 1].digest().id64());
         pending[changeHost[k]].incrementAndGet();
         if (!current(changeHost[k]).host().enqueue(changeSubmission))
         {
@@ -510,8 +575,9 @@ public final class HostSimulation
             changeSubmission = null;
             return;
         }
-        trace("host " + changeHost[k] + " submits plan change " + k + " to era " + (k + 1) + " (degree " +
-            plans[k + 1].graph().degree(0) + ")");
+        trace("host " + changeHost[k] + " submits plan change " + k + " (" + schedule.kinds[k].cliName() +
+            ") to era " + (k + 1) + " (n " + schedule.plans[k + 1].graph().n() + ", degree " +
+            schedule.plans[k + 1].graph().degree(0) + ")");
     }
 
     /**
@@ -539,29 +605,117 @@ public final class HostSimulation
             return;
         }
         final Plan next = planWithId(host.nextPlanId(), h);
-        final SimulatedEra era = eras.size() > e + 1 ? eras.get(e + 1) : newEra(e + 1, next);
+        final SimulatedEra era = eras.size() > e + 1 ? eras.get(e + 1) : beginEra(e + 1, next);
         if (era.plan != next)
         {
             throw new IllegalStateException("host " + h + " ends era " + e + " for plan " +
                 Long.toHexString(host.nextPlanId()) + " but another host began era " + (e + 1) + " on plan " +
                 Long.toHexString(era.plan.digest().id64()));
         }
+        eras.get(e).retireAtNs[h] = nowNs + RETAIN_NS;
+        cutSeenNs[h] = -1;
+        if (h >= era.hosts.length)
+        {
+            removed[h] = true;
+            abandon(h);
+            trace("host " + h + " leaves the cluster: the plan of era " + (e + 1) + " has none of its processes");
+            return;
+        }
         era.links.building(true);
-        era.hosts[h] = eras.get(e).hosts[h].successor(era.contexts[h], hostOf, era.links, era.network.endpoint(h),
+        era.hosts[h] = eras.get(e).hosts[h].successor(era.contexts[h], era.hostOf, era.links, era.network.endpoint(h),
             () -> nowNs, new SplittableRandom(random.nextLong()), pending[h],
             faults.liveness ? liveness : HostLiveness.NONE);
         era.links.building(false);
-        eras.get(e).retireAtNs[h] = nowNs + RETAIN_NS;
         eraOfHost[h] = e + 1;
-        cutSeenNs[h] = -1;
         trace("host " + h + " switches to era " + (e + 1) + " (era " + e + " ended at slot " + host.eraEndedAt() +
             (host.eraEndedEverywhere() ? "" : "; not every replica applied it") + ")");
+    }
+
+    /**
+     * Begins era {@code number} on its plan, when the first host switches to it: a replace first
+     * brings back every crashed host as a new, empty machine; the hosts a replace or a grow adds join
+     * the era at once and take the state by snapshot.
+     */
+    private SimulatedEra beginEra(final int number, final Plan plan)
+    {
+        if (number >= schedule.plans.length || plan != schedule.plans[number])
+        {
+            throw new IllegalStateException("era " + number + " would run plan " +
+                Long.toHexString(plan.digest().id64()) + ", not the plan its change named");
+        }
+        final ChangeSchedule.Kind kind = schedule.kinds[number - 1];
+        final List<Integer> joiners = new ArrayList<>();
+        if (kind == ChangeSchedule.Kind.REPLACE)
+        {
+            for (int h = 0; h < schedule.hostsIn[number]; h++)
+            {
+                if (crashed[h])
+                {
+                    crashed[h] = false;
+                    crashAtNs[h] = -1; // the new machine does not crash
+                    machine[h]++;
+                    abandon(h);
+                    for (final SimulatedEra old : eras)
+                    {
+                        if (h < old.retireAtNs.length)
+                        {
+                            old.retireAtNs[h] = 0;
+                        }
+                    }
+                    joiners.add(h);
+                    replacements++;
+                }
+            }
+        }
+        for (int h = schedule.hostsIn[number - 1]; h < schedule.hostsIn[number]; h++)
+        {
+            if (removed[h])
+            {
+                // A shrink removed this host before: the grow brings its ids back on a new machine.
+                removed[h] = false;
+                machine[h]++;
+                for (final SimulatedEra old : eras)
+                {
+                    if (h < old.retireAtNs.length)
+                    {
+                        old.retireAtNs[h] = 0;
+                    }
+                }
+            }
+            joiners.add(h);
+        }
+        final SimulatedEra era = newEra(number);
+        for (final int h : joiners)
+        {
+            pending[h] = new AtomicInteger();
+            era.links.building(true);
+            era.hosts[h] = InProcessHost.joining(number, era.contexts[h], era.hostOf, era.links,
+                era.network.endpoint(h), () -> nowNs, checker::replica, new SplittableRandom(random.nextLong()),
+                options.replicaFlaw, pending[h], faults.liveness ? liveness : HostLiveness.NONE);
+            era.links.building(false);
+            eraOfHost[h] = number;
+            trace("host " + h + (kind == ChangeSchedule.Kind.REPLACE ? " comes back as a new, empty machine and" :
+                " is new and") + " joins era " + number);
+        }
+        return era;
+    }
+
+    /** Host {@code h}'s submissions so far have no one to wait for: it left, or its machine was replaced. */
+    private void abandon(final int h)
+    {
+        for (final Sent s : sent)
+        {
+            if (s.host == h)
+            {
+                s.abandoned = true;
+            }
+        }
     }
 
     /** The plan a change names; a process holds only the run's plans. */
     private Plan planWithId(final long id, final int h)
     {
-        for (final Plan p : plans)
+        for (final Plan p : schedule.plans)
         {
             if (p.digest().id64() == id)
             {
@@ -616,7 +770,7 @@ public final class HostSimulation
         else
         {
             final int pick = random.nextInt(hostCount);
-            h = crashed[pick] ? -1 : pick;
+            h = crashed[pick] || removed[pick] || eraOfHost[pick] < 0 ? -1 : pick;
         }
         if (h >= 0)
         {
@@ -631,7 +785,7 @@ public final class HostSimulation
     {
         for (int h = 0; h < hostCount; h++)
         {
-            if (crashed[h] || random.nextLong(faults.submitIntervalNs) >= STEP_NS)
+            if (crashed[h] || removed[h] || eraOfHost[h] < 0 || random.nextLong(faults.submitIntervalNs) >= STEP_NS)
             {
                 continue;
             }
@@ -661,7 +815,7 @@ public final class HostSimulation
         int leader = -1;
         for (int h = 0; h < hostCount && leader < 0; h++)
         {
-            if (!crashed[h] && pausedUntilNs[h] <= nowNs)
+            if (!crashed[h] && !removed[h] && eraOfHost[h] >= 0 && pausedUntilNs[h] <= nowNs)
             {
                 leader = current(h).leading();
             }
@@ -694,7 +848,7 @@ public final class HostSimulation
         Sent first = null;
         for (final Sent s : sent)
         {
-            if (!crashed[s.host] && !s.submission.future().isDone())
+            if (!crashed[s.host] && !s.abandoned && !s.submission.future().isDone())
             {
                 open++;
                 first = first == null ? s : first;
@@ -711,15 +865,16 @@ public final class HostSimulation
         }
         for (int h = 0; h < hostCount; h++)
         {
-            if (!crashed[h] && eraOfHost[h] != eras.size() - 1)
+            if (!crashed[h] && !removed[h] && eraOfHost[h] != eras.size() - 1)
             {
                 return "host " + h + " still runs era " + eraOfHost[h] + " of " + (eras.size() - 1);
             }
         }
-        final boolean[] live = new boolean[n];
-        for (int p = 0; p < n; p++)
+        final boolean[] live = new boolean[hostOf.length];
+        final int lastN = eras.get(eras.size() - 1).plan.graph().n();
+        for (int p = 0; p < lastN; p++)
         {
-            live[p] = !crashed[hostOf[p]];
+            live[p] = !crashed[hostOf[p]] && !removed[hostOf[p]];
         }
         return checker.checkConverged(live);
     }
@@ -728,7 +883,7 @@ public final class HostSimulation
     {
         for (final Sent s : sent)
         {
-            if (!crashed[s.host] && s.submission.future().isCompletedExceptionally())
+            if (!crashed[s.host] && !s.abandoned && s.submission.future().isCompletedExceptionally())
             {
                 return "command " + AppliedOrderChecker.text(s.value) + " of live host " + s.host + " failed: " +
                     s.submission.future().handle((v, e) -> e).join();
@@ -741,11 +896,12 @@ public final class HostSimulation
     public String summary()
     {
         return String.format("virtual %d ms%s, %d leader changes, %d pauses (%d of the leader's host), %d crashes, " +
-            "%d commands submitted, %d acknowledged, %d refused, %d in the common order, %d replicas told of a gap; " +
+            "%d commands submitted, %d acknowledged, %d refused, %d in the common order, %d replicas told of a gap%s; " +
             "frames %s; %d memory completions",
             nowNs / 1_000_000, convergedAtNs < 0 ? "" : " (converged " + (convergedAtNs - FAULT_PHASE_NS) / 1_000_000 +
             " ms after the heal)", leaderChanges, pausesRun, leaderPauses, crashesRun, sent.size(), acknowledged,
-            refused, checker.commonSize(), checker.replicasWithGaps(), eras.get(0).network.countersText(),
+            refused, checker.commonSize(), checker.replicasWithGaps(),
+            stateRoot == null ? "" : ", " + checker.snapshotsLoaded() + " snapshots loaded", eras.get(0).network.countersText(),
             eras.get(0).links.delayed()) + eraSummary();
     }
 
@@ -755,7 +911,9 @@ public final class HostSimulation
         final StringBuilder b = new StringBuilder();
         for (int e = 1; e < eras.size(); e++)
         {
-            b.append("; era ").append(e).append(" (degree ").append(eras.get(e).plan.graph().degree(0)).append(')');
+            b.append("; era ").append(e).append(" (").append(schedule.kinds[e - 1].cliName()).append(", n ")
+                .append(eras.get(e).plan.graph().n()).append(", degree ").append(eras.get(e).plan.graph().degree(0))
+                .append(')');
             if (eraCutNs[e] >= 0)
             {
                 b.append(" changed at ").append(eraCutNs[e] / 1_000_000).append(" ms");
@@ -766,6 +924,24 @@ public final class HostSimulation
             }
         }
         return b.toString();
+    }
+
+    /** @return snapshots the replicas loaded from peers (joiners, and replicas that fell behind). */
+    public int snapshotsLoaded()
+    {
+        return checker.snapshotsLoaded();
+    }
+
+    /** @return hosts brought back as new, empty machines by a replace. */
+    public int replacements()
+    {
+        return replacements;
+    }
+
+    /** @return the kinds of the run's plan changes, comma separated. */
+    public String changeKinds()
+    {
+        return schedule.kindsText();
     }
 
     /** @return per era from 1: virtual ns from the change's first application to the era's first applied command (-1: none). */

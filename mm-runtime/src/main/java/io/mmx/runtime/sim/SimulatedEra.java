@@ -21,6 +21,8 @@ final class SimulatedEra
     final Plan plan;
     final Graph graph;
     final NodeContext[] contexts;
+    /** The host of each process of the plan. */
+    final int[] hostOf;
     final InMemoryNetwork network;
     final DelayedRegionLinks links;
     final InProcessHost[] hosts;
@@ -40,6 +42,7 @@ final class SimulatedEra
         this.plan = plan;
         this.graph = plan.graph();
         this.contexts = contexts;
+        this.hostOf = hostOf;
         this.network = new InMemoryNetwork(random.nextLong(), hostOf, faults.frameLoss, faults.frameDelayMaxNs,
             InProcessHost.maxFrameLengthBytes(contexts[0]));
         this.links = new DelayedRegionLinks(InProcessHost.createRegions(new LocalRegionStore(), contexts[0], clusterKey),
@@ -52,7 +55,7 @@ final class SimulatedEra
         {
             heal();
         }
-        for (int h = 0; h < crashed.length; h++)
+        for (int h = 0; h < contexts.length; h++)
         {
             if (crashed[h])
             {
@@ -71,6 +74,6 @@ final class SimulatedEra
     /** True if host {@code h} runs its host of this era at {@code nowNs}. */
     boolean runs(final int h, final long nowNs)
     {
-        return hosts[h] != null && nowNs < retireAtNs[h];
+        return h < hosts.length && hosts[h] != null && nowNs < retireAtNs[h];
     }
 }

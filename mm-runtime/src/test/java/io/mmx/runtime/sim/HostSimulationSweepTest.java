@@ -77,6 +77,50 @@ class HostSimulationSweepTest
     }
 
     /**
+     * Processes that join a plan change with no state: a grow adds a host whose processes take the
+     * era's state by snapshot, and the shrink after it removes that host again; a replace brings
+     * every crashed host back as a new, empty machine. Safe and converging, with the snapshots taken.
+     */
+    @Test
+    void growShrinkAndReplaceJoinProcessesBySnapshot()
+    {
+        int replaced = 0;
+        int grewAndShrank = 0;
+        for (final String kinds : new String[] {"grow,shrink", "replace"})
+        {
+            final HostSimulation.Options options = new HostSimulation.Options();
+            options.planChanges = 2;
+            for (final String k : kinds.split(","))
+            {
+                options.planChangeKinds.add(HostSimulation.changeKind(k));
+            }
+            for (long seed = BASE; seed < BASE + 4; seed++)
+            {
+                final HostSimulation sim = new HostSimulation(seed, options);
+                final SeedSweep.Outcome o = sim.run();
+                System.out.println("host seed " + seed + " (" + sim.changeKinds() + ") " + o.verdict() + ": " +
+                    sim.summary());
+                assertNull(o.description(), o.description() + "\n  replay: bin/mmx sim --host --plan-changes 2 " +
+                    "--plan-change-kinds " + kinds + " --seeds " + seed + "-" + seed + " --verbose");
+                if (sim.changeKinds().contains("grow"))
+                {
+                    // A grow needs an even degree or an even number of processes per host; else it is a regraph.
+                    grewAndShrank += sim.changeKinds().equals("grow,shrink") ? 1 : 0;
+                    assertTrue(sim.snapshotsLoaded() >= 2, "seed " + seed + ": the grown host's processes joined " +
+                        "by snapshot: " + sim.summary());
+                }
+                else
+                {
+                    replaced += sim.replacements();
+                    assertTrue(sim.snapshotsLoaded() >= sim.replacements(), sim.summary());
+                }
+            }
+        }
+        assertTrue(replaced > 0, "some seed replaced a crashed host");
+        assertTrue(grewAndShrank > 0, "some seed grew and shrank");
+    }
+
+    /**
      * The seeds this test runs cover both ways membership meets the hosts: liveness told (one machine,
      * shm locks) and liveness unknown (across machines), {@link HostFaults#liveness}.
      */
