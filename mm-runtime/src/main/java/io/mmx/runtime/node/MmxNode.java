@@ -355,6 +355,11 @@ public final class MmxNode implements AutoCloseable
     {
         // An AgentTerminationException stops the agent (the node then refuses submissions and its
         // status names the failure); anything else was thrown by one duty cycle, and the next one runs.
+        if (t.getCause() instanceof NodeAgent.EraEnded)
+        {
+            EventLog.log(EventLog.Level.ERROR, "agent_stopped", "the node's agent stopped: " + t.getCause().getMessage());
+            return;
+        }
         final String what = t instanceof org.agrona.concurrent.AgentTerminationException ?
             "the node's agent stopped (the status and every pending submission name the failure): " :
             "one duty cycle of the node's agent failed; the next one runs: ";
@@ -407,6 +412,18 @@ public final class MmxNode implements AutoCloseable
     public CompletableFuture<Long> probe()
     {
         return admit(new Submission(new byte[0], true));
+    }
+
+    /**
+     * Proposes a plan change to the plan with id {@code planId} (docs/protocol.md §8b). A node does
+     * not switch plans yet: once the change is decided every node stops, naming it. Package-private
+     * until nodes switch; tests use it to show that stop.
+     *
+     * @return completed with the change's log index, as a probe's.
+     */
+    CompletableFuture<Long> proposePlanChange(final long planId)
+    {
+        return admit(Submission.planChange(planId));
     }
 
     /** Refuses at once when the node is closed or {@code maxPending} submissions are pending. */

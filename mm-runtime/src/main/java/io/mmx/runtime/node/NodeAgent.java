@@ -52,6 +52,14 @@ final class NodeAgent implements Agent
                 EventLog.log(EventLog.Level.WARN, "slow_cycle", "a duty cycle took " + cycleNs / 1_000_000 +
                     " ms (its " + work + " items of work); the longest so far " + longestCycleNs / 1_000_000 + " ms");
             }
+            if (host.eraEndedAt() >= 0)
+            {
+                // The hosts switch eras (InProcessHost.successor); a node does not yet: its regions, Aeron
+                // stream and memory daemons are one plan's. Stop rather than serve an era that ended.
+                throw new EraEnded("a plan change to plan " + Long.toHexString(host.nextPlanId()) +
+                    " was decided at slot " + host.eraEndedAt() + ", and a running mmx node cannot switch plans " +
+                    "live yet: stop every node and start them with the new plan (docs/protocol.md §8b)");
+            }
             final long tick = host.nowTick();
             if (tick > lastTick)
             {
@@ -67,6 +75,17 @@ final class NodeAgent implements Agent
             failure = t;
             host.failAll("node failed: " + t);
             throw new AgentTerminationException(t);
+        }
+    }
+
+    /** A plan change ended the era the node runs: it stops, and this is not a bug. */
+    static final class EraEnded extends IllegalStateException
+    {
+        private static final long serialVersionUID = 1L;
+
+        EraEnded(final String message)
+        {
+            super(message);
         }
     }
 

@@ -210,8 +210,15 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             EventLog.log(EventLog.Level.INFO, "era_joined_behind", r.id, "era " + r.era.era() + " starts from the " +
                 "state at slot " + cut + ", which this replica does not hold (its state is through slot " +
                 previous.stateSlot + "): it takes a peer's snapshot");
-            final long from = Math.max(0, previous.stateSlot + 1);
-            r.gap(from * r.maxBatch, cut * r.maxBatch + r.maxBatch - 1);
+            if (previous.stateSlot < cut)
+            {
+                final long from = Math.max(0, previous.stateSlot + 1);
+                r.gap(from * r.maxBatch, cut * r.maxBatch + r.maxBatch - 1);
+            }
+            else if (r.transfer != null)
+            {
+                r.transfer.want(cut, -1, 0); // through the cut, but missing earlier slots: told of them already
+            }
         }
         return r;
     }

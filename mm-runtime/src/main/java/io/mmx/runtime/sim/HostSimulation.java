@@ -118,6 +118,17 @@ public final class HostSimulation
     private final int[] changeHost;
     private Submission changeSubmission;
     private int changesSubmitted;
+    /** Per change: how long after its submission the leader's host pauses (-1: no race), and for how long. */
+    private final long[] raceAfterNs;
+    private final long[] raceForNs;
+    private long raceAtNs = -1;
+    private long raceForNow;
+    private int leaderChangesAtSubmit;
+    private int racesRun;
+    /** Whether the leader's host paused while the current change was not decided yet. */
+    private boolean racing;
+    private int changesRacingAPause;
+    private int changesRacingLeaderChange;
     /** Per era from 1: when a host first saw the change decided, and when the era's first command was applied. */
     private final long[] eraCutNs;
     private final long[] eraFirstCommitNs;
@@ -252,6 +263,16 @@ public final class HostSimulation
             }
             while (crashAtNs[h] >= 0);
             changeHost[k] = h;
+        }
+        raceAfterNs = new long[changeAtNs.length];
+        raceForNs = new long[changeAtNs.length];
+        for (int k = 0; k < changeAtNs.length; k++)
+        {
+            // Half the changes race a leader change: the leader's host pauses within 2 ms of the submission,
+            // mostly before the change is decided.
+            final boolean race = changeRandom.nextBoolean();
+            raceAfterNs[k] = race ? changeRandom.nextLong(2_000_000L) : -1;
+            raceForNs[k] = race ? 40_000_000L + changeRandom.nextLong(160_000_000L) : 0;
         }
         pauseAtNs = new long[faults.pauses];
         pauseForNs = new long[faults.pauses];
@@ -454,6 +475,19 @@ public final class HostSimulation
             {
                 pause(pauseOrder[nextPause++], healNs);
             }
+            if (raceAtNs >= 0 && nowNs >= raceAtNs)
+            {
+                raceAtNs = -1;
+                if (lastLeader >= 0 && !crashed[hostOf[lastLeader]] && nowNs < healNs)
+                {
+                    final int h = hostOf[lastLeader];
+                    racesRun++;
+                    racing = changeSubmission != null && !changeSubmission.future().isDone();
+                    pausedUntilNs[h] = Math.min(healNs, Math.max(pausedUntilNs[h], nowNs + raceForNow));
+                    trace("host " + h + " of the leader pauses until " + pausedUntilNs[h] / 1_000_000 +
+                        " ms, racing the plan change");
+                }
+            }
             if (nowNs < stopSubmitNs)
             {
                 submit();
@@ -559,6 +593,9 @@ public final class HostSimulation
                     "and era " + changesSubmitted + " goes on");
             }
             changesSubmitted += failed ? 0 : 1;
+            changesRacingAPause += !failed && racing ? 1 : 0;
+            changesRacingLeaderChange += !failed && racing && leaderChanges > leaderChangesAtSubmit ? 1 : 0;
+            racing = false;
             changeSubmission = null;
         }
         final int k = changesSubmitted;
@@ -574,6 +611,12 @@ public final class HostSimulation
             pending[changeHost[k]].decrementAndGet();
             changeSubmission = null;
             return;
+        }
+        leaderChangesAtSubmit = leaderChanges;
+        if (raceAfterNs[k] >= 0)
+        {
+            raceAtNs = nowNs + raceAfterNs[k];
+            raceForNow = raceForNs[k];
         }
         trace("host " + changeHost[k] + " submits plan change " + k + " (" + schedule.kinds[k].cliName() +
             ") to era " + (k + 1) + " (n " + schedule.plans[k + 1].graph().n() + ", degree " +
@@ -909,11 +952,20 @@ public final class HostSimulation
     private String eraSummary()
     {
         final StringBuilder b = new StringBuilder();
+        if (changeAtNs.length > 0)
+        {
+            b.append("; ").append(changesRacingAPause).append(" of ").append(changesSubmitted)
+                .append(" changes decided while the leader's host was paused, ").append(changesRacingLeaderChange)
+                .append(" of them across a leader change");
+        }
         for (int e = 1; e < eras.size(); e++)
         {
+            final io.mmx.planner.change.GraphDiff diff = io.mmx.planner.change.GraphDiff.between(
+                eras.get(e - 1).plan.graph(), eras.get(e).plan.graph());
             b.append("; era ").append(e).append(" (").append(schedule.kinds[e - 1].cliName()).append(", n ")
                 .append(eras.get(e).plan.graph().n()).append(", degree ").append(eras.get(e).plan.graph().degree(0))
-                .append(')');
+                .append(", edges +").append(diff.added().size()).append(" -").append(diff.removed().size())
+                .append(" of ").append(eras.get(e).plan.graph().edgeCount()).append(')');
             if (eraCutNs[e] >= 0)
             {
                 b.append(" changed at ").append(eraCutNs[e] / 1_000_000).append(" ms");
@@ -930,6 +982,12 @@ public final class HostSimulation
     public int snapshotsLoaded()
     {
         return checker.snapshotsLoaded();
+    }
+
+    /** @return plan changes decided while the leader's host was paused, across a leader change. */
+    public int changesRacingLeaderChange()
+    {
+        return changesRacingLeaderChange;
     }
 
     /** @return hosts brought back as new, empty machines by a replace. */

@@ -54,6 +54,7 @@ class HostSimulationSweepTest
         final HostSimulation.Options options = new HostSimulation.Options();
         options.planChanges = 2;
         System.out.println("host sweep with plan changes: seeds " + BASE + ".." + (BASE + SEEDS - 1));
+        int raced = 0;
         for (long seed = BASE; seed < BASE + SEEDS; seed++)
         {
             final HostSimulation sim = new HostSimulation(seed, options);
@@ -62,12 +63,14 @@ class HostSimulationSweepTest
             assertNull(o.description(), o.description() + "\n  replay: bin/mmx sim --host --plan-changes 2 --seeds " +
                 seed + "-" + seed + " --verbose");
             final long[] stalls = sim.changeStallsNs();
+            raced += sim.changesRacingLeaderChange();
             assertEquals(2, stalls.length, "seed " + seed + " began two eras");
             for (final long stall : stalls)
             {
                 assertTrue(stall >= 0, "seed " + seed + ": every new era applied a command: " + sim.summary());
             }
         }
+        assertTrue(raced > 0, "some change raced a leader change");
         final HostSimulation again = new HostSimulation(BASE, options);
         again.run();
         final HostSimulation first = new HostSimulation(BASE, options);
