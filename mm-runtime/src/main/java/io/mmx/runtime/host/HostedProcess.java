@@ -90,4 +90,10 @@ public interface HostedProcess
     {
         return true;
     }
+
+    /** @return true if the command was applied in this process's state (its replica's duplicate filter saw it). */
+    default boolean applied(int origin, int incarnation, long counter)
+    {
+        return false;
+    }
 }

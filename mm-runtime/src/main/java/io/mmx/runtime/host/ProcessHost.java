@@ -9,6 +9,7 @@ import io.mmx.runtime.core.CoreConfig;
 import io.mmx.runtime.core.Message;
 import io.mmx.runtime.node.Commands;
 import io.mmx.runtime.node.NodeFrames;
+import io.mmx.runtime.node.SubmitAppliedException;
 import io.mmx.runtime.node.SubmitRefusedException;
 import io.mmx.runtime.node.SubmitTimeoutException;
 import io.mmx.runtime.node.wire.CoreMessageCodec;
@@ -663,6 +664,35 @@ public final class ProcessHost implements FrameHandler
     int origin()
     {
         return origin;
+    }
+
+    /**
+     * Hosted replica {@code replica} replaced its state with a peer's snapshot. If it is this host's
+     * submitter, its pending commands that the snapshot's state already holds were applied where it
+     * never saw them: they fail at once with {@link SubmitAppliedException} (applied, reply unknown)
+     * instead of waiting out the submit timeout.
+     */
+    public void onStateInstalled(final int replica)
+    {
+        if (replica != origin || pending.isEmpty())
+        {
+            return;
+        }
+        for (final Submission s : pending.values())
+        {
+            if (byId[origin].applied(origin, incarnation, s.counter))
+            {
+                expired.add(s);
+            }
+        }
+        for (final Submission s : expired)
+        {
+            pending.remove(s.counter);
+            pendingCount.decrementAndGet();
+            s.future.completeExceptionally(new SubmitAppliedException("command " + origin + "/" + s.counter +
+                " was applied, in the state a peer's snapshot brought to process " + origin + "; its reply is not kept"));
+        }
+        expired.clear();
     }
 
     /** Hosted replica {@code replica} applied an outside client's command. */

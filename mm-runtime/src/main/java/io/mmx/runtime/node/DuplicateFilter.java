@@ -91,6 +91,16 @@ final class DuplicateFilter
     }
 
     /**
+     * True if the command was applied already (its bit is set within its run's window): what a host
+     * asks of its pending submissions after a peer's snapshot replaced the state. Changes nothing.
+     */
+    boolean seen(final int origin, final int incarnation, final long counter)
+    {
+        final Run run = runs.get(((long)origin << 32) | (incarnation & 0xFFFF_FFFFL));
+        return run != null && counter <= run.highest && counter > run.highest - WINDOW && run.get(counter);
+    }
+
+    /**
      * Writes the filter (its runs in eviction order, each bitmap as its non-zero words) so that a
      * restarted replica filters exactly as the others do: part of every snapshot.
      */

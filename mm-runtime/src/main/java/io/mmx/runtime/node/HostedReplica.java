@@ -112,6 +112,12 @@ final class HostedReplica implements HostedProcess
     }
 
     @Override
+    public boolean applied(final int origin, final int incarnation, final long counter)
+    {
+        return replica.applied(origin, incarnation, counter);
+    }
+
+    @Override
     public boolean stateReady()
     {
         return replica.stateReady();

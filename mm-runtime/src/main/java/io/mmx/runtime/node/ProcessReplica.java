@@ -23,7 +23,7 @@ import java.nio.LongBuffer;
  * replica of the state machine, and the inputs membership gives it (leader, suspected neighbours),
  * which are read every tick and turned into core events when they change.
  */
-final class ProcessReplica implements Effects, FabricMemory.Sink
+final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurability.EraMark
 {
     /** Told when a command of a local submitter is applied at its origin's replica, and of clients' commands. */
     interface Completions
@@ -38,6 +38,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
          * the next era runs the plan with id {@code planId}.
          */
         void onEraEnded(int replica, long slot, long planId);
+
+        /** Replica {@code replica} replaced its state with a peer's snapshot (and replayed its journal). */
+        void onStateInstalled(int replica);
 
         /**
          * Completions that go to the host in {@code host[0]}: the host and its replicas need each
@@ -64,6 +67,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
                 public void onEraEnded(final int replica, final long slot, final long planId)
                 {
                     host[0].onEraEnded(replica, slot, planId);
+                }
+
+                @Override
+                public void onStateInstalled(final int replica)
+                {
+                    host[0].onStateInstalled(replica);
                 }
             };
         }
@@ -195,6 +204,10 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             previous.stateComplete && previous.stateSlot >= cut;
         r.durability = previous.durability;
         r.transferFaults = previous.transferFaults;
+        if (r.durability != null)
+        {
+            r.durability.eraMark(r);
+        }
         r.era = previous.durability == null ? LogEra.after(null, config.n(), previous.era, cut, holds ? cut : -1) :
             previous.durability.changedEra(config.n(), previous.era, cut, holds ? cut : -1);
         r.restoredThroughSlot = cut;
@@ -223,6 +236,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         return r;
     }
 
+    /** True if the command was applied in this replica's state (by it, or in a snapshot it installed). */
+    boolean applied(final int origin, final int incarnation, final long counter)
+    {
+        return duplicates.seen(origin, incarnation, counter);
+    }
+
     /** False while the state waits for a peer's snapshot (see {@link io.mmx.runtime.host.HostedProcess#stateReady}). */
     boolean stateReady()
     {
@@ -236,13 +255,15 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     }
 
     /** The log slot a plan change ended this replica's era at, or -1. */
-    long eraEndedAt()
+    @Override
+    public long eraEndedAt()
     {
         return era.endedAt();
     }
 
     /** The id of the plan the era after this one runs (once {@link #eraEndedAt()} is set). */
-    long nextPlanId()
+    @Override
+    public long nextPlanId()
     {
         return era.nextPlan();
     }
@@ -326,6 +347,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
     void restoreFrom(final ReplicaDurability durability, final boolean coldStart, final boolean majority)
     {
         this.durability = durability;
+        durability.eraMark(this);
         this.transfer = new SnapshotTransfer(id, n, transport, durability, maxBatch, transferFaults, seed,
             this::peerAlive);
         this.era = durability.era(n);
@@ -403,7 +425,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             @Override
             public int apply(final long slot, final long[] value)
             {
-                return applySlot(slot, value, live);
+                // Journaled before this replica knew a plan change ended its era there (it learnt so from a snapshot).
+                return era.pastEnd(slot) ? 0 : applySlot(slot, value, live);
             }
 
             @Override
@@ -444,7 +467,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
         {
             stateComplete = true;
             era.startedBefore(at);
-            final long last = durability.install(snapshot, stateMachine, duplicates, replayer(true));
+            final long last = durability.install(snapshot, stateMachine, duplicates, this::eraEndedInSnapshot,
+                replayer(true));
             if (era.era() > 0)
             {
                 durability.forgetOlderThan(snapshot);
@@ -452,6 +476,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             restoredThroughSlot = Math.max(restoredThroughSlot, Math.max(at, last));
             stateSlot = Math.max(stateSlot, restoredThroughSlot);
             nextPublishTick = nowTick;
+            completions.onStateInstalled(id);
             return stateComplete;
         }
         catch (final java.io.IOException ex)
@@ -729,6 +754,22 @@ final class ProcessReplica implements Effects, FabricMemory.Sink
             completions.onEraEnded(id, slot, era.nextPlan());
         }
         return applied;
+    }
+
+    /**
+     * The peer's snapshot says a plan change ended the era at {@code slot}: this replica never applied
+     * that slot, so it learns the end here, before the journal is replayed (what it journaled past
+     * the end is ignored).
+     */
+    private void eraEndedInSnapshot(final long slot, final long planId)
+    {
+        if (LogEra.eraOf(slot) == era.era() && era.onPlanChange(slot, planId))
+        {
+            EventLog.log(EventLog.Level.INFO, "era_ended", id, "a plan change ended era " + era.era() + " at slot " +
+                slot + ", says the peer's snapshot this replica installed; era " + (era.era() + 1) + " runs plan " +
+                Long.toHexString(planId));
+            completions.onEraEnded(id, slot, planId);
+        }
     }
 
     /** A replica waiting for a snapshot learns from a decided slot only whether a plan change ends its era there. */

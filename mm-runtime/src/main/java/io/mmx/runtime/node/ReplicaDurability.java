@@ -41,6 +41,42 @@ final class ReplicaDurability implements AutoCloseable
         void gap(long fromIndex, long toIndex);
     }
 
+    /**
+     * Where a plan change ended the replica's era: every snapshot records it when it is at or before
+     * the snapshot's slot, so that a replica installing a peer's snapshot past the change learns that
+     * its era ended there (it never applies that slot itself).
+     */
+    interface EraMark
+    {
+        /** The log slot a plan change ended the era at, or -1. */
+        long eraEndedAt();
+
+        /** The id of the plan the next era runs, once {@link #eraEndedAt()} is set. */
+        long nextPlanId();
+    }
+
+    /** Told, while a peer's snapshot is installed and before the journal is replayed, where it says the era ended. */
+    interface EraEndSink
+    {
+        void eraEnded(long slot, long planId);
+    }
+
+    private static final EraMark NO_MARK = new EraMark()
+    {
+        @Override
+        public long eraEndedAt()
+        {
+            return -1;
+        }
+
+        @Override
+        public long nextPlanId()
+        {
+            return 0;
+        }
+    };
+
+    private EraMark eraMark = NO_MARK;
     private final int id;
     private final Path dir;
     private final int maxBatch;
@@ -156,6 +192,12 @@ final class ReplicaDurability implements AutoCloseable
         return LogEra.load(dir, n);
     }
 
+    /** Where snapshots read the era's end from: the replica that now keeps this state. */
+    void eraMark(final EraMark mark)
+    {
+        this.eraMark = mark;
+    }
+
     /** Records a cold start: the era after {@code previous}, from a state through slot {@code position}. */
     LogEra nextEra(final int n, final LogEra previous, final long position, final boolean majority)
     {
@@ -209,6 +251,8 @@ final class ReplicaDurability implements AutoCloseable
                 {
                     final DataInputStream data = new DataInputStream(in);
                     duplicates.readFrom(data);
+                    data.readLong(); // the era's end: this replica's era file says it already
+                    data.readLong();
                     stateMachine.loadSnapshot(data);
                 }
                 stateMachine.onSnapshotLoaded(snapshot.get().logIndex());
@@ -341,13 +385,19 @@ final class ReplicaDurability implements AutoCloseable
      * @return the last slot the state now holds.
      */
     long install(final SnapshotStore.Snapshot snapshot, final StateMachine stateMachine,
-        final DuplicateFilter duplicates, final Replayer replayer) throws IOException
+        final DuplicateFilter duplicates, final EraEndSink eraEnd, final Replayer replayer) throws IOException
     {
         try (InputStream in = snapshots.open(snapshot))
         {
             final DataInputStream data = new DataInputStream(in);
             duplicates.readFrom(data);
+            final long endedAt = data.readLong();
+            final long nextPlan = data.readLong();
             stateMachine.loadSnapshot(data);
+            if (endedAt >= 0)
+            {
+                eraEnd.eraEnded(endedAt, nextPlan);
+            }
         }
         stateMachine.onSnapshotLoaded(snapshot.logIndex());
         final long at = slotOf(snapshot.logIndex());
@@ -413,6 +463,9 @@ final class ReplicaDurability implements AutoCloseable
         {
             final DataOutputStream data = new DataOutputStream(writer);
             duplicates.writeTo(data);
+            final long endedAt = eraMark.eraEndedAt();
+            data.writeLong(endedAt >= 0 && endedAt <= slot ? endedAt : -1);
+            data.writeLong(endedAt >= 0 && endedAt <= slot ? eraMark.nextPlanId() : 0);
             data.flush();
             stateMachine.takeSnapshot(writer);
             final SnapshotStore.Snapshot published = writer.publish();

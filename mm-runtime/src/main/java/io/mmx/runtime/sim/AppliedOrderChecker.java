@@ -116,6 +116,19 @@ final class AppliedOrderChecker
         }
     }
 
+    /**
+     * A submission with value {@code value} failed as applied without a reply (its replica took a
+     * peer's snapshot that held it): it must be in the common order all the same.
+     */
+    void appliedWithoutReply(final long value)
+    {
+        if (!commonValues.contains(value) && !appliedAfterAGap(value))
+        {
+            violate("acknowledged: command " + text(value) + " was reported applied without a reply, yet no replica " +
+                "applied it");
+        }
+    }
+
     /** Whether a replica applied {@code value} after a gap (not in the common order: not comparable). */
     private boolean appliedAfterAGap(final long value)
     {

@@ -235,7 +235,7 @@ class ReplicaDurabilityTest
             }
             assertTrue(second.snapshotForTransfer(installed, new DuplicateFilter(64), 30) != null);
             final SnapshotStore.Snapshot at30 = second.store().latest(new ArrayList<>()).orElseThrow();
-            assertEquals(59, second.install(at30, new KeyValueStore(), new DuplicateFilter(64),
+            assertEquals(59, second.install(at30, new KeyValueStore(), new DuplicateFilter(64), (at, plan) -> { },
                 replayer((s, v) -> { replayed.add(s); return 0; }, new ArrayList<>())));
             assertEquals(31L, replayed.get(0));
             assertEquals(59L, replayed.get(replayed.size() - 1), "not the slots only process 4 applied");
@@ -322,6 +322,50 @@ class ReplicaDurabilityTest
             }
             first.close();
             second.close();
+        }
+    }
+
+    /**
+     * A snapshot records where a plan change ended the era when that is at or before its slot, so a
+     * replica that installs it past the change learns the end it never applied (before its journal
+     * is replayed); a snapshot from before the change says nothing of it.
+     */
+    @Test
+    void aSnapshotPastAPlanChangeTellsTheInstallerWhereTheEraEnded() throws Exception
+    {
+        final long[] end = {-1, 0};
+        try (ReplicaDurability peer = ReplicaDurability.open(dir.resolve("peer"), 1, BATCH, 1_000_000);
+            ReplicaDurability installer = ReplicaDurability.open(dir.resolve("installer"), 2, BATCH, 1_000_000))
+        {
+            peer.eraMark(new ReplicaDurability.EraMark()
+            {
+                @Override
+                public long eraEndedAt()
+                {
+                    return end[0];
+                }
+
+                @Override
+                public long nextPlanId()
+                {
+                    return end[1];
+                }
+            });
+            final List<long[]> told = new ArrayList<>();
+            end[0] = 12;
+            end[1] = 0xABCDL;
+            assertTrue(peer.snapshotForTransfer(new KeyValueStore(), new DuplicateFilter(64), 11) != null);
+            final SnapshotStore.Snapshot before = peer.store().latest(new ArrayList<>()).orElseThrow();
+            installer.install(before, new KeyValueStore(), new DuplicateFilter(64),
+                (at, plan) -> told.add(new long[] {at, plan}), replayer((x, v) -> 0, new ArrayList<>()));
+            assertTrue(told.isEmpty(), "a snapshot at slot 11 is from before the change at 12");
+            assertTrue(peer.snapshotForTransfer(new KeyValueStore(), new DuplicateFilter(64), 12) != null);
+            final SnapshotStore.Snapshot at = peer.store().latest(new ArrayList<>()).orElseThrow();
+            installer.install(at, new KeyValueStore(), new DuplicateFilter(64),
+                (slot, plan) -> told.add(new long[] {slot, plan}), replayer((x, v) -> 0, new ArrayList<>()));
+            assertEquals(1, told.size());
+            assertEquals(12, told.get(0)[0]);
+            assertEquals(0xABCDL, told.get(0)[1]);
         }
     }
 

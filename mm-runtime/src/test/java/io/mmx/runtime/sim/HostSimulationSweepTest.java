@@ -124,6 +124,30 @@ class HostSimulationSweepTest
     }
 
     /**
+     * Replicas with state directories ({@code --durable}) under pauses up to five times as long,
+     * past every decided log's window: they take peers' snapshots, and a command of their host
+     * that the snapshot already held fails at once as applied without a reply (checked to be in the
+     * common order), instead of timing out. Seeds 1 and 3 take snapshots; seed 1 has such commands.
+     */
+    @Test
+    void durableReplicasPastTheWindowCatchUpBySnapshot()
+    {
+        final HostSimulation.Options options = new HostSimulation.Options();
+        options.durable = true;
+        int snapshots = 0;
+        for (final long seed : new long[] {1, 2, 3})
+        {
+            final HostSimulation sim = new HostSimulation(seed, options);
+            final SeedSweep.Outcome o = sim.run();
+            System.out.println("host seed " + seed + " durable " + o.verdict() + ": " + sim.summary());
+            assertNull(o.description(), o.description() + "\n  replay: bin/mmx sim --host --durable --seeds " + seed +
+                "-" + seed + " --verbose");
+            snapshots += sim.snapshotsLoaded();
+        }
+        assertTrue(snapshots >= 2, "replicas past the window took snapshots: " + snapshots);
+    }
+
+    /**
      * The seeds this test runs cover both ways membership meets the hosts: liveness told (one machine,
      * shm locks) and liveness unknown (across machines), {@link HostFaults#liveness}.
      */
