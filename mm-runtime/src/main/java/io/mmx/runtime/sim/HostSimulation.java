@@ -100,7 +100,6 @@ public final class HostSimulation
     private final Options options;
     private final HostFaults faults;
     private final SplittableRandom random;
-    private final int n;
     private final int hostCount;
     /** The host of every process id of any plan of the run. */
     private final int[] hostOf;
@@ -209,7 +208,6 @@ public final class HostSimulation
         schedule = new ChangeSchedule(Plan.sealed(graph, faults.degree, "random", seed, null,
             JsonNodeFactory.instance.objectNode()), faults.perHost, Math.max(0, options.planChanges),
             options.planChangeKinds, changeRandom);
-        this.n = faults.n;
         this.hostCount = schedule.maxHosts;
         this.hostOf = schedule.hostOf;
         this.description = "host seed " + seed + ": " + faults + (options.durable ? " durable" : "") +
