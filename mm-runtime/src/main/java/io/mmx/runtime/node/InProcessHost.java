@@ -217,8 +217,8 @@ public final class InProcessHost
     }
 
     /**
-     * Releases the replicas' state directories and the journal: call once, on the host of the newest
-     * era (it closes what the earlier eras' hosts share with it) after closing theirs.
+     * Releases what this host holds: its replicas' snapshot transfers and, unless the host of a later
+     * era took them over, their state directories and the journal.
      */
     public void close()
     {

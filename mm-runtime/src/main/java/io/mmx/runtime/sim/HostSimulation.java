@@ -539,7 +539,7 @@ public final class HostSimulation
         }
     }
 
-    /** Closes every host's state (the newest era's host last) and deletes the state directories. */
+    /** Closes every host's state and deletes the state directories. */
     private void releaseState()
     {
         if (stateRoot == null)
@@ -550,7 +550,7 @@ public final class HostSimulation
         {
             for (final InProcessHost host : eras.get(e).hosts)
             {
-                if (host != null && !host.host().handedOver())
+                if (host != null)
                 {
                     host.close();
                 }
