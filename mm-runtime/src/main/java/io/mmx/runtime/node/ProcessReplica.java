@@ -268,12 +268,6 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
         return era.nextPlan();
     }
 
-    /** This replica's era. */
-    int era()
-    {
-        return era.era();
-    }
-
     int id()
     {
         return id;
@@ -749,9 +743,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
         }
         if (endsHere && live)
         {
-            EventLog.log(EventLog.Level.INFO, "era_ended", id, "a plan change ended era " + era.era() + " at slot " +
-                slot + "; era " + (era.era() + 1) + " runs plan " + Long.toHexString(era.nextPlan()));
-            completions.onEraEnded(id, slot, era.nextPlan());
+            eraEnded(slot, "");
         }
         return applied;
     }
@@ -765,11 +757,22 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
     {
         if (LogEra.eraOf(slot) == era.era() && era.onPlanChange(slot, planId))
         {
-            EventLog.log(EventLog.Level.INFO, "era_ended", id, "a plan change ended era " + era.era() + " at slot " +
-                slot + ", says the peer's snapshot this replica installed; era " + (era.era() + 1) + " runs plan " +
-                Long.toHexString(planId));
-            completions.onEraEnded(id, slot, planId);
+            eraEnded(slot, ", says the peer's snapshot this replica installed");
         }
+    }
+
+    /** True if the plan change at {@code at}, decided at {@code slot}, names this era and is the first to end it. */
+    private boolean endsEra(final long slot, final long[] value, final int at)
+    {
+        return Commands.changedEra(value, at) == era.era() && era.onPlanChange(slot, Commands.changedPlanId(value, at));
+    }
+
+    /** The era ended at {@code slot} ({@code how} says how this replica learnt it): logged and told to the host. */
+    private void eraEnded(final long slot, final String how)
+    {
+        EventLog.log(EventLog.Level.INFO, "era_ended", id, "a plan change ended era " + era.era() + " at slot " + slot +
+            how + "; era " + (era.era() + 1) + " runs plan " + Long.toHexString(era.nextPlan()));
+        completions.onEraEnded(id, slot, era.nextPlan());
     }
 
     /** A replica waiting for a snapshot learns from a decided slot only whether a plan change ends its era there. */
@@ -777,13 +780,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
     {
         for (int at = 0; at + proposalWords <= value.length; at += proposalWords)
         {
-            if (Commands.isPlanChange(value, at) && era.started() && Commands.changedEra(value, at) == era.era() &&
-                era.onPlanChange(slot, Commands.changedPlanId(value, at)))
+            if (Commands.isPlanChange(value, at) && endsEra(slot, value, at))
             {
-                EventLog.log(EventLog.Level.INFO, "era_ended", id, "a plan change ended era " + era.era() +
-                    " at slot " + slot + " while this replica waits for a snapshot; era " + (era.era() + 1) +
-                    " runs plan " + Long.toHexString(era.nextPlan()));
-                completions.onEraEnded(id, slot, era.nextPlan());
+                eraEnded(slot, " while this replica waits for a snapshot");
                 return;
             }
         }
@@ -806,8 +805,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
         {
             return false;
         }
-        final boolean ends = Commands.changedEra(value, at) == era.era() &&
-            era.onPlanChange(slot, Commands.changedPlanId(value, at));
+        final boolean ends = endsEra(slot, value, at);
         if (live && origin == id)
         {
             completions.onApplied(origin, incarnation, counter, ends ? slot * maxBatch + i : -1);

@@ -112,8 +112,6 @@ public final class HostSimulation
     private final int[] machine;
     /** Hosts a shrink removed. */
     private final boolean[] removed;
-    /** When a host first saw its era ended by a plan change (-1: not yet). */
-    private final long[] cutSeenNs;
     /** When each plan change is submitted, the host that submits it, and its submission. */
     private final long[] changeAtNs;
     private final int[] changeHost;
@@ -227,8 +225,6 @@ public final class HostSimulation
         java.util.Arrays.fill(eraOfHost, schedule.hostsIn[0], hostCount, -1);
         machine = new int[hostCount];
         removed = new boolean[hostCount];
-        cutSeenNs = new long[hostCount];
-        java.util.Arrays.fill(cutSeenNs, -1);
         eraCutNs = new long[schedule.plans.length];
         eraFirstCommitNs = new long[schedule.plans.length];
         java.util.Arrays.fill(eraCutNs, -1);
@@ -308,7 +304,7 @@ public final class HostSimulation
             contexts[h].core().flaw(options.flaw);
             contexts[h].conclude();
         }
-        final SimulatedEra era = new SimulatedEra(number, plan, contexts,
+        final SimulatedEra era = new SimulatedEra(plan, contexts,
             java.util.Arrays.copyOf(hostOf, plan.graph().n()), faults, random, () -> nowNs, CLUSTER_KEY,
             nowNs >= FAULT_PHASE_NS, crashed);
         eras.add(era);
@@ -556,18 +552,7 @@ public final class HostSimulation
                 }
             }
         }
-        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(stateRoot))
-        {
-            for (final java.nio.file.Path p : (Iterable<java.nio.file.Path>)walk.sorted(java.util.Comparator.reverseOrder())::iterator)
-            {
-                java.nio.file.Files.deleteIfExists(p);
-            }
-        }
-        catch (final java.io.IOException ex)
-        {
-            throw new IllegalStateException("cannot delete the replicas' state directory " + stateRoot + ": " +
-                ex.getMessage(), ex);
-        }
+        io.mmx.runtime.local.LocalCluster.deleteTree(stateRoot);
     }
 
     /** The host of {@code h} in the newest era it runs. */
@@ -642,13 +627,9 @@ public final class HostSimulation
         {
             return;
         }
-        if (cutSeenNs[h] < 0)
+        if (e + 1 < eraCutNs.length && eraCutNs[e + 1] < 0)
         {
-            cutSeenNs[h] = nowNs;
-            if (e + 1 < eraCutNs.length && eraCutNs[e + 1] < 0)
-            {
-                eraCutNs[e + 1] = nowNs;
-            }
+            eraCutNs[e + 1] = nowNs; // the first host to see the change decided
         }
         if (!host.switchDue())
         {
@@ -663,7 +644,6 @@ public final class HostSimulation
                 Long.toHexString(era.plan.digest().id64()));
         }
         eras.get(e).retireAtNs[h] = nowNs + RETAIN_NS;
-        cutSeenNs[h] = -1;
         if (h >= era.hosts.length)
         {
             removed[h] = true;

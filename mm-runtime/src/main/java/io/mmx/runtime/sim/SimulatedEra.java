@@ -17,7 +17,6 @@ import org.agrona.concurrent.NanoClock;
  */
 final class SimulatedEra
 {
-    final int number;
     final Plan plan;
     final Graph graph;
     final NodeContext[] contexts;
@@ -34,11 +33,10 @@ final class SimulatedEra
      * @param healed whether the faults healed already: then the era starts healed.
      * @param crashed hosts already crashed: their endpoints are down in this era too.
      */
-    SimulatedEra(final int number, final Plan plan, final NodeContext[] contexts, final int[] hostOf,
+    SimulatedEra(final Plan plan, final NodeContext[] contexts, final int[] hostOf,
         final HostFaults faults, final java.util.SplittableRandom random, final NanoClock clock,
         final byte[] clusterKey, final boolean healed, final boolean[] crashed)
     {
-        this.number = number;
         this.plan = plan;
         this.graph = plan.graph();
         this.contexts = contexts;
