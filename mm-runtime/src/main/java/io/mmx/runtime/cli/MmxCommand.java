@@ -24,6 +24,7 @@ import java.io.UncheckedIOException;
         io.mmx.rdma.memd.MemdCommandLine.class,
         LocalCommand.class,
         StatusCommand.class,
+        ReconfigureCommand.class,
         SimCommand.class,
         SelfcheckCommand.class,
         KeysCommand.class,
@@ -53,7 +54,7 @@ public final class MmxCommand implements Runnable
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(),
-            "name a command: demo, node, memd, local, status, kv, keys, sim or selfcheck (mmx --help lists them)");
+            "name a command: demo, node, memd, local, status, reconfigure, kv, keys, sim or selfcheck (mmx --help lists them)");
     }
 
     /** The command line with mmx's error handling. */

@@ -36,6 +36,11 @@ final class NodeCommand implements Callable<Integer>
     @Option(names = "--plan", paramLabel = "PLAN", required = true, description = "the plan file (topo plan)")
     Path plan;
 
+    @Option(names = "--plans", paramLabel = "DIR", description = {"where this node finds the plans a live plan " +
+        "change may name: every *.json plan file there, matched by content hash (mmx reconfigure);",
+        "default the directory of --plan"})
+    Path plans;
+
     @Option(names = "--id", paramLabel = "ID", description = "the one process this JVM hosts")
     Integer id;
 
@@ -215,7 +220,8 @@ final class NodeCommand implements Callable<Integer>
         final NodeContext ctx = new NodeContext().plan(p).hosted(hosted).directory(directory)
             .idleStrategy(idle).tickNs((long)(tickMs * 1_000_000)).regionsLost(regionsLost)
             .coldStart(coldStart || coldStartMajority, coldStartMajority).stateDirectory(stateDir)
-            .snapshotEveryCommands(snapshotEvery);
+            .snapshotEveryCommands(snapshotEvery)
+            .plansDirectory(plans != null ? plans : plan.toAbsolutePath().getParent());
         KeysCommand.applyKeys(ctx, hostKeyFile, keyFile);
         switch (memory)
         {

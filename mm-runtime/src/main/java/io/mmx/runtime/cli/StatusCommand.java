@@ -41,7 +41,7 @@ final class StatusCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final List<String> targets = endpoints != null ? endpoints : fromCluster();
+        final List<String> targets = endpoints != null ? endpoints : fromCluster(cluster);
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         final ObjectMapper mapper = new ObjectMapper();
         final List<JsonNode> docs = new ArrayList<>();
@@ -58,7 +58,8 @@ final class StatusCommand implements Callable<Integer>
         return print(targets, docs, table) ? MmxCommand.OK : MmxCommand.UNHEALTHY;
     }
 
-    private List<String> fromCluster() throws IOException
+    /** The status endpoints of the nodes of a cluster directory written by {@code mmx local}. */
+    static List<String> fromCluster(final Path cluster) throws IOException
     {
         final ClusterLayout layout = ClusterLayout.read(cluster);
         final List<String> list = new ArrayList<>();
@@ -69,7 +70,8 @@ final class StatusCommand implements Callable<Integer>
         return list;
     }
 
-    private static JsonNode fetch(final HttpClient http, final ObjectMapper mapper, final String target)
+    /** A node's {@code /status} document, or null when it does not answer. */
+    static JsonNode fetch(final HttpClient http, final ObjectMapper mapper, final String target)
     {
         try
         {

@@ -100,6 +100,19 @@ public final class EventLog
         log(level, event, -1, message);
     }
 
+    /**
+     * The era the calling thread works for, as the node's agent sets it before each era's duty cycle:
+     * lines of era 1 and later say {@code era=N}, since a node's ended era serves its peers for a while
+     * after the next one began. One element, read when a line is written.
+     */
+    private static final ThreadLocal<int[]> ERA_OF_THREAD = ThreadLocal.withInitial(() -> new int[1]);
+
+    /** The calling thread's era cell: the agent writes the era it drives into element 0. */
+    static int[] eraOfThread()
+    {
+        return ERA_OF_THREAD.get();
+    }
+
     /** The line {@link #log} prints. */
     static String line(final Instant at, final Level level, final String event, final int process,
         final String message)
@@ -110,6 +123,11 @@ public final class EventLog
         if (process >= 0)
         {
             sb.append(" process=").append(process);
+        }
+        final int era = ERA_OF_THREAD.get()[0];
+        if (era > 0)
+        {
+            sb.append(" era=").append(era);
         }
         sb.append(" msg=\"");
         for (int i = 0; i < message.length(); i++)

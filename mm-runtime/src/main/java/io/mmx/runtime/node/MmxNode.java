@@ -61,20 +61,25 @@ import java.util.function.IntFunction;
  */
 public final class MmxNode implements AutoCloseable
 {
+    /** How long an era a plan change ended keeps serving its cores to peers still behind, after the switch. */
+    static final long ENDED_ERA_RETAIN_NS = 2_000_000_000L;
+
     private final NodeContext ctx;
+    /** Era 0's transport: it holds the node's media driver, which later eras' streams share. */
     private final AeronTransport transport;
+    /** Node-lifetime resources: the clients' endpoint, liveness locks, counters and the journal. */
     private final List<AutoCloseable> resources;
-    private final ProcessReplica[] replicas;
-    private final ProcessHost host;
+    private final NodeEra.Shared shared;
+    /** The era the node serves: read by any thread, replaced by the agent at a plan change. */
+    private volatile NodeEra era;
+    /** Eras a plan change ended that still serve peers behind; agent thread only until close. */
+    private final List<NodeEra> endedEras = new ArrayList<>();
     private final NodeAgent agent;
-    /** Outside clients at the UDP endpoint, or null (a node without one). */
-    private final NodeClients clients;
     private final AgentRunner runner;
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final int maxCommandBytes;
     private final int maxPending;
     private final NodeMetrics metrics = new NodeMetrics();
-    private final List<io.mmx.rdma.fabric.FabricCounters> fabricCounters = new ArrayList<>();
     private final List<ProcessCounters> processCounters = new ArrayList<>();
 
     private MmxNode(final NodeContext ctx, final IntFunction<StateMachine> stateMachines,
@@ -84,59 +89,19 @@ public final class MmxNode implements AutoCloseable
         this.maxCommandBytes = ctx.maxCommandBytes();
         this.maxPending = ctx.maxPending();
         final CoreConfig config = ctx.core();
-        final Graph graph = config.graph();
-        final RegionLayout layout = config.layout();
         final int[] hosted = ctx.hosted();
-        final HostKeys memoryKey = ctx.hostKeys();
-        final PlanDigest digest = PlanDigest.ofGraph(graph);
         final SystemNanoClock clock = new SystemNanoClock();
         resources = new ArrayList<>();
         AeronTransport launched = null;
         try
         {
             launched = launchTransport(ctx);
-            final RegionLinkFactory links = linkFactory(ctx, hosted, layout, digest, memoryKey);
-            replicas = new ProcessReplica[hosted.length];
-            final ProcessReplica[] byId = new ProcessReplica[graph.n()];
-            final HostedProcess[] processes = new HostedProcess[hosted.length];
-            final SecureRandom random = new SecureRandom();
-            final AeronHostTransport hostTransport = new AeronHostTransport(launched);
-            final ProcessHost[] hostRef = new ProcessHost[1];
-            final ProcessReplica.Completions completions = ProcessReplica.Completions.toHost(hostRef);
-            final List<Integer> formatted = new ArrayList<>();
-            final FabricMemory.Stages stages = new FabricMemory.Stages(); // one agent thread: shared
-            for (int i = 0; i < hosted.length; i++)
+            final ProcessCounters[] countersById = new ProcessCounters[config.n()];
+            for (final int id : hosted)
             {
-                final int id = hosted[i];
-                final ConnectionManager connections = ConnectionManager.open(graph, id, links);
-                resources.add(connections);
-                final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, clock);
-                resources.add(fabric);
-                fabricCounters.add(fabric.counters());
-                checkRegion(ctx, id, RegionSetup.exists(fabric, id));
-                final boolean fresh = RegionSetup.formatIfNew(fabric, id, config.planHash(), ctx.regionsLost());
-                if (fresh)
-                {
-                    formatted.add(id);
-                }
-                final int[] neighbours = graph.neighbours(id);
-                final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
-                    8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
-                final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
-                    metrics::onFabricOp, clock, stages);
-                final ProcessCounters counters = new ProcessCounters(id, launched.aeron());
-                resources.add(counters);
-                processCounters.add(counters);
-                replicas[i] = new ProcessReplica(id, config, memory, hostTransport, stateMachines.apply(id),
-                    completions, listener, random.nextLong(), connections.connectionCount(),
-                    new ReplicaEvents(id, neighbours, ctx.tickNs(), counters, !fresh));
-                byId[id] = replicas[i];
-                processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);
-            }
-            if (!formatted.isEmpty())
-            {
-                EventLog.log(ctx.regionsLost() ? EventLog.Level.WARN : EventLog.Level.INFO, "regions_formatted",
-                    RegionSetup.formattedLine(formatted, ctx.regionsLost()));
+                countersById[id] = new ProcessCounters(id, launched.aeron());
+                resources.add(countersById[id]);
+                processCounters.add(countersById[id]);
             }
             // On shm every region, so every process, is on this machine: the kernel tells a dead JVM from a slow one.
             io.mmx.membership.neighbour.HostLiveness liveness = io.mmx.membership.neighbour.HostLiveness.NONE;
@@ -151,47 +116,11 @@ public final class MmxNode implements AutoCloseable
             if (endpoint != null)
             {
                 resources.add(endpoint);
-                clients = new NodeClients(endpoint, byId, replicas[0], config.proposalWords(), maxPending,
-                    ctx.tickNs(), ctx.submitTimeoutNs());
             }
-            else
-            {
-                clients = null;
-            }
-
-            if (ctx.stateDirectory() != null)
-            {
-                // Closed after every replica's state (resources close in reverse).
-                final HostJournal journal = HostJournal.open(ctx.stateDirectory(), hosted);
-                resources.add(journal);
-                for (final ProcessReplica replica : replicas)
-                {
-                    final StateMachine machine = replica.stateMachine();
-                    if (!machine.snapshots())
-                    {
-                        throw new IllegalStateException("--state-dir needs a state machine that takes snapshots; " +
-                            machine.getClass().getName() + " does not (StateMachine.snapshots())");
-                    }
-                    resources.add(replica::closeState);
-                    replica.transferFaults(ctx.transferFaults());
-                    replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(),
-                        config.maxBatch(), ctx.snapshotEveryCommands(), journal), ctx.coldStart(),
-                        ctx.coldStartMajority());
-                }
-            }
-            // Processes behind one endpoint are hosted by one JVM: they stop together.
-            final int[] hostOf = new int[graph.n()];
-            for (int p = 0; p < hostOf.length; p++)
-            {
-                hostOf[p] = launched.directory().endpointIndexOf(p);
-            }
-            host = new ProcessHost(new HostContext().transport(hostTransport).core(config).processes(processes)
-                .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).liveness(liveness)
-                .membershipListener(leaderDownLog(ctx.tickNs())).seed(random.nextLong()).tickNs(ctx.tickNs())
-                .incarnation(random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs()).maxPending(maxPending)
-                .pendingCount(pendingCount).clients(clients != null ? clients : HostClients.NONE));
-            hostRef[0] = host;
-            agent = new NodeAgent(host, clock, launched.counters(), ctx.tickNs());
+            shared = new NodeEra.Shared(clock, metrics, countersById, endpoint, liveness, pendingCount, listener,
+                leaderDownLog(ctx.tickNs()));
+            era = NodeEra.first(ctx, launched, shared, stateMachines, resources);
+            agent = new NodeAgent(new Eras(), clock, launched.counters(), ctx.tickNs());
             transport = launched;
             runner = new AgentRunner(TransportContext.idleStrategy(ctx.idleStrategyName()), this::onAgentError,
                 null, agent);
@@ -201,6 +130,101 @@ public final class MmxNode implements AutoCloseable
             closeResources();
             CloseHelper.quietClose(launched);
             throw ex;
+        }
+    }
+
+    /** The eras as the agent drives them: the current one, those ended and retained, and the switch. */
+    private final class Eras implements NodeAgent.Eras
+    {
+        @Override
+        public ProcessHost current()
+        {
+            return era.host;
+        }
+
+        @Override
+        public int driveEnded(final long nowNs, final int[] eraOfLines)
+        {
+            int work = 0;
+            for (int i = endedEras.size() - 1; i >= 0; i--)
+            {
+                final NodeEra ended = endedEras.get(i);
+                eraOfLines[0] = ended.number();
+                if (nowNs >= ended.retireAtNs)
+                {
+                    endedEras.remove(i);
+                    ended.close();
+                    EventLog.log(EventLog.Level.INFO, "era_retired", "era " + ended.number() + " (plan " +
+                        ended.ctx.plan().contentHash() + ") stopped serving its peers");
+                    continue;
+                }
+                work += ended.host.doWork(nowNs);
+            }
+            return work;
+        }
+
+        @Override
+        public void switchEra(final long nowNs)
+        {
+            final NodeEra ended = era;
+            final NodeContext next = nextEraContext(ended);
+            final NodeEra started = ended.next(next, shared);
+            ended.retireAtNs = nowNs + ENDED_ERA_RETAIN_NS;
+            endedEras.add(ended);
+            era = started;
+            EventLog.log(EventLog.Level.INFO, "era_started", "era " + started.number() + " began on plan " +
+                next.plan().contentHash() + " at log slot " + ended.host.eraEndedAt() + " (the change's slot; " +
+                "era " + ended.number() + " serves peers still behind for " + ENDED_ERA_RETAIN_NS / 1_000_000 + " ms)");
+        }
+    }
+
+    /**
+     * The context of the era after {@code ended}: the plan its change named, which this node must
+     * hold, with the same processes and endpoints.
+     *
+     * @throws NodeAgent.EraEnded naming what stops the switch: the node then stops.
+     */
+    private NodeContext nextEraContext(final NodeEra ended)
+    {
+        final long id = ended.host.nextPlanId();
+        final String change = "a plan change to plan " + Long.toHexString(id) + " was decided at slot " +
+            ended.host.eraEndedAt();
+        final io.mmx.planner.plan.Plan next;
+        try
+        {
+            next = ctx.heldPlan(id);
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new NodeAgent.EraEnded(change + ", and " + ex.getMessage(), ex);
+        }
+        if (next == null)
+        {
+            throw new NodeAgent.EraEnded(change + ", and this node does not hold that plan" +
+                (ctx.plansDirectory() == null ? " (no plans directory: pass --plans DIR)" : " in " +
+                ctx.plansDirectory()) + ": copy the plan file there on every node before proposing a change; " +
+                "this node stopped, restart it with --plan naming the new plan (docs/protocol.md §8b)");
+        }
+        if (ctx.memoryKind() != NodeContext.Memory.SHM)
+        {
+            throw new NodeAgent.EraEnded(change + ", and a node on " + ctx.memoryKind().name().toLowerCase(
+                java.util.Locale.ROOT) + " memory cannot switch plans live yet (its memory daemons hold one plan's " +
+                "regions; only shm regions switch): stop every node and start them with the new plan " +
+                "(docs/protocol.md §8b)");
+        }
+        if (next.n() != ended.ctx.plan().n())
+        {
+            throw new NodeAgent.EraEnded(change + ", which has " + next.n() + " processes where era " +
+                ended.number() + " has " + ended.ctx.plan().n() + ": a running node switches only between plans of " +
+                "the same processes so far; stop every node and start them with the new plan (docs/protocol.md §8b)");
+        }
+        try
+        {
+            return ctx.forEra(next, ended.number() + 1, transport.aeron().context().aeronDirectoryName());
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new NodeAgent.EraEnded(change + ", and this node cannot run it: " + ex.getMessage(), ex);
         }
     }
 
@@ -217,29 +241,6 @@ public final class MmxNode implements AutoCloseable
                     " reads; told every member");
             }
         };
-    }
-
-    /**
-     * A cold start needs every hosted region gone (an old era's acceptors must not answer in the new
-     * one); without one, a missing region of a process that ran before would be an acceptor that
-     * forgot its promises, which only the operator can place (lost host or lost cluster).
-     */
-    private static void checkRegion(final NodeContext ctx, final int id, final boolean exists)
-    {
-        if (ctx.coldStart() && exists)
-        {
-            throw new IllegalStateException("the region of process " + id + " still exists: --cold-start begins a " +
-                "new era on fresh regions and is only for when every region of the cluster is gone; start " +
-                "without --cold-start, or remove every region first");
-        }
-        if (!exists && !ctx.coldStart() && !ctx.regionsLost() && ctx.stateDirectory() != null &&
-            ReplicaDurability.ranBefore(ctx.stateDirectory(), id))
-        {
-            throw new IllegalStateException("the region of process " + id + " is missing but its state in " +
-                ctx.stateDirectory() + " shows it ran before, so its acceptor's promises are lost: if every " +
-                "region of the cluster is gone, restart every node with --cold-start; if only this host's, " +
-                "restart with --regions-lost");
-        }
     }
 
     /**
@@ -277,80 +278,6 @@ public final class MmxNode implements AutoCloseable
             ClientCommands.maxCommandBytes(proposalWords));
     }
 
-    private RegionLinkFactory linkFactory(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final HostKeys key)
-    {
-        if (ctx.memoryKind() == NodeContext.Memory.VERBS)
-        {
-            return verbsLinks(ctx, hosted, layout, digest, key);
-        }
-        if (ctx.memoryKind() == NodeContext.Memory.SHM)
-        {
-            return shmRegions(ctx, hosted, layout, digest, key, resources).linkFactory(digest, key);
-        }
-        final IntFunction<InetSocketAddress> daemonOf = (owner) -> address(ctx.memdDirectory(), owner);
-        final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
-        for (final int id : hosted)
-        {
-            RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest);
-        }
-        return new MemdLinkFactory(daemonOf, (self) -> keys[self], digest, 2000);
-    }
-
-    /**
-     * Regions in shm files here, served over RDMA by this host's memd in verbs mode ({@code mmx memd
-     * --verbs-listen}), which holds their registrations, so a region stays served when this node dies;
-     * every link, the loopback to a hosted process's own region included, is a queue pair by rdma_cm.
-     */
-    private RegionLinkFactory verbsLinks(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final HostKeys key)
-    {
-        // Fail before creating anything: one message naming libdisni, libibverbs, the device or its atomics.
-        io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
-        // The files hold the regions and memd maps and registers them; this node keeps no mapping of its
-        // own, so it reaches its own region, like every other, through a queue pair.
-        final List<AutoCloseable> mappings = new ArrayList<>();
-        shmRegions(ctx, hosted, layout, digest, key, mappings);
-        mappings.forEach(CloseHelper::quietClose);
-        final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
-            io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(address(ctx.verbsDirectory(), owner));
-        final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
-        return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, (self) -> keys[self], digest, 5000);
-    }
-
-    /**
-     * Links authenticate as their process: the fabric gets the hosted processes' keys only (indexed
-     * by process id, null for the others).
-     */
-    private static io.mmx.rdma.region.ProcessKey[] hostedKeys(final NodeContext ctx, final int[] hosted,
-        final HostKeys key)
-    {
-        final io.mmx.rdma.region.ProcessKey[] keys = new io.mmx.rdma.region.ProcessKey[ctx.core().graph().n()];
-        for (final int id : hosted)
-        {
-            keys[id] = key.processKey(id);
-        }
-        return keys;
-    }
-
-    /** Creates (or reopens) the hosted processes' region files; their mappings go to {@code mappings}. */
-    private static ShmRegionStore shmRegions(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final HostKeys key, final List<AutoCloseable> mappings)
-    {
-        final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
-            ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
-        for (final int id : hosted)
-        {
-            mappings.add(store.createOrOpen(id, 8L * layout.regionWords(), digest, key));
-        }
-        return store;
-    }
-
-    private static InetSocketAddress address(final io.mmx.aeron.transport.ProcessDirectory directory, final int id)
-    {
-        return io.mmx.rdma.memd.MemdCommandLine.parseAddress(directory.endpoint(directory.endpointIndexOf(id)));
-    }
-
     private void onAgentError(final Throwable t)
     {
         // An AgentTerminationException stops the agent (the node then refuses submissions and its
@@ -367,7 +294,7 @@ public final class MmxNode implements AutoCloseable
     }
 
     /** The node's Aeron transport; a port in use is one sentence naming the endpoint and the fix. */
-    private static AeronTransport launchTransport(final NodeContext ctx)
+    static AeronTransport launchTransport(final NodeContext ctx)
     {
         try
         {
@@ -415,15 +342,68 @@ public final class MmxNode implements AutoCloseable
     }
 
     /**
-     * Proposes a plan change to the plan with id {@code planId} (docs/protocol.md §8b). A node does
-     * not switch plans yet: once the change is decided every node stops, naming it. Package-private
-     * until nodes switch; tests use it to show that stop.
+     * Proposes a live change to the plan whose content hash is {@code contentHash}
+     * (docs/protocol.md §8b). This node must hold the plan (its plans directory, or
+     * {@link NodeContext#heldPlans}); so must every other node when the change is decided, or it stops.
+     * Once decided, every node begins the next era on that plan; {@code mmx reconfigure} checks the
+     * nodes first and waits for that.
      *
-     * @return completed with the change's log index, as a probe's.
+     * @return completed with the change's log index once it is decided and applied at this node, or
+     *         failed with {@link SubmitRefusedException} naming why it was not proposed, or as
+     *         {@link #submit(DirectBuffer, int, int)}'s futures fail.
      */
+    public CompletableFuture<Long> changePlan(final String contentHash)
+    {
+        final io.mmx.planner.plan.Plan next;
+        try
+        {
+            next = heldPlan(contentHash);
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            return refused(ex.getMessage());
+        }
+        if (next == null)
+        {
+            return refused("this node does not hold plan " + contentHash + (ctx.plansDirectory() == null ? "" :
+                " in " + ctx.plansDirectory()) + ": copy the plan file into every node's plans directory first");
+        }
+        if (next.contentHash().equals(planHash()))
+        {
+            return refused("plan " + contentHash + " is the plan in service: nothing to change");
+        }
+        return proposePlanChange(next.digest().id64());
+    }
+
+    /**
+     * The plan with content hash {@code contentHash} among those this node holds, or null.
+     *
+     * @throws IllegalArgumentException if {@code contentHash} is not a plan hash ({@code sha256:} and 64 hex digits).
+     */
+    public io.mmx.planner.plan.Plan heldPlan(final String contentHash)
+    {
+        final io.mmx.planner.plan.PlanDigest digest = io.mmx.planner.plan.PlanDigest.parse(contentHash);
+        final io.mmx.planner.plan.Plan p = era.ctx.plan().digest().id64() == digest.id64() ? era.ctx.plan() :
+            ctx.heldPlan(digest.id64());
+        return p != null && p.contentHash().equals(digest.text()) ? p : null;
+    }
+
+    /** The plan the node serves now. */
+    public io.mmx.planner.plan.Plan plan()
+    {
+        return era.ctx.plan();
+    }
+
+    /** Proposes a change to the plan with id {@code planId}, held or not (tests show what a node does without it). */
     CompletableFuture<Long> proposePlanChange(final long planId)
     {
         return admit(Submission.planChange(planId));
+    }
+
+    private CompletableFuture<Long> refused(final String why)
+    {
+        metrics.onSubmission(NodeMetrics.Outcome.REFUSED, 0);
+        return CompletableFuture.failedFuture(new SubmitRefusedException(why));
     }
 
     /** Refuses at once when the node is closed or {@code maxPending} submissions are pending. */
@@ -442,6 +422,7 @@ public final class MmxNode implements AutoCloseable
 
     private CompletableFuture<Long> refusal(final Submission s)
     {
+        final ProcessHost host = era.host;
         if (host.closed())
         {
             final Throwable failure = agent.failure();
@@ -486,7 +467,7 @@ public final class MmxNode implements AutoCloseable
     /** The hosted replica of process {@code id} (tests read its counters), or null. */
     ProcessReplica replica(final int id)
     {
-        for (final ProcessReplica r : replicas)
+        for (final ProcessReplica r : era.replicas)
         {
             if (r.id() == id)
             {
@@ -499,6 +480,7 @@ public final class MmxNode implements AutoCloseable
     /** The hosted processes' latest status, refreshed on the agent thread. */
     public List<ProcessStatus> status()
     {
+        final ProcessReplica[] replicas = era.replicas;
         final List<ProcessStatus> list = new ArrayList<>(replicas.length);
         for (final ProcessReplica r : replicas)
         {
@@ -520,7 +502,13 @@ public final class MmxNode implements AutoCloseable
     /** The plan's content hash, {@code sha256:...}. */
     public String planHash()
     {
-        return ctx.plan().contentHash();
+        return era.ctx.plan().contentHash();
+    }
+
+    /** The era the node serves: 0 for the plan it launched with, one more after each live plan change. */
+    public int era()
+    {
+        return era.number();
     }
 
     /**
@@ -529,7 +517,7 @@ public final class MmxNode implements AutoCloseable
      */
     public String transportCountersJson()
     {
-        final io.mmx.aeron.frame.FrameCounters c = transport.counters();
+        final io.mmx.aeron.frame.FrameCounters c = era.transport.counters();
         final StringBuilder sb = new StringBuilder("{\"sent\":").append(c.sent()).append(",\"messages\":")
             .append(c.messages()).append(",\"accepted\":").append(c.accepted());
         for (final io.mmx.aeron.frame.DropReason r : io.mmx.aeron.frame.DropReason.values())
@@ -539,14 +527,15 @@ public final class MmxNode implements AutoCloseable
                 sb.append(",\"").append(r.name().toLowerCase(java.util.Locale.ROOT)).append("\":").append(c.dropped(r));
             }
         }
-        return sb.append(",\"undecodable\":").append(host.droppedFrames()).append('}').toString();
+        return sb.append(",\"undecodable\":").append(era.host.droppedFrames()).append('}').toString();
     }
 
     /** This node's counters and histograms as Prometheus text ({@code GET /metrics}). */
     public String metricsText()
     {
-        return metrics.prometheus(status(), fabricCounters, processCounters, transport.counters(), pendingCount.get(),
-            clients == null ? null : clients.endpoint());
+        final NodeEra e = era;
+        return metrics.prometheus(status(), e.fabricCounters, processCounters, transport.counters(), pendingCount.get(),
+            e.clients == null ? null : e.clients.endpoint());
     }
 
     /**
@@ -556,6 +545,7 @@ public final class MmxNode implements AutoCloseable
      */
     public String clientCountersJson()
     {
+        final NodeClients clients = era.clients;
         return clients == null ? null : clients.countersJson();
     }
 
@@ -588,12 +578,16 @@ public final class MmxNode implements AutoCloseable
     public void close()
     {
         CloseHelper.quietClose(runner);
-        host.failAll("node closed");
+        final NodeEra current = era;
+        current.host.failAll("node closed");
         // The agent has stopped: the state machines are quiet, and a clean stop leaves a snapshot.
-        for (final ProcessReplica replica : replicas)
+        for (final ProcessReplica replica : current.replicas)
         {
             replica.snapshotNow();
         }
+        endedEras.forEach(CloseHelper::quietClose);
+        endedEras.clear();
+        current.close();
         closeResources();
         CloseHelper.quietClose(transport);
     }

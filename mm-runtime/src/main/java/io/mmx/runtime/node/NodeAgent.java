@@ -7,13 +7,36 @@ import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.NanoClock;
 
 /**
- * The node's single agent: one duty cycle of its {@link ProcessHost} at the clock's time, the
- * transport's refusal lines once a tick, and the node's failure when the host throws. Everything a
- * node does happens on this agent's thread.
+ * The node's single agent: one duty cycle of its current era's {@link ProcessHost} at the clock's
+ * time, then of the eras a plan change ended that still serve peers, the switch to the next era once
+ * it is due, the transport's refusal lines once a tick, and the node's failure when a host throws.
+ * Everything a node does happens on this agent's thread.
  */
 final class NodeAgent implements Agent
 {
-    private final ProcessHost host;
+    /** The node's eras, as the agent drives them. */
+    interface Eras
+    {
+        /** @return the host of the era the node serves. */
+        ProcessHost current();
+
+        /**
+         * Drives the ended eras still retained and retires those due, writing each one's number into
+         * {@code eraOfLines[0]} first; @return their work.
+         */
+        int driveEnded(long nowNs, int[] eraOfLines);
+
+        /**
+         * Begins the next era: the current one's plan change is decided and its switch due.
+         *
+         * @throws EraEnded naming why the node cannot switch: it then stops.
+         */
+        void switchEra(long nowNs);
+    }
+
+    private final Eras eras;
+    /** This thread's era cell of the event log ({@link EventLog#eraOfThread}), taken at start. */
+    private int[] eraOfLines = new int[1];
     private final NanoClock clock;
     private final PeerRefusals peerRefusals;
     private long lastTick = -1;
@@ -25,9 +48,9 @@ final class NodeAgent implements Agent
     static final long SLOW_CYCLE_NS = 500_000_000L;
     static final long SLOW_CYCLE_LOG_EVERY_NS = 10_000_000_000L;
 
-    NodeAgent(final ProcessHost host, final NanoClock clock, final FrameCounters counters, final long tickNs)
+    NodeAgent(final Eras eras, final NanoClock clock, final FrameCounters counters, final long tickNs)
     {
-        this.host = host;
+        this.eras = eras;
         this.clock = clock;
         this.peerRefusals = new PeerRefusals(counters, tickNs);
     }
@@ -35,10 +58,14 @@ final class NodeAgent implements Agent
     @Override
     public int doWork()
     {
+        ProcessHost host = eras.current();
         try
         {
             final long startNs = clock.nanoTime();
-            final int work = host.doWork(startNs);
+            eraOfLines[0] = host.era();
+            int work = host.doWork(startNs);
+            work += eras.driveEnded(startNs, eraOfLines);
+            eraOfLines[0] = host.era();
             final long cycleNs = clock.nanoTime() - startNs;
             if (cycleNs > longestCycleNs)
             {
@@ -52,13 +79,12 @@ final class NodeAgent implements Agent
                 EventLog.log(EventLog.Level.WARN, "slow_cycle", "a duty cycle took " + cycleNs / 1_000_000 +
                     " ms (its " + work + " items of work); the longest so far " + longestCycleNs / 1_000_000 + " ms");
             }
-            if (host.eraEndedAt() >= 0)
+            if (host.switchDue())
             {
-                // The hosts switch eras (InProcessHost.successor); a node does not yet: its regions, Aeron
-                // stream and memory daemons are one plan's. Stop rather than serve an era that ended.
-                throw new EraEnded("a plan change to plan " + Long.toHexString(host.nextPlanId()) +
-                    " was decided at slot " + host.eraEndedAt() + ", and a running mmx node cannot switch plans " +
-                    "live yet: stop every node and start them with the new plan (docs/protocol.md §8b)");
+                eras.switchEra(startNs);
+                host = eras.current();
+                eraOfLines[0] = host.era();
+                work++;
             }
             final long tick = host.nowTick();
             if (tick > lastTick)
@@ -78,7 +104,7 @@ final class NodeAgent implements Agent
         }
     }
 
-    /** A plan change ended the era the node runs: it stops, and this is not a bug. */
+    /** A plan change ended the era the node runs and the node cannot begin the next: it stops, naming why. */
     static final class EraEnded extends IllegalStateException
     {
         private static final long serialVersionUID = 1L;
@@ -86,6 +112,11 @@ final class NodeAgent implements Agent
         EraEnded(final String message)
         {
             super(message);
+        }
+
+        EraEnded(final String message, final Throwable cause)
+        {
+            super(message, cause);
         }
     }
 
@@ -99,6 +130,12 @@ final class NodeAgent implements Agent
     Throwable failure()
     {
         return failure;
+    }
+
+    @Override
+    public void onStart()
+    {
+        eraOfLines = EventLog.eraOfThread();
     }
 
     @Override

@@ -67,6 +67,10 @@ public final class NodeContext
     private SnapshotTransfer.Faults transferFaults = SnapshotTransfer.Faults.NONE;
     private java.nio.file.Path stateDirectory;
     private long snapshotEveryCommands = DEFAULT_SNAPSHOT_EVERY_COMMANDS;
+    private Path plansDirectory;
+    private final List<Plan> heldPlans = new ArrayList<>();
+    /** The era this context's transport and regions are for: 0 for a launched node, k after k live plan changes. */
+    private int era;
     /** Default commands applied between two snapshots of a replica. */
     public static final long DEFAULT_SNAPSHOT_EVERY_COMMANDS = 1_000_000;
     private final CoreConfig core = new CoreConfig()
@@ -265,6 +269,27 @@ public final class NodeContext
         return this;
     }
 
+    /**
+     * Where this node finds the plans a live plan change may name (docs/protocol.md §8b): every
+     * {@code *.json} plan file in {@code dir}, looked up by content hash when a change is decided.
+     * Default none ({@code mmx node} uses the directory of {@code --plan}): a node that does not hold
+     * the plan a change names stops, naming it.
+     */
+    public NodeContext plansDirectory(final Path dir)
+    {
+        checkMutable();
+        this.plansDirectory = dir;
+        return this;
+    }
+
+    /** Plans this node may switch to on a live plan change, besides those in {@link #plansDirectory}. */
+    public NodeContext heldPlans(final Plan... plans)
+    {
+        checkMutable();
+        heldPlans.addAll(Arrays.asList(plans));
+        return this;
+    }
+
     /** Commands a replica applies between two snapshots (default 1,000,000; at least 1). */
     public NodeContext snapshotEveryCommands(final long commands)
     {
@@ -377,6 +402,11 @@ public final class NodeContext
             }
         }
         parseDirectories(errors);
+        if (plansDirectory != null && !java.nio.file.Files.isDirectory(plansDirectory))
+        {
+            errors.add("the plans directory " + plansDirectory + " is not a directory: create it, or pass the " +
+                "directory that holds the plan files with --plans");
+        }
         if (memory == Memory.MEMD && memdSpec == null)
         {
             errors.add("the memd backend needs --memd: which daemon holds each process's region");
@@ -486,6 +516,7 @@ public final class NodeContext
         }
         final int term = Math.max(64 * 1024, Integer.highestOneBit(frame * 8 - 1) << 1);
         final TransportContext ctx = new TransportContext()
+            .streamId(streamIdOfEra(era))
             .frameKey(io.mmx.aeron.frame.FrameKey.of(planDigest().id64(), transportKey()))
             .directory(directory).localEndpoint(localEndpoint)
             .termLengthBytes(term).ipcTermLengthBytes(term).maxFrameLengthBytes(frame)
@@ -494,6 +525,11 @@ public final class NodeContext
         if (aeronDirectory != null)
         {
             ctx.aeronDirectoryName(aeronDirectory);
+        }
+        if (era > 0)
+        {
+            // Later eras share the media driver era 0's transport launched: one UDP port, a stream per era.
+            ctx.driverMode(TransportContext.DriverMode.EXTERNAL);
         }
         return ctx;
     }
@@ -563,6 +599,109 @@ public final class NodeContext
     Plan plan()
     {
         return plan;
+    }
+
+    /** The era this context is for: 0 for a launched node, k after k live plan changes. */
+    int era()
+    {
+        return era;
+    }
+
+    /**
+     * The Aeron stream of era {@code era}'s protocol frames: eras share a node's endpoint and media
+     * driver, each on its own stream, so no frame of an ended era reaches the next one's cores. Spaced
+     * by 256 to stay clear of the clients' stream.
+     */
+    static int streamIdOfEra(final int era)
+    {
+        return TransportContext.DEFAULT_STREAM_ID + 0x100 * era;
+    }
+
+    /** Where era {@code era}'s regions of a node whose era-0 regions are in {@code base} live. */
+    static Path regionDirectoryOfEra(final Path base, final int era)
+    {
+        return era == 0 ? base : base.resolve("era-" + era);
+    }
+
+    /**
+     * The plan with id {@code id64} ({@code PlanDigest.id64}) among the held plans and the plan files
+     * of the plans directory, or null when this node holds none.
+     *
+     * @throws IllegalStateException when a plan file of the directory cannot be read.
+     */
+    Plan heldPlan(final long id64)
+    {
+        if (plan.digest().id64() == id64)
+        {
+            return plan;
+        }
+        for (final Plan p : heldPlans)
+        {
+            if (p.digest().id64() == id64)
+            {
+                return p;
+            }
+        }
+        if (plansDirectory == null || !java.nio.file.Files.isDirectory(plansDirectory))
+        {
+            return null;
+        }
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(plansDirectory))
+        {
+            for (final Path file : (Iterable<Path>)files.filter(f -> f.toString().endsWith(".json")).sorted()::iterator)
+            {
+                final Plan p;
+                try
+                {
+                    p = io.mmx.planner.plan.PlanFile.read(file);
+                }
+                catch (final RuntimeException ex)
+                {
+                    continue; // another JSON file of the directory (a plan file is found by its hash)
+                }
+                if (p.digest().id64() == id64)
+                {
+                    return p;
+                }
+            }
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new IllegalStateException("cannot list the plans directory " + plansDirectory + ": " + ex.getMessage() +
+                "; make it readable or pass another with --plans", ex);
+        }
+        return null;
+    }
+
+    /** Where this node looks for plan files, or null. */
+    Path plansDirectory()
+    {
+        return plansDirectory;
+    }
+
+    /**
+     * This node's context for era {@code nextEra}, begun by a live change to {@code next}: the same
+     * processes, endpoints, keys and settings, regions in the era's own directory and frames on the
+     * era's own stream of the media driver in {@code aeronDirectoryName}. The core's and membership's
+     * tunables are the defaults a context sets.
+     *
+     * @throws IllegalStateException naming what the new plan does not fit.
+     */
+    NodeContext forEra(final Plan next, final int nextEra, final String aeronDirectoryName)
+    {
+        final NodeContext c = new NodeContext().plan(next).hosted(hosted).directory(directorySpec).memory(memory)
+            .hostKeys(hostKeys).maxCommandBytes(maxCommandBytes).tickNs(tickNs).submitTimeoutNs(submitTimeoutNs)
+            .maxPending(maxPending).idleStrategy(idleStrategy).aeronDirectory(aeronDirectoryName)
+            .memoryOpTimeoutNs(memoryOpTimeoutNs).snapshotEveryCommands(snapshotEveryCommands)
+            .plansDirectory(plansDirectory).transferFaults(transferFaults);
+        c.heldPlans.addAll(heldPlans);
+        c.shmDirectory = regionDirectoryOfEra(shmDirectory != null ? shmDirectory :
+            io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY, nextEra);
+        c.stateDirectory = stateDirectory;
+        c.memdSpec = memdSpec;
+        c.verbsSpec = verbsSpec;
+        c.era = nextEra;
+        return c.conclude();
     }
 
     int[] hosted()

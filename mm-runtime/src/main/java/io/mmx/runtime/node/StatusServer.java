@@ -26,6 +26,13 @@ import java.util.concurrent.Executors;
  *
  * <p>{@code GET /metrics} answers the node's counters and histograms as Prometheus text
  * ({@link NodeMetrics}).
+ *
+ * <p>Live plan changes ({@code mmx reconfigure}, docs/protocol.md §8b): {@code GET /plan} answers the
+ * plan in service as a plan file; {@code GET /plans?hash=sha256:...} answers {@code 200
+ * {"held":true}} when the node holds that plan, {@code 404 {"held":false}} when not;
+ * {@code POST /reconfigure?plan=sha256:...} proposes the change ({@link MmxNode#changePlan}) and
+ * answers when it is decided, as {@code /probe} does, with {@code 409} when the node refused it
+ * (a plan it does not hold, or the plan in service) and {@code 400} for a malformed hash.
  */
 public final class StatusServer implements AutoCloseable
 {
@@ -89,6 +96,9 @@ public final class StatusServer implements AutoCloseable
             server.createContext("/status", s::handle);
             server.createContext("/probe", s::handleProbe);
             server.createContext("/metrics", s::handleMetrics);
+            server.createContext("/plan", s::handlePlan);
+            server.createContext("/plans", s::handlePlans);
+            server.createContext("/reconfigure", s::handleReconfigure);
             server.setExecutor(Executors.newSingleThreadExecutor(r ->
             {
                 final Thread t = new Thread(r, "mmx-status");
@@ -124,7 +134,7 @@ public final class StatusServer implements AutoCloseable
         final Throwable failure = node.failure();
         final String failed = failure == null ? "null" : "\"" + String.valueOf(failure).replace("\\", "\\\\")
             .replace("\"", "\\\"").replace("\n", " ") + "\"";
-        return "{\"plan\":\"" + node.planHash() + "\",\"pid\":" + ProcessHandle.current().pid() +
+        return "{\"plan\":\"" + node.planHash() + "\",\"era\":" + node.era() + ",\"pid\":" + ProcessHandle.current().pid() +
             ",\"failed\":" + failed +
             ",\"pending\":" + node.pending() + ",\"frames\":" + node.transportCountersJson() +
             ",\"clientFrames\":" + node.clientCountersJson() + ",\"processes\":" + processes + "}";
@@ -154,17 +164,109 @@ public final class StatusServer implements AutoCloseable
         respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", node.metricsText());
     }
 
-    private void handleProbe(final HttpExchange exchange) throws IOException
+    private void handlePlan(final HttpExchange exchange) throws IOException
     {
-        if (!"POST".equals(exchange.getRequestMethod()))
+        if (!allowed(exchange, "GET"))
         {
-            exchange.getResponseHeaders().set("Allow", "POST");
-            exchange.sendResponseHeaders(405, -1);
-            exchange.close();
             return;
         }
+        final java.io.StringWriter text = new java.io.StringWriter();
+        io.mmx.planner.plan.PlanFile.write(node.plan(), text);
+        respond(exchange, 200, JSON, text.toString());
+    }
+
+    private void handlePlans(final HttpExchange exchange) throws IOException
+    {
+        if (!allowed(exchange, "GET"))
+        {
+            return;
+        }
+        final String hash = queryParameter(exchange, "hash");
+        try
+        {
+            final boolean held = hash != null && node.heldPlan(hash) != null;
+            respond(exchange, held ? 200 : 404, JSON, "{\"held\":" + held + "}");
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            respond(exchange, 400, JSON, error(ex.getMessage()));
+        }
+    }
+
+    private void handleReconfigure(final HttpExchange exchange) throws IOException
+    {
+        if (!allowed(exchange, "POST"))
+        {
+            return;
+        }
+        final String hash = queryParameter(exchange, "plan");
+        try
+        {
+            io.mmx.planner.plan.PlanDigest.parse(hash == null ? "" : hash);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            respond(exchange, 400, JSON, error("give the new plan's content hash: POST /reconfigure?plan=sha256:...; " +
+                ex.getMessage()));
+            return;
+        }
+        answerWhenDecided(exchange, node.changePlan(hash), true);
+    }
+
+    private static boolean allowed(final HttpExchange exchange, final String method) throws IOException
+    {
+        if (method.equals(exchange.getRequestMethod()))
+        {
+            return true;
+        }
+        exchange.getResponseHeaders().set("Allow", method);
+        exchange.sendResponseHeaders(405, -1);
+        exchange.close();
+        return false;
+    }
+
+    private static String queryParameter(final HttpExchange exchange, final String name)
+    {
+        final String query = exchange.getRequestURI().getRawQuery();
+        if (query == null)
+        {
+            return null;
+        }
+        for (final String pair : query.split("&"))
+        {
+            final int eq = pair.indexOf('=');
+            if (eq > 0 && pair.substring(0, eq).equals(name))
+            {
+                return java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            }
+        }
+        return null;
+    }
+
+    private static String error(final String message)
+    {
+        return "{\"committed\":false,\"error\":\"" + String.valueOf(message).replace("\\", "\\\\")
+            .replace("\"", "\\\"") + "\"}";
+    }
+
+    private void handleProbe(final HttpExchange exchange) throws IOException
+    {
+        if (!allowed(exchange, "POST"))
+        {
+            return;
+        }
+        answerWhenDecided(exchange, node.probe(), false);
+    }
+
+    /**
+     * Answers once {@code decided} completes: 200 with its log index, 503 when it failed, or, when
+     * {@code refusalIsConflict}, 409 for a refusal the request itself caused.
+     */
+    private static void answerWhenDecided(final HttpExchange exchange, final java.util.concurrent.CompletableFuture<Long>
+        decided, final boolean refusalIsConflict)
+    {
         final long startNs = System.nanoTime();
-        node.probe().whenComplete((logIndex, failure) ->
+        decided.whenComplete((logIndex, failure) ->
         {
             final int code;
             final String json;
@@ -178,9 +280,8 @@ public final class StatusServer implements AutoCloseable
             {
                 final Throwable cause = failure instanceof java.util.concurrent.CompletionException &&
                     failure.getCause() != null ? failure.getCause() : failure;
-                code = 503;
-                json = "{\"committed\":false,\"error\":\"" + String.valueOf(cause.getMessage())
-                    .replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
+                code = refusalIsConflict && cause instanceof SubmitRefusedException ? 409 : 503;
+                json = error(cause.getMessage());
             }
             try
             {

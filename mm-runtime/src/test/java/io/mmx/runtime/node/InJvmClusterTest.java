@@ -122,35 +122,6 @@ class InJvmClusterTest
         org.junit.jupiter.api.Assertions.assertInstanceOf(SubmitRefusedException.class, refused.getCause());
     }
 
-    /**
-     * The hosts switch eras on a plan change, a running node does not yet: once a change is decided
-     * every node stops, its status naming the change and what to do, and submissions are refused.
-     */
-    @Test
-    void aDecidedPlanChangeStopsEveryNodeNamingIt() throws Exception
-    {
-        final Plan plan = NodeTestSupport.plan(5, 2, 7);
-        final List<Integer> ports = NodeTestSupport.freePorts(2);
-        final String directory = "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
-        nodes.add(MmxNode.launch(context(plan, directory, 0, 1, 2), id -> new KeyValueStore(), NodeListener.NO_OP));
-        nodes.add(MmxNode.launch(context(plan, directory, 3, 4), id -> new KeyValueStore(), NodeListener.NO_OP));
-        NodeTestSupport.await(() -> nodes.stream().flatMap(n -> n.status().stream())
-            .anyMatch(ProcessStatus::leads), 20_000, "a leader");
-        assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(nodes.get(1)).put("x", 1).get(20, TimeUnit.SECONDS));
-        nodes.get(1).proposePlanChange(0xC0FFEEL);
-        for (final MmxNode node : nodes)
-        {
-            NodeTestSupport.await(() -> node.failure() != null, 20_000, "the node to stop on the decided change");
-            org.junit.jupiter.api.Assertions.assertTrue(node.failure().getMessage().contains("plan c0ffee") &&
-                node.failure().getMessage().contains("cannot switch plans live yet"), node.failure().toString());
-            org.junit.jupiter.api.Assertions.assertTrue(StatusServer.json(node).contains("cannot switch plans"));
-        }
-        final java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
-            java.util.concurrent.ExecutionException.class,
-            () -> new KeyValueClient(nodes.get(0)).put("y", 1).get(5, TimeUnit.SECONDS));
-        org.junit.jupiter.api.Assertions.assertInstanceOf(SubmitRefusedException.class, refused.getCause());
-    }
-
     @Test
     void theStatusSaysWhetherTheProcessesOwnRegionsAreServed() throws Exception
     {

@@ -1,0 +1,236 @@
+package io.mmx.runtime.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanChanges;
+import io.mmx.planner.plan.PlanFile;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code mmx reconfigure}: moves a running cluster to a new plan without stopping it
+ * (docs/protocol.md §8b). It reads every node's status, shows the plan diff and both plans'
+ * tolerance, checks that every node holds the new plan, then proposes the change through one node
+ * and waits until every node serves the new plan.
+ */
+@Command(name = "reconfigure", mixinStandardHelpOptions = true,
+    description = {
+        "Moves a running cluster to a new plan live: the change is a command in the log, and every node " +
+        "begins a new era on the new plan at the slot it was decided. Checks first that every node answers, " +
+        "serves the same plan and holds the new plan file in its plans directory (mmx node --plans, default " +
+        "the directory of --plan); --dry-run stops after the checks and the diff. The real run waits until " +
+        "every node serves the new plan. Exit 0 when it does (or the dry run passed), 1 when a node does not " +
+        "answer, has failed or did not switch in time, 2 for a plan a node does not hold or cannot switch to."})
+final class ReconfigureCommand implements Callable<Integer>
+{
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--plan", paramLabel = "NEW", required = true, description = "the plan to move to (topo plan, grow, shrink)")
+    Path plan;
+
+    @Option(names = "--cluster", paramLabel = "DIR", defaultValue = "mmx-local",
+        description = "a cluster directory written by 'mmx local' (default ${DEFAULT-VALUE})")
+    Path cluster;
+
+    @Option(names = "--endpoints", paramLabel = "HOST:PORT", split = ",",
+        description = "every node's status endpoint HOST:PORT,... instead of --cluster")
+    List<String> endpoints;
+
+    @Option(names = "--dry-run", description = "check and show the diff and tolerances; propose nothing")
+    boolean dryRun;
+
+    @Option(names = "--timeout-s", paramLabel = "S", defaultValue = "60",
+        description = "how long to wait for the change to be decided and then active everywhere (default ${DEFAULT-VALUE})")
+    int timeoutS;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    @Override
+    public Integer call() throws IOException, InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        if (timeoutS < 1)
+        {
+            return refuse("--timeout-s must be at least 1, got " + timeoutS, MmxCommand.BAD_INPUT);
+        }
+        final Plan next = PlanFile.readSealed(plan);
+        final List<String> targets = endpoints != null ? endpoints : StatusCommand.fromCluster(cluster);
+        final List<JsonNode> docs = new ArrayList<>();
+        for (final String target : targets)
+        {
+            final JsonNode doc = StatusCommand.fetch(http, mapper, target);
+            if (doc == null)
+            {
+                return refuse("node " + target + " does not answer: every node must be up for a live plan change " +
+                    "(a node away while the change is decided cannot follow it yet); start it, or check the endpoint",
+                    MmxCommand.UNHEALTHY);
+            }
+            if (doc.hasNonNull("failed"))
+            {
+                return refuse("node " + target + " has failed (" + doc.get("failed").asText() + "): restart it first",
+                    MmxCommand.UNHEALTHY);
+            }
+            docs.add(doc);
+        }
+        final String inService = docs.get(0).get("plan").asText();
+        for (int i = 1; i < docs.size(); i++)
+        {
+            if (!docs.get(i).get("plan").asText().equals(inService))
+            {
+                return refuse("nodes " + targets.get(0) + " and " + targets.get(i) + " serve different plans (" +
+                    inService + ", " + docs.get(i).get("plan").asText() + "): a change is still under way, or the " +
+                    "endpoints name two clusters; wait, or give one cluster's endpoints", MmxCommand.UNHEALTHY);
+            }
+        }
+        final int era = docs.get(0).path("era").asInt();
+        if (next.contentHash().equals(inService))
+        {
+            out.println("plan " + next.contentHash() + " is already in service on every node (era " + era + ")");
+            return MmxCommand.OK;
+        }
+        final Plan current = PlanFile.read(new java.io.ByteArrayInputStream(get(targets.get(0), "/plan").body()
+            .getBytes(StandardCharsets.UTF_8)), targets.get(0) + "/plan");
+        out.println("in service " + current.contentHash() + " (era " + era + ", " + targets.size() + " nodes)");
+        PlanChanges.printDiff(current, next, out);
+        final int[] live = liveProcesses(docs);
+        if (next.n() != current.n())
+        {
+            return refuse(plan + " has " + next.n() + " processes and the plan in service " + current.n() + ": a " +
+                "running cluster switches only between plans of the same processes so far (a new graph, or a host " +
+                "replaced); to grow or shrink, stop every node and start them with the new plan", MmxCommand.BAD_INPUT);
+        }
+        out.println("live now   " + PlanChanges.liveQuorum(current, live).describe());
+        final PlanChanges.LiveQuorum after = PlanChanges.liveQuorum(next, live);
+        out.println("live after " + after.describe());
+        if (!after.holds())
+        {
+            return refuse("refused: in " + plan + " " + after.describe(), MmxCommand.BAD_INPUT);
+        }
+        final List<String> missing = new ArrayList<>();
+        for (final String target : targets)
+        {
+            if (get(target, "/plans?hash=" + URLEncoder.encode(next.contentHash(), StandardCharsets.UTF_8))
+                .statusCode() != 200)
+            {
+                missing.add(target);
+            }
+        }
+        if (!missing.isEmpty())
+        {
+            return refuse("nodes " + String.join(", ", missing) + " do not hold " + plan + " (" + next.contentHash() +
+                "): copy the plan file into each node's plans directory (mmx node --plans, default the directory " +
+                "of its --plan), then run this again", MmxCommand.BAD_INPUT);
+        }
+        out.println("held       every node holds " + next.contentHash());
+        if (dryRun)
+        {
+            out.println("dry run: nothing proposed");
+            out.flush();
+            return MmxCommand.OK;
+        }
+        return propose(targets, next, era, out);
+    }
+
+    /** Proposes the change through the first node, then waits until every node serves the new plan. */
+    private int propose(final List<String> targets, final Plan next, final int era, final PrintWriter out)
+        throws IOException, InterruptedException
+    {
+        final long startNs = System.nanoTime();
+        final long deadlineNs = startNs + timeoutS * 1_000_000_000L;
+        out.println("proposing  the change through " + targets.get(0));
+        out.flush();
+        final HttpResponse<String> decided = http.send(HttpRequest.newBuilder(URI.create("http://" + targets.get(0) +
+            "/reconfigure?plan=" + URLEncoder.encode(next.contentHash(), StandardCharsets.UTF_8)))
+            .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(timeoutS)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        final JsonNode answer = mapper.readTree(decided.body());
+        if (decided.statusCode() != 200)
+        {
+            return refuse("the change was not decided: " + answer.path("error").asText(decided.body()),
+                decided.statusCode() == 409 ? MmxCommand.BAD_INPUT : MmxCommand.UNHEALTHY);
+        }
+        out.printf("decided    at log index %d after %d ms%n", answer.get("logIndex").asLong(),
+            (System.nanoTime() - startNs) / 1_000_000);
+        out.flush();
+        final List<String> behind = new ArrayList<>(targets);
+        while (!behind.isEmpty() && System.nanoTime() < deadlineNs)
+        {
+            for (int i = behind.size() - 1; i >= 0; i--)
+            {
+                final JsonNode doc = StatusCommand.fetch(http, mapper, behind.get(i));
+                if (doc != null && doc.hasNonNull("failed"))
+                {
+                    return refuse("node " + behind.get(i) + " failed during the change: " + doc.get("failed").asText(),
+                        MmxCommand.UNHEALTHY);
+                }
+                if (doc != null && next.contentHash().equals(doc.get("plan").asText()))
+                {
+                    out.printf("switched   %s to era %d after %d ms%n", behind.get(i), doc.path("era").asInt(),
+                        (System.nanoTime() - startNs) / 1_000_000);
+                    out.flush();
+                    behind.remove(i);
+                }
+            }
+            if (!behind.isEmpty())
+            {
+                Thread.sleep(50);
+            }
+        }
+        if (!behind.isEmpty())
+        {
+            return refuse("the change was decided but nodes " + String.join(", ", behind) + " did not serve " +
+                next.contentHash() + " within " + timeoutS + " s: see their event log (era_started, agent_stopped) " +
+                "and 'mmx status'", MmxCommand.UNHEALTHY);
+        }
+        out.printf("active     plan %s in era %d on every node after %d ms%n", next.contentHash(), era + 1,
+            (System.nanoTime() - startNs) / 1_000_000);
+        out.flush();
+        return MmxCommand.OK;
+    }
+
+    /** The processes the answering nodes host (every one of them is up). */
+    private static int[] liveProcesses(final List<JsonNode> docs)
+    {
+        final List<Integer> ids = new ArrayList<>();
+        for (final JsonNode doc : docs)
+        {
+            for (final JsonNode p : doc.path("processes"))
+            {
+                ids.add(p.get("id").asInt());
+            }
+        }
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private HttpResponse<String> get(final String target, final String path) throws IOException, InterruptedException
+    {
+        return http.send(HttpRequest.newBuilder(URI.create("http://" + target + path)).timeout(Duration.ofSeconds(5))
+            .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private int refuse(final String why, final int code)
+    {
+        spec.commandLine().getOut().flush();
+        spec.commandLine().getErr().println("mmx reconfigure: error: " + why);
+        spec.commandLine().getErr().flush();
+        return code;
+    }
+}

@@ -1,0 +1,351 @@
+package io.mmx.runtime.node;
+
+import io.mmx.aeron.transport.AeronTransport;
+import io.mmx.membership.MembershipListener;
+import io.mmx.membership.neighbour.FabricHeartbeats;
+import io.mmx.membership.neighbour.HostLiveness;
+import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.PlanDigest;
+import io.mmx.rdma.fabric.ConnectionManager;
+import io.mmx.rdma.fabric.FabricCounters;
+import io.mmx.rdma.fabric.PlanMemoryFabric;
+import io.mmx.rdma.fabric.RegionLinkFactory;
+import io.mmx.rdma.memd.MemdLinkFactory;
+import io.mmx.rdma.region.HostKeys;
+import io.mmx.rdma.shm.ShmRegionStore;
+import io.mmx.runtime.core.CoreConfig;
+import io.mmx.runtime.core.RegionLayout;
+import io.mmx.runtime.host.HostClients;
+import io.mmx.runtime.host.HostContext;
+import io.mmx.runtime.host.HostedProcess;
+import io.mmx.runtime.host.ProcessHost;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.NanoClock;
+
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+/**
+ * What a node runs for one era of the log (docs/protocol.md §8b): the plan's regions, fabrics and
+ * links, the Aeron stream of the era's frames, one replica per hosted process and the
+ * {@link ProcessHost} that drives them. A node launches era 0; a decided plan change ends it, and
+ * the node builds the next era from it ({@link #next}), which carries every replica's state over and
+ * takes over the submissions. The ended era keeps serving its cores to peers that are still behind
+ * until it retires ({@link #close}).
+ */
+final class NodeEra implements AutoCloseable
+{
+    /** What every era of one node shares: its counters, clients' endpoint, liveness and pending bound. */
+    static final class Shared
+    {
+        final NanoClock clock;
+        final NodeMetrics metrics;
+        final ProcessCounters[] countersById;
+        final ClientEndpoint endpoint;
+        final HostLiveness liveness;
+        final AtomicInteger pendingCount;
+        final NodeListener listener;
+        final MembershipListener membershipListener;
+        final SecureRandom random = new SecureRandom();
+        /** One agent thread drives every era: its fabrics share the staging buffers. */
+        final FabricMemory.Stages stages = new FabricMemory.Stages();
+
+        Shared(final NanoClock clock, final NodeMetrics metrics, final ProcessCounters[] countersById,
+            final ClientEndpoint endpoint, final HostLiveness liveness, final AtomicInteger pendingCount,
+            final NodeListener listener, final MembershipListener membershipListener)
+        {
+            this.clock = clock;
+            this.metrics = metrics;
+            this.countersById = countersById;
+            this.endpoint = endpoint;
+            this.liveness = liveness;
+            this.pendingCount = pendingCount;
+            this.listener = listener;
+            this.membershipListener = membershipListener;
+        }
+    }
+
+    final NodeContext ctx;
+    final AeronTransport transport;
+    /** Whether closing this era closes its transport (era 0's holds the node's media driver: the node closes it). */
+    private final boolean ownsTransport;
+    final ProcessReplica[] replicas;
+    final ProcessHost host;
+    /** Outside clients bound to this era's replicas, or null (a node without a UDP endpoint). */
+    final NodeClients clients;
+    final List<FabricCounters> fabricCounters = new ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    /** Agent time at which an ended era stops being driven (set when its successor starts). */
+    long retireAtNs = Long.MAX_VALUE;
+
+    private NodeEra(final NodeContext ctx, final AeronTransport transport, final boolean ownsTransport,
+        final Shared shared, final NodeEra previous, final IntFunction<StateMachine> machines,
+        final List<AutoCloseable> nodeResources)
+    {
+        this.ctx = ctx;
+        this.transport = transport;
+        this.ownsTransport = ownsTransport;
+        final CoreConfig config = ctx.core();
+        final Graph graph = config.graph();
+        final int[] hosted = ctx.hosted();
+        try
+        {
+            final RegionLinkFactory links = linkFactory(ctx, hosted, config.layout(), PlanDigest.ofGraph(graph),
+                ctx.hostKeys(), resources);
+            replicas = new ProcessReplica[hosted.length];
+            final ProcessReplica[] byId = new ProcessReplica[graph.n()];
+            final HostedProcess[] processes = new HostedProcess[hosted.length];
+            final AeronHostTransport hostTransport = new AeronHostTransport(transport);
+            final ProcessHost[] hostRef = new ProcessHost[1];
+            final ProcessReplica.Completions completions = ProcessReplica.Completions.toHost(hostRef);
+            final List<Integer> formatted = new ArrayList<>();
+            for (int i = 0; i < hosted.length; i++)
+            {
+                final int id = hosted[i];
+                final ConnectionManager connections = ConnectionManager.open(graph, id, links);
+                resources.add(connections);
+                final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, shared.clock);
+                resources.add(fabric);
+                fabricCounters.add(fabric.counters());
+                if (previous == null)
+                {
+                    checkRegion(ctx, id, RegionSetup.exists(fabric, id));
+                }
+                final boolean fresh = RegionSetup.formatIfNew(fabric, id, config.planHash(),
+                    previous == null && ctx.regionsLost());
+                if (fresh && previous == null)
+                {
+                    formatted.add(id);
+                }
+                final int[] neighbours = graph.neighbours(id);
+                final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
+                    8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
+                final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
+                    shared.metrics::onFabricOp, shared.clock, shared.stages);
+                final ReplicaEvents events = new ReplicaEvents(id, neighbours, ctx.tickNs(), shared.countersById[id],
+                    previous == null && !fresh);
+                if (previous == null)
+                {
+                    replicas[i] = new ProcessReplica(id, config, memory, hostTransport, machines.apply(id), completions,
+                        shared.listener, shared.random.nextLong(), connections.connectionCount(), events);
+                }
+                else
+                {
+                    replicas[i] = ProcessReplica.successor(previous.replicas[i], previous.host.eraEndedAt(), config,
+                        memory, hostTransport, completions, shared.listener, shared.random.nextLong(),
+                        connections.connectionCount(), events);
+                }
+                byId[id] = replicas[i];
+                processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);
+            }
+            if (!formatted.isEmpty())
+            {
+                EventLog.log(ctx.regionsLost() ? EventLog.Level.WARN : EventLog.Level.INFO, "regions_formatted",
+                    RegionSetup.formattedLine(formatted, ctx.regionsLost()));
+            }
+            clients = shared.endpoint == null ? null : new NodeClients(shared.endpoint, byId, replicas[0],
+                config.proposalWords(), ctx.maxPending(), ctx.tickNs(), ctx.submitTimeoutNs());
+            if (previous == null && ctx.stateDirectory() != null)
+            {
+                restoreState(ctx, config, hosted, nodeResources);
+            }
+            // Processes behind one endpoint are hosted by one JVM: they stop together.
+            final int[] hostOf = new int[graph.n()];
+            for (int p = 0; p < hostOf.length; p++)
+            {
+                hostOf[p] = transport.directory().endpointIndexOf(p);
+            }
+            host = new ProcessHost(new HostContext().transport(hostTransport).core(config).processes(processes)
+                .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).liveness(shared.liveness)
+                .membershipListener(shared.membershipListener).seed(shared.random.nextLong()).tickNs(ctx.tickNs())
+                .incarnation(shared.random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs())
+                .maxPending(ctx.maxPending()).pendingCount(shared.pendingCount)
+                .clients(clients != null ? clients : HostClients.NONE)
+                .era(ctx.era()).predecessor(previous == null ? null : previous.host));
+            hostRef[0] = host;
+        }
+        catch (final RuntimeException ex)
+        {
+            closeResources();
+            throw ex;
+        }
+    }
+
+    /**
+     * Era 0 of a launched node, on {@code transport}, whose replicas run {@code machines} and, with a
+     * state directory, come back with their state; the journal goes to {@code nodeResources}.
+     */
+    static NodeEra first(final NodeContext ctx, final AeronTransport transport, final Shared shared,
+        final IntFunction<StateMachine> machines, final List<AutoCloseable> nodeResources)
+    {
+        return new NodeEra(ctx, transport, false, shared, null, machines, nodeResources);
+    }
+
+    /**
+     * The era after this one, which a decided plan change ended: the same processes on
+     * {@code next}'s plan, over fresh regions in the era's directory, with frames on the era's
+     * stream; every replica's state carries over ({@link ProcessReplica#successor}).
+     */
+    NodeEra next(final NodeContext next, final Shared shared)
+    {
+        final AeronTransport launched = MmxNode.launchTransport(next);
+        try
+        {
+            return new NodeEra(next, launched, true, shared, this, null, null);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(launched);
+            throw ex;
+        }
+    }
+
+    /** Opens the journal and brings every replica back from its snapshot and journal. */
+    private void restoreState(final NodeContext ctx, final CoreConfig config, final int[] hosted,
+        final List<AutoCloseable> nodeResources)
+    {
+        // Closed after every replica's state (resources close in reverse).
+        final HostJournal journal = HostJournal.open(ctx.stateDirectory(), hosted);
+        nodeResources.add(journal);
+        for (final ProcessReplica replica : replicas)
+        {
+            final StateMachine machine = replica.stateMachine();
+            if (!machine.snapshots())
+            {
+                throw new IllegalStateException("--state-dir needs a state machine that takes snapshots; " +
+                    machine.getClass().getName() + " does not (StateMachine.snapshots())");
+            }
+            nodeResources.add(replica::closeState);
+            replica.transferFaults(ctx.transferFaults());
+            replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(), config.maxBatch(),
+                ctx.snapshotEveryCommands(), journal), ctx.coldStart(), ctx.coldStartMajority());
+        }
+    }
+
+    /**
+     * A cold start needs every hosted region gone (an old era's acceptors must not answer in the new
+     * one); without one, a missing region of a process that ran before would be an acceptor that
+     * forgot its promises, which only the operator can place (lost host or lost cluster).
+     */
+    private static void checkRegion(final NodeContext ctx, final int id, final boolean exists)
+    {
+        if (ctx.coldStart() && exists)
+        {
+            throw new IllegalStateException("the region of process " + id + " still exists: --cold-start begins a " +
+                "new era on fresh regions and is only for when every region of the cluster is gone; start " +
+                "without --cold-start, or remove every region first");
+        }
+        if (!exists && !ctx.coldStart() && !ctx.regionsLost() && ctx.stateDirectory() != null &&
+            ReplicaDurability.ranBefore(ctx.stateDirectory(), id))
+        {
+            throw new IllegalStateException("the region of process " + id + " is missing but its state in " +
+                ctx.stateDirectory() + " shows it ran before, so its acceptor's promises are lost: if every " +
+                "region of the cluster is gone, restart every node with --cold-start; if only this host's, " +
+                "restart with --regions-lost");
+        }
+    }
+
+    private static RegionLinkFactory linkFactory(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
+        final PlanDigest digest, final HostKeys key, final List<AutoCloseable> resources)
+    {
+        if (ctx.memoryKind() == NodeContext.Memory.VERBS)
+        {
+            return verbsLinks(ctx, hosted, layout, digest, key);
+        }
+        if (ctx.memoryKind() == NodeContext.Memory.SHM)
+        {
+            return shmRegions(ctx, hosted, layout, digest, key, resources).linkFactory(digest, key);
+        }
+        final IntFunction<InetSocketAddress> daemonOf = (owner) -> address(ctx.memdDirectory(), owner);
+        final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
+        for (final int id : hosted)
+        {
+            RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest);
+        }
+        return new MemdLinkFactory(daemonOf, (self) -> keys[self], digest, 2000);
+    }
+
+    /**
+     * Regions in shm files here, served over RDMA by this host's memd in verbs mode ({@code mmx memd
+     * --verbs-listen}), which holds their registrations, so a region stays served when this node dies;
+     * every link, the loopback to a hosted process's own region included, is a queue pair by rdma_cm.
+     */
+    private static RegionLinkFactory verbsLinks(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
+        final PlanDigest digest, final HostKeys key)
+    {
+        // Fail before creating anything: one message naming libdisni, libibverbs, the device or its atomics.
+        io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
+        // The files hold the regions and memd maps and registers them; this node keeps no mapping of its
+        // own, so it reaches its own region, like every other, through a queue pair.
+        final List<AutoCloseable> mappings = new ArrayList<>();
+        shmRegions(ctx, hosted, layout, digest, key, mappings);
+        mappings.forEach(CloseHelper::quietClose);
+        final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
+            io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(address(ctx.verbsDirectory(), owner));
+        final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
+        return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, (self) -> keys[self], digest, 5000);
+    }
+
+    /**
+     * Links authenticate as their process: the fabric gets the hosted processes' keys only (indexed
+     * by process id, null for the others).
+     */
+    private static io.mmx.rdma.region.ProcessKey[] hostedKeys(final NodeContext ctx, final int[] hosted,
+        final HostKeys key)
+    {
+        final io.mmx.rdma.region.ProcessKey[] keys = new io.mmx.rdma.region.ProcessKey[ctx.core().graph().n()];
+        for (final int id : hosted)
+        {
+            keys[id] = key.processKey(id);
+        }
+        return keys;
+    }
+
+    /** Creates (or reopens) the hosted processes' region files; their mappings go to {@code mappings}. */
+    private static ShmRegionStore shmRegions(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
+        final PlanDigest digest, final HostKeys key, final List<AutoCloseable> mappings)
+    {
+        final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
+            ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
+        for (final int id : hosted)
+        {
+            mappings.add(store.createOrOpen(id, 8L * layout.regionWords(), digest, key));
+        }
+        return store;
+    }
+
+    private static InetSocketAddress address(final io.mmx.aeron.transport.ProcessDirectory directory, final int id)
+    {
+        return io.mmx.rdma.memd.MemdCommandLine.parseAddress(directory.endpoint(directory.endpointIndexOf(id)));
+    }
+
+    /** The era's number: 0 for the launched plan, one more for each plan change since. */
+    int number()
+    {
+        return ctx.era();
+    }
+
+    /** Releases the era's links, fabrics and mappings, and its transport unless it holds the node's driver. */
+    @Override
+    public void close()
+    {
+        closeResources();
+        if (ownsTransport)
+        {
+            CloseHelper.quietClose(transport);
+        }
+    }
+
+    private void closeResources()
+    {
+        for (int i = resources.size() - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(resources.get(i));
+        }
+        resources.clear();
+    }
+}

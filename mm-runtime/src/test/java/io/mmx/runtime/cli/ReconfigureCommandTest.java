@@ -1,0 +1,155 @@
+package io.mmx.runtime.cli;
+
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanFile;
+import io.mmx.runtime.example.kv.KeyValueClient;
+import io.mmx.runtime.example.kv.KeyValueStore;
+import io.mmx.runtime.node.MmxNode;
+import io.mmx.runtime.node.NodeContext;
+import io.mmx.runtime.node.NodeListener;
+import io.mmx.runtime.node.StatusServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code mmx reconfigure} against two nodes in this JVM (n = 5: processes 0-2 and 3-4), each with its
+ * own plans directory and status port: the checks, the dry run and a live change, with exit codes.
+ */
+class ReconfigureCommandTest
+{
+    @TempDir
+    Path dir;
+
+    private final List<MmxNode> nodes = new ArrayList<>();
+    private final List<StatusServer> servers = new ArrayList<>();
+    private final Path[] plansDirs = new Path[2];
+    private Plan plan;
+    private String endpoints;
+    private StringWriter out;
+    private StringWriter err;
+
+    @BeforeEach
+    void start() throws Exception
+    {
+        plan = io.mmx.runtime.local.LocalCluster.plan(5, 2, 7);
+        final List<Integer> ports = io.mmx.runtime.local.LocalCluster.freePorts(2, true);
+        final String directory = "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
+        final int[][] hosted = {{0, 1, 2}, {3, 4}};
+        final List<String> status = new ArrayList<>();
+        for (int j = 0; j < 2; j++)
+        {
+            plansDirs[j] = Files.createDirectories(dir.resolve("plans-" + j));
+            PlanFile.write(plan, plansDirs[j].resolve("plan.json"));
+            final MmxNode node = MmxNode.launch(new NodeContext().plan(plan).hosted(hosted[j]).directory(directory)
+                .clusterKey("reconfigure-test-cluster-key-0123".getBytes()).shmDirectory(dir.resolve("regions"))
+                .aeronDirectory(dir.resolve("aeron-" + j).toString()).plansDirectory(plansDirs[j]),
+                id -> new KeyValueStore(), NodeListener.NO_OP);
+            nodes.add(node);
+            final StatusServer server = StatusServer.start(new java.net.InetSocketAddress("127.0.0.1", 0), node);
+            servers.add(server);
+            status.add("127.0.0.1:" + server.address().getPort());
+        }
+        endpoints = String.join(",", status);
+        final long deadline = System.nanoTime() + 60_000_000_000L;
+        while (nodes.stream().flatMap(n -> n.status().stream()).noneMatch(io.mmx.runtime.node.ProcessStatus::leads))
+        {
+            assertTrue(System.nanoTime() < deadline, "no leader within 60 s");
+            Thread.sleep(10);
+        }
+    }
+
+    @AfterEach
+    void stop()
+    {
+        servers.forEach(StatusServer::close);
+        nodes.forEach(MmxNode::close);
+    }
+
+    @Test
+    void checksThenChangesThePlanOnEveryNode() throws Exception
+    {
+        final Plan next = io.mmx.runtime.local.LocalCluster.plan(5, 4, 7);
+        final Path nextFile = dir.resolve("next.json");
+        PlanFile.write(next, nextFile);
+        assertEquals(io.mmx.runtime.example.kv.KeyValueCommand.ABSENT, new KeyValueClient(nodes.get(0)).put("x", 7).get(20, TimeUnit.SECONDS));
+
+        // Neither node holds it yet: refused, naming both nodes and the fix.
+        assertEquals(2, run("--plan", nextFile.toString(), "--endpoints", endpoints, "--dry-run"));
+        assertTrue(err.toString().contains("do not hold") && err.toString().contains(endpoints.split(",")[1]) &&
+            err.toString().contains("plans directory"), err.toString());
+        assertTrue(out.toString().contains("tolerance"), "the diff is shown before the refusal: " + out);
+
+        PlanFile.write(next, plansDirs[0].resolve("next.json"));
+        assertEquals(2, run("--plan", nextFile.toString(), "--endpoints", endpoints, "--dry-run"));
+        assertTrue(err.toString().contains("nodes " + endpoints.split(",")[1] + " do not hold"), err.toString());
+
+        PlanFile.write(next, plansDirs[1].resolve("next.json"));
+        assertEquals(0, run("--plan", nextFile.toString(), "--endpoints", endpoints, "--dry-run"), err.toString());
+        assertTrue(out.toString().contains("dry run: nothing proposed") &&
+            out.toString().contains("live after 5 live processes reach |N[S]| = 5"), out.toString());
+        assertEquals(plan.contentHash(), nodes.get(1).planHash(), "a dry run changes nothing");
+
+        assertEquals(0, run("--plan", nextFile.toString(), "--endpoints", endpoints), err.toString());
+        assertTrue(out.toString().contains("active     plan " + next.contentHash() + " in era 1 on every node"),
+            out.toString());
+        for (final MmxNode node : nodes)
+        {
+            assertEquals(next.contentHash(), node.planHash());
+            assertEquals(1, node.era());
+        }
+        assertEquals(7L, new KeyValueClient(nodes.get(1)).get("x").get(20, TimeUnit.SECONDS));
+
+        // Again: nothing to do.
+        assertEquals(0, run("--plan", nextFile.toString(), "--endpoints", endpoints));
+        assertTrue(out.toString().contains("already in service"), out.toString());
+    }
+
+    @Test
+    void refusesWhatARunningClusterCannotDo() throws Exception
+    {
+        final Plan bigger = io.mmx.runtime.local.LocalCluster.plan(6, 2, 7);
+        final Path biggerFile = dir.resolve("bigger.json");
+        PlanFile.write(bigger, biggerFile);
+        assertEquals(2, run("--plan", biggerFile.toString(), "--endpoints", endpoints, "--dry-run"));
+        assertTrue(err.toString().contains("has 6 processes and the plan in service 5"), err.toString());
+
+        assertEquals(1, run("--plan", biggerFile.toString(), "--endpoints", endpoints + ",127.0.0.1:1"));
+        assertTrue(err.toString().contains("node 127.0.0.1:1 does not answer"), err.toString());
+
+        Files.writeString(dir.resolve("broken.json"), "{\"not\": \"a plan\"}");
+        assertEquals(2, run("--plan", dir.resolve("broken.json").toString(), "--endpoints", endpoints));
+        assertTrue(err.toString().contains("broken.json"), err.toString());
+        for (final MmxNode node : nodes)
+        {
+            assertEquals(plan.contentHash(), node.planHash(), "nothing was proposed");
+        }
+    }
+
+    private int run(final String... args)
+    {
+        out = new StringWriter();
+        err = new StringWriter();
+        final CommandLine line = MmxCommand.commandLine();
+        line.setOut(new PrintWriter(out, true));
+        line.setErr(new PrintWriter(err, true));
+        final String[] all = new String[args.length + 1];
+        all[0] = "reconfigure";
+        System.arraycopy(args, 0, all, 1, args.length);
+        return line.execute(all);
+    }
+
+}

@@ -1,0 +1,145 @@
+package io.mmx.runtime.node;
+
+import io.mmx.planner.plan.Plan;
+import io.mmx.runtime.example.kv.KeyValueClient;
+import io.mmx.runtime.example.kv.KeyValueCommand;
+import io.mmx.runtime.example.kv.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Real nodes switching plans live (docs/protocol.md §8b): two nodes in one JVM (n = 5: processes
+ * 0-2 and 3-4), Aeron UDP on loopback and shm regions, a plan change decided in the log.
+ */
+class LivePlanChangeTest
+{
+    @TempDir
+    Path dir;
+
+    private final List<MmxNode> nodes = new ArrayList<>();
+
+    @AfterEach
+    void close()
+    {
+        nodes.forEach(MmxNode::close);
+    }
+
+    /**
+     * Both nodes hold the new plan in their plans directory: the change is decided, every node begins
+     * era 1 on the new plan over fresh regions and a new stream, the state carries over, and commands
+     * submitted before, during and after the change all commit.
+     */
+    @Test
+    void nodesSwitchToTheNewPlanKeepingStateAndCommitting() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final Plan next = NodeTestSupport.plan(5, 4, 7);
+        assertNotEquals(plan.digest().id64(), next.digest().id64());
+        final Path plans = Files.createDirectories(dir.resolve("plans"));
+        io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
+        final String directory = directory();
+        nodes.add(MmxNode.launch(context(plan, directory, 0, 1, 2).plansDirectory(plans), id -> new KeyValueStore(),
+            NodeListener.NO_OP));
+        nodes.add(MmxNode.launch(context(plan, directory, 3, 4).plansDirectory(plans), id -> new KeyValueStore(),
+            NodeListener.NO_OP));
+        awaitLeader();
+        final KeyValueClient a = new KeyValueClient(nodes.get(0));
+        final KeyValueClient b = new KeyValueClient(nodes.get(1));
+        assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
+
+        // Commands keep arriving while the change is decided and the nodes switch.
+        final List<java.util.concurrent.CompletableFuture<Long>> during = new ArrayList<>();
+        for (int i = 0; i < 20; i++)
+        {
+            during.add((i % 2 == 0 ? a : b).put("k" + i, i));
+        }
+        final long changeIndex = nodes.get(1).proposePlanChange(next.digest().id64()).get(20, TimeUnit.SECONDS);
+        assertTrue(changeIndex >= 0, "the change ended era 0 at log index " + changeIndex);
+        for (int i = 20; i < 40; i++)
+        {
+            during.add((i % 2 == 0 ? a : b).put("k" + i, i));
+        }
+        for (final MmxNode node : nodes)
+        {
+            NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
+            assertEquals(next.contentHash(), node.planHash());
+            assertTrue(StatusServer.json(node).contains("\"plan\":\"" + next.contentHash() + "\""));
+        }
+        java.util.concurrent.CompletableFuture.allOf(during.toArray(new java.util.concurrent.CompletableFuture[0]))
+            .get(60, TimeUnit.SECONDS);
+        assertTrue(Files.exists(dir.resolve("regions").resolve("era-1")), "era 1's regions are in their own directory");
+
+        // The state of era 0 is the state era 1 starts from, and era 1 commits through either node.
+        assertEquals(1L, b.get("x").get(20, TimeUnit.SECONDS));
+        assertEquals(1L, a.put("x", 2).get(20, TimeUnit.SECONDS));
+        assertEquals(2L, b.get("x").get(20, TimeUnit.SECONDS));
+        for (int i = 0; i < 40; i++)
+        {
+            assertEquals((long)i, a.get("k" + i).get(20, TimeUnit.SECONDS), "k" + i);
+        }
+        for (final MmxNode node : nodes)
+        {
+            for (final ProcessStatus s : node.status())
+            {
+                assertEquals(next.graph().degree(s.id()) + 1, s.qps(), "era 1 links process " + s.id() +
+                    " along the new plan");
+            }
+            assertEquals(null, node.failure());
+        }
+    }
+
+    /** A node that does not hold the plan a decided change names stops, naming it and the fix. */
+    @Test
+    void aNodeWithoutTheNewPlanStopsNamingIt() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final String directory = directory();
+        nodes.add(MmxNode.launch(context(plan, directory, 0, 1, 2), id -> new KeyValueStore(), NodeListener.NO_OP));
+        nodes.add(MmxNode.launch(context(plan, directory, 3, 4), id -> new KeyValueStore(), NodeListener.NO_OP));
+        awaitLeader();
+        assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(nodes.get(1)).put("x", 1).get(20, TimeUnit.SECONDS));
+        nodes.get(1).proposePlanChange(0xC0FFEEL);
+        for (final MmxNode node : nodes)
+        {
+            NodeTestSupport.await(() -> node.failure() != null, 20_000, "the node to stop on the decided change");
+            assertTrue(node.failure().getMessage().contains("plan c0ffee") &&
+                node.failure().getMessage().contains("does not hold that plan"), node.failure().toString());
+            assertTrue(StatusServer.json(node).contains("does not hold that plan"));
+        }
+        final ExecutionException refused = assertThrows(ExecutionException.class,
+            () -> new KeyValueClient(nodes.get(0)).put("y", 1).get(5, TimeUnit.SECONDS));
+        assertInstanceOf(SubmitRefusedException.class, refused.getCause());
+    }
+
+    private void awaitLeader()
+    {
+        NodeTestSupport.await(() -> nodes.stream().flatMap(n -> n.status().stream()).anyMatch(ProcessStatus::leads),
+            20_000, "a leader");
+    }
+
+    private static String directory() throws java.io.IOException
+    {
+        final List<Integer> ports = NodeTestSupport.freePorts(2);
+        return "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
+    }
+
+    private NodeContext context(final Plan plan, final String directory, final int... ids)
+    {
+        return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(NodeTestSupport.KEY)
+            .shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron-" + ids[0]).toString());
+    }
+}
