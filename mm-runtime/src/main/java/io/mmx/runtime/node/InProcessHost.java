@@ -153,7 +153,7 @@ public final class InProcessHost
             .membership(ctx.membership()).planDigest(ctx.planDigest()).hostOf(hostOf).seed(random.nextLong())
             .tickNs(ctx.tickNs()).incarnation(random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs())
             .maxPending(ctx.maxPending()).pendingCount(pending).liveness(liveness)
-            .era(previous == null ? joinEra : previous.host.era() + 1).predecessor(previous == null ? null : previous.host)
+            .era(replicas[0].logEra()).predecessor(previous == null ? null : previous.host)
             .switchWaitNs(flaw == ReplicaFlaw.SWITCH_SKIPS_STATE ? 0 : HostContext.DEFAULT_SWITCH_WAIT_NS));
         hostRef[0] = host;
     }

@@ -107,8 +107,7 @@ public final class MmxNode implements AutoCloseable
             io.mmx.membership.neighbour.HostLiveness liveness = io.mmx.membership.neighbour.HostLiveness.NONE;
             if (ctx.memoryKind() == NodeContext.Memory.SHM)
             {
-                final ShmLiveness shm = new ShmLiveness(ctx.shmDirectoryPath() != null ? ctx.shmDirectoryPath() :
-                    io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY, hosted);
+                final ShmLiveness shm = new ShmLiveness(ctx.shmBaseDirectory(), hosted);
                 resources.add(shm);
                 liveness = shm;
             }
@@ -120,6 +119,10 @@ public final class MmxNode implements AutoCloseable
             shared = new NodeEra.Shared(clock, metrics, countersById, endpoint, liveness, pendingCount, listener,
                 leaderDownLog(ctx.tickNs()));
             era = NodeEra.first(ctx, launched, shared, stateMachines, resources);
+            if (ctx.stateDirectory() != null)
+            {
+                NodeEra.record(ctx.stateDirectory(), ctx.era(), ctx.plan().contentHash());
+            }
             agent = new NodeAgent(new Eras(), clock, launched.counters(), ctx.tickNs());
             transport = launched;
             runner = new AgentRunner(TransportContext.idleStrategy(ctx.idleStrategyName()), this::onAgentError,
@@ -172,6 +175,10 @@ public final class MmxNode implements AutoCloseable
             ended.retireAtNs = nowNs + ENDED_ERA_RETAIN_NS;
             endedEras.add(ended);
             era = started;
+            if (next.stateDirectory() != null)
+            {
+                NodeEra.record(next.stateDirectory(), next.era(), next.plan().contentHash());
+            }
             EventLog.log(EventLog.Level.INFO, "era_started", "era " + started.number() + " began on plan " +
                 next.plan().contentHash() + " at log slot " + ended.host.eraEndedAt() + " (the change's slot; " +
                 "era " + ended.number() + " serves peers still behind for " + ENDED_ERA_RETAIN_NS / 1_000_000 + " ms)");

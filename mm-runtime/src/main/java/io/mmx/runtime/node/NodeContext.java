@@ -71,6 +71,8 @@ public final class NodeContext
     private final List<Plan> heldPlans = new ArrayList<>();
     /** The era this context's transport and regions are for: 0 for a launched node, k after k live plan changes. */
     private int era;
+    /** Whether the transport joins the media driver of the node's earlier era instead of launching one. */
+    private boolean sharesDriver;
     /** Default commands applied between two snapshots of a replica. */
     public static final long DEFAULT_SNAPSHOT_EVERY_COMMANDS = 1_000_000;
     private final CoreConfig core = new CoreConfig()
@@ -402,6 +404,10 @@ public final class NodeContext
             }
         }
         parseDirectories(errors);
+        if (stateDirectory != null && plan != null && era == 0 && !coldStart)
+        {
+            concludeEra(errors);
+        }
         if (plansDirectory != null && !java.nio.file.Files.isDirectory(plansDirectory))
         {
             errors.add("the plans directory " + plansDirectory + " is not a directory: create it, or pass the " +
@@ -450,6 +456,35 @@ public final class NodeContext
         }
         concluded = true;
         return this;
+    }
+
+    /**
+     * A node restarted after live plan changes serves the era its state directory records, with
+     * that era's regions and stream; it must be started with that era's plan.
+     */
+    private void concludeEra(final List<String> errors)
+    {
+        try
+        {
+            final NodeEra.Recorded recorded = NodeEra.recorded(stateDirectory);
+            if (recorded == null)
+            {
+                return;
+            }
+            if (!recorded.planHash().equals(plan.contentHash()))
+            {
+                errors.add("this node's state (" + stateDirectory.resolve(NodeEra.RECORD_FILE) + ") is in era " +
+                    recorded.era() + " on plan " + recorded.planHash() + ", not on the --plan given (" +
+                    plan.contentHash() + "): a live plan change moved the cluster there; restart with --plan naming " +
+                    "that plan, or, to start the whole cluster over on this plan, restart every node with --cold-start");
+                return;
+            }
+            era = recorded.era();
+        }
+        catch (final IllegalStateException ex)
+        {
+            errors.add(ex.getMessage());
+        }
     }
 
     private void parseDirectories(final List<String> errors)
@@ -526,9 +561,9 @@ public final class NodeContext
         {
             ctx.aeronDirectoryName(aeronDirectory);
         }
-        if (era > 0)
+        if (sharesDriver)
         {
-            // Later eras share the media driver era 0's transport launched: one UDP port, a stream per era.
+            // An era begun live shares the media driver the node launched with: one UDP port, a stream per era.
             ctx.driverMode(TransportContext.DriverMode.EXTERNAL);
         }
         return ctx;
@@ -695,12 +730,12 @@ public final class NodeContext
             .memoryOpTimeoutNs(memoryOpTimeoutNs).snapshotEveryCommands(snapshotEveryCommands)
             .plansDirectory(plansDirectory).transferFaults(transferFaults);
         c.heldPlans.addAll(heldPlans);
-        c.shmDirectory = regionDirectoryOfEra(shmDirectory != null ? shmDirectory :
-            io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY, nextEra);
+        c.shmDirectory = shmDirectory;
         c.stateDirectory = stateDirectory;
         c.memdSpec = memdSpec;
         c.verbsSpec = verbsSpec;
         c.era = nextEra;
+        c.sharesDriver = true;
         return c.conclude();
     }
 
@@ -714,9 +749,16 @@ public final class NodeContext
         return memory;
     }
 
-    Path shmDirectoryPath()
+    /** The directory of this era's shm regions: the base directory's {@code era-N} after N live plan changes. */
+    Path regionDirectory()
     {
-        return shmDirectory;
+        return regionDirectoryOfEra(shmBaseDirectory(), era);
+    }
+
+    /** The shm directory given ({@link #shmDirectory}, default /dev/shm/mmx): era 0's regions and the liveness locks. */
+    Path shmBaseDirectory()
+    {
+        return shmDirectory != null ? shmDirectory : io.mmx.rdma.shm.ShmRegionStore.DEFAULT_DIRECTORY;
     }
 
     ProcessDirectory memdDirectory()

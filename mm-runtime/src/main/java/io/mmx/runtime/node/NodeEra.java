@@ -79,6 +79,8 @@ final class NodeEra implements AutoCloseable
     final NodeClients clients;
     final List<FabricCounters> fabricCounters = new ArrayList<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
+    /** The replicas as built so far, for closing their state when the era fails to start. */
+    private ProcessReplica[] opened;
     /** Agent time at which an ended era stops being driven (set when its successor starts). */
     long retireAtNs = Long.MAX_VALUE;
 
@@ -97,6 +99,7 @@ final class NodeEra implements AutoCloseable
             final RegionLinkFactory links = linkFactory(ctx, hosted, config.layout(), PlanDigest.ofGraph(graph),
                 ctx.hostKeys(), resources);
             replicas = new ProcessReplica[hosted.length];
+            opened = replicas;
             final ProcessReplica[] byId = new ProcessReplica[graph.n()];
             final HostedProcess[] processes = new HostedProcess[hosted.length];
             final AeronHostTransport hostTransport = new AeronHostTransport(transport);
@@ -165,13 +168,28 @@ final class NodeEra implements AutoCloseable
                 .incarnation(shared.random.nextInt()).submitTimeoutNs(ctx.submitTimeoutNs())
                 .maxPending(ctx.maxPending()).pendingCount(shared.pendingCount)
                 .clients(clients != null ? clients : HostClients.NONE)
-                .era(ctx.era()).predecessor(previous == null ? null : previous.host));
+                .era(replicas[0].logEra()).predecessor(previous == null ? null : previous.host));
             hostRef[0] = host;
         }
         catch (final RuntimeException ex)
         {
+            closeStates(opened);
             closeResources();
             throw ex;
+        }
+    }
+
+    private static void closeStates(final ProcessReplica[] replicas)
+    {
+        if (replicas != null)
+        {
+            for (final ProcessReplica replica : replicas)
+            {
+                if (replica != null)
+                {
+                    replica.closeState();
+                }
+            }
         }
     }
 
@@ -208,7 +226,7 @@ final class NodeEra implements AutoCloseable
     private void restoreState(final NodeContext ctx, final CoreConfig config, final int[] hosted,
         final List<AutoCloseable> nodeResources)
     {
-        // Closed after every replica's state (resources close in reverse).
+        // A node resource: closed after every era, so after every replica's state.
         final HostJournal journal = HostJournal.open(ctx.stateDirectory(), hosted);
         nodeResources.add(journal);
         for (final ProcessReplica replica : replicas)
@@ -219,7 +237,6 @@ final class NodeEra implements AutoCloseable
                 throw new IllegalStateException("--state-dir needs a state machine that takes snapshots; " +
                     machine.getClass().getName() + " does not (StateMachine.snapshots())");
             }
-            nodeResources.add(replica::closeState);
             replica.transferFaults(ctx.transferFaults());
             replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(), config.maxBatch(),
                 ctx.snapshotEveryCommands(), journal), ctx.coldStart(), ctx.coldStartMajority());
@@ -309,8 +326,7 @@ final class NodeEra implements AutoCloseable
     private static ShmRegionStore shmRegions(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
         final PlanDigest digest, final HostKeys key, final List<AutoCloseable> mappings)
     {
-        final ShmRegionStore store = new ShmRegionStore(ctx.shmDirectoryPath() != null ?
-            ctx.shmDirectoryPath() : ShmRegionStore.DEFAULT_DIRECTORY);
+        final ShmRegionStore store = new ShmRegionStore(ctx.regionDirectory());
         for (final int id : hosted)
         {
             mappings.add(store.createOrOpen(id, 8L * layout.regionWords(), digest, key));
@@ -323,16 +339,77 @@ final class NodeEra implements AutoCloseable
         return io.mmx.rdma.memd.MemdCommandLine.parseAddress(directory.endpoint(directory.endpointIndexOf(id)));
     }
 
-    /** The era's number: 0 for the launched plan, one more for each plan change since. */
+    /** The file of a node's state directory that names the era it serves and that era's plan. */
+    static final String RECORD_FILE = "node-era";
+
+    /** What {@link #RECORD_FILE} says: the era a node serves and that era's plan's content hash. */
+    record Recorded(int era, String planHash)
+    {
+    }
+
+    /**
+     * The era and plan recorded in {@code stateDirectory}, or null when none is (a node that has not
+     * run with this state directory, or ran before eras were recorded).
+     *
+     * @throws IllegalStateException when the file exists but cannot be read as written.
+     */
+    static Recorded recorded(final java.nio.file.Path stateDirectory)
+    {
+        final java.nio.file.Path file = stateDirectory.resolve(RECORD_FILE);
+        if (!java.nio.file.Files.exists(file))
+        {
+            return null;
+        }
+        try
+        {
+            final String[] w = java.nio.file.Files.readString(file).trim().split("\\s+");
+            if (w.length != 4 || !"era".equals(w[0]) || !"plan".equals(w[2]))
+            {
+                throw new IllegalStateException("expected 'era K plan sha256:...'");
+            }
+            return new Recorded(Integer.parseInt(w[1]), w[3]);
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            throw new IllegalStateException("cannot read " + file + " (" + ex.getMessage() + "): it is written whole " +
+                "by the node; restore it, or write 'era K plan HASH' with the era and plan hash 'mmx status' shows", ex);
+        }
+    }
+
+    /** Records in {@code stateDirectory} that the node serves era {@code era} on plan {@code planHash}, atomically. */
+    static void record(final java.nio.file.Path stateDirectory, final int era, final String planHash)
+    {
+        final java.nio.file.Path file = stateDirectory.resolve(RECORD_FILE);
+        final java.nio.file.Path tmp = stateDirectory.resolve(RECORD_FILE + ".tmp");
+        try
+        {
+            java.nio.file.Files.createDirectories(stateDirectory);
+            java.nio.file.Files.writeString(tmp, "era " + era + " plan " + planHash + "\n");
+            java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException("cannot record the node's era in " + file + ": " + ex.getMessage() +
+                "; free space or fix the permissions of the state directory", ex);
+        }
+    }
+
+    /** The era's number: 0 for the cluster's first plan, one more for each live plan change since. */
     int number()
     {
         return ctx.era();
     }
 
-    /** Releases the era's links, fabrics and mappings, and its transport unless it holds the node's driver. */
+    /**
+     * Releases the era's links, fabrics and mappings, its replicas' snapshot transfers and, unless a
+     * later era took them over, their state directories; and its transport unless it holds the
+     * node's driver. The node closes the journal after every era.
+     */
     @Override
     public void close()
     {
+        closeStates(replicas);
         closeResources();
         if (ownsTransport)
         {

@@ -762,6 +762,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
     }
 
     /** True if the plan change at {@code at}, decided at {@code slot}, names this era and is the first to end it. */
+    /** The era of this replica's log ({@link LogEra}): a plan change names the era it ends by this number. */
+    int logEra()
+    {
+        return era.era();
+    }
+
     private boolean endsEra(final long slot, final long[] value, final int at)
     {
         return Commands.changedEra(value, at) == era.era() && era.onPlanChange(slot, Commands.changedPlanId(value, at));

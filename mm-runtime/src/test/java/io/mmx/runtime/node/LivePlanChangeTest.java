@@ -102,6 +102,55 @@ class LivePlanChangeTest
         }
     }
 
+    /**
+     * A node restarted after a live change serves the era its state directory records: started with
+     * the old plan it is refused, naming the plan in service; started with the new one it rejoins
+     * era 1 with its state, and commits through it.
+     */
+    @Test
+    void aNodeRestartedAfterTheChangeRejoinsTheNewEra() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final Plan next = NodeTestSupport.plan(5, 4, 7);
+        final Path plans = Files.createDirectories(dir.resolve("plans"));
+        io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
+        final String directory = directory();
+        nodes.add(MmxNode.launch(durable(context(plan, directory, 0, 1, 2).plansDirectory(plans), 0),
+            id -> new KeyValueStore(), NodeListener.NO_OP));
+        nodes.add(MmxNode.launch(durable(context(plan, directory, 3, 4).plansDirectory(plans), 1),
+            id -> new KeyValueStore(), NodeListener.NO_OP));
+        awaitLeader();
+        assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(nodes.get(0)).put("x", 1).get(20, TimeUnit.SECONDS));
+        nodes.get(0).proposePlanChange(next.digest().id64()).get(20, TimeUnit.SECONDS);
+        for (final MmxNode node : nodes)
+        {
+            NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
+        }
+        assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(nodes.get(0)).put("y", 2).get(20, TimeUnit.SECONDS));
+        nodes.remove(1).close();
+
+        final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> MmxNode.launch(
+            durable(context(plan, directory, 3, 4).plansDirectory(plans), 1), id -> new KeyValueStore(),
+            NodeListener.NO_OP));
+        assertTrue(refused.getMessage().contains("is in era 1 on plan " + next.contentHash()) &&
+            refused.getMessage().contains("restart with --plan naming that plan"), refused.getMessage());
+
+        final MmxNode back = MmxNode.launch(durable(context(next, directory, 3, 4).plansDirectory(plans), 1),
+            id -> new KeyValueStore(), NodeListener.NO_OP);
+        nodes.add(back);
+        assertEquals(1, back.era());
+        final KeyValueClient c = new KeyValueClient(back);
+        assertEquals(1L, c.get("x").get(20, TimeUnit.SECONDS));
+        assertEquals(2L, c.get("y").get(20, TimeUnit.SECONDS));
+        assertEquals(2L, c.put("y", 3).get(20, TimeUnit.SECONDS));
+        assertEquals(3L, new KeyValueClient(nodes.get(0)).get("y").get(20, TimeUnit.SECONDS));
+    }
+
+    private NodeContext durable(final NodeContext ctx, final int node)
+    {
+        return ctx.stateDirectory(dir.resolve("state-" + node));
+    }
+
     /** A node that does not hold the plan a decided change names stops, naming it and the fix. */
     @Test
     void aNodeWithoutTheNewPlanStopsNamingIt() throws Exception
