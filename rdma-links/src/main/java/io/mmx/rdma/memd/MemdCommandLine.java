@@ -31,7 +31,13 @@ import java.util.concurrent.Callable;
     description = {
         "Runs the memory daemon: it holds this host's regions and serves authenticated one-sided " +
         "operations on them to plan neighbours over TCP, for clusters without RDMA NICs. " +
-        "'memd probe --help' describes the health check."},
+        "'memd probe --help' describes the health check.",
+        "",
+        "It serves several plans at once, so that the regions of the previous era stay served while the " +
+        "next era starts on fresh ones: each process has one region per plan, and each plan's own edges " +
+        "decide who may reach its regions. It starts with the plan of --plan-edges; a process naming " +
+        "another plan is served if that plan's file is in the --plans directory, and refused otherwise. " +
+        "Regions are kept until the daemon stops, whether anyone still uses them or not."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "2:bad arguments (one line naming the option and the fix)",
@@ -52,8 +58,15 @@ public final class MemdCommandLine implements Callable<Integer>
     Path keyFile;
 
     @Option(names = "--plan-edges", paramLabel = "FILE",
-        description = "required: the plan as an edge list ('topo export PLAN --edges FILE'): first line n, then one 'u v' per line")
+        description = "required: the launch plan as an edge list ('topo export PLAN --edges FILE'): first line n, " +
+            "then one 'u v' per line")
     Path planEdges;
+
+    @Option(names = "--plans", paramLabel = "DIR",
+        description = "a directory of plan files (*.json, as 'topo plan' writes them): a process naming a plan this " +
+            "daemon does not serve yet is served if a plan file there has that plan's graph; files that do not " +
+            "parse are skipped. Whoever can write there can grant access: keep it writable by operators only")
+    Path plansDirectory;
 
     @Option(names = "--max-memory", paramLabel = "BYTES",
         description = "direct memory for regions and buffers (default: the JVM's direct-memory limit)")
@@ -76,7 +89,9 @@ public final class MemdCommandLine implements Callable<Integer>
         description = "an authenticated connection silent this long is closed (default 300000)")
     Integer idleTimeoutMs;
 
-    @Option(names = "--max-regions", paramLabel = "N", description = "regions held at once (default: the plan's n)")
+    @Option(names = "--max-regions", paramLabel = "N",
+        description = "regions held at once, over all plans (default: 4 times the launch plan's n, room for the " +
+            "regions of a few eras); --max-memory bounds them too")
     Integer maxRegions;
 
     @Option(names = "--max-region-bytes", paramLabel = "N", description = "largest data area of one region (default 67108864)")
@@ -88,7 +103,8 @@ public final class MemdCommandLine implements Callable<Integer>
 
     @Option(names = "--verbs-listen", paramLabel = "IP:PORT",
         description = "verbs mode: also serve this host's shm regions over RDMA (rdma_cm on PORT, the edge handshake " +
-            "on PORT + 1; IP of the RDMA interface), so they stay served when their processes die")
+            "on PORT + 1; IP of the RDMA interface), so they stay served when their processes die; the launch plan's " +
+            "regions only")
     String verbsListen;
 
     @Option(names = "--shm-dir", paramLabel = "DIR",
@@ -136,6 +152,10 @@ public final class MemdCommandLine implements Callable<Integer>
             if (planEdges != null)
             {
                 context.plan(readPlan(planEdges));
+            }
+            if (plansDirectory != null)
+            {
+                context.plansDirectory(plansDirectory);
             }
             if (maxMemory != null)
             {

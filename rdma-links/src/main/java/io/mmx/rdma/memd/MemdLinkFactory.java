@@ -26,7 +26,8 @@ public final class MemdLinkFactory implements RegionLinkFactory
      * @param placement        the memd address holding each owner's region.
      * @param keys             the key of each process links are opened for ({@code self}); only the processes
      *                         this JVM hosts need one, and it throws for any other.
-     * @param plan             the digest of the plan this process runs; memd refuses links under another plan.
+     * @param plan             the digest of the plan this process runs: every link reaches the owner's region of
+     *                         that plan, and memd refuses a plan it does not serve.
      * @param connectTimeoutMs bound on connect plus handshake.
      */
     public MemdLinkFactory(final IntFunction<InetSocketAddress> placement, final IntFunction<ProcessKey> keys,

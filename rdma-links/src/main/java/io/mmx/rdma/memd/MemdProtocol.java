@@ -13,6 +13,12 @@ import java.nio.ByteBuffer;
  * nor replayed on another connection; request ids must increase within a connection, so they
  * cannot be replayed on the same one either. A connection speaks for one requester.
  *
+ * <p>The plan digest of CREATE_REGION and OPEN_REGION names the plan whose region is meant (a
+ * daemon may hold one region per owner under each of several plans). Once granted, it binds the
+ * connection: the word and bulk ops that follow on it reach that plan's regions, and that plan's
+ * edges grant access. Before any CREATE or OPEN is granted, a connection is bound to the daemon's
+ * launch plan.
+ *
  * <pre>
  * HELLO    (daemon to client, 20 bytes, no tag)
  *   0 u8 version  1 u8 kind=0x40  2 u16 reserved  4 u8[16] nonce

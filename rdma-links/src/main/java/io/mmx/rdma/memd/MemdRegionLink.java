@@ -26,6 +26,10 @@ import java.util.concurrent.TimeUnit;
  * memd counterpart of a reliable-connected queue pair on a plan edge. Non-blocking after the
  * handshake; the fabric applies deadlines, so a silent daemon shows up as {@code TIMEOUT}.
  *
+ * <p>The session is bound to the plan whose digest it was opened with: memd may hold regions of
+ * several plans (an era's and the next one's), and every operation on this link reaches the
+ * owner's region of that plan, granted by that plan's edges.
+ *
  * <p>A broken connection is reopened from {@link #doWork} at most once per second; operations
  * in flight on it are left to time out, since whether they executed is unknown.
  */
@@ -130,10 +134,11 @@ public final class MemdRegionLink implements RegionLink
     }
 
     /**
-     * Asks the daemon to create {@code self}'s region, or confirms the existing one (after a
-     * restart). Blocking, for start-up only.
+     * Asks the daemon to create {@code self}'s region of the plan {@code plan}, or confirms the existing
+     * one (after a restart). Each plan has its own region. Blocking, for start-up only.
      *
-     * @return OK, or the refusal (REGION_MISMATCH for another plan or size, BAD_CLUSTER_KEY, TIMEOUT, ...).
+     * @return OK, or the refusal (REGION_MISMATCH for a plan the daemon does not know or another size,
+     *     BAD_CLUSTER_KEY, TIMEOUT, ...).
      */
     public static OpStatus createRegion(
         final InetSocketAddress daemon,
@@ -488,7 +493,8 @@ public final class MemdRegionLink implements RegionLink
                 return "memd " + daemon + " refuses process " + self + " access to the region of process " + owner +
                     ": they are not plan neighbours there, check that memd runs the same plan";
             case REGION_MISMATCH:
-                return "memd " + daemon + " holds regions of another plan: activate the same plan on memd and here";
+                return "memd " + daemon + " does not serve plan " + plan.shortHex() + ": put that plan's file in " +
+                    "the daemon's --plans directory, or start it with that plan";
             case REGION_LOST:
                 return "memd " + daemon + " holds no region of process " + owner + " yet: its owner must create it";
             case BAD_CLUSTER_KEY:

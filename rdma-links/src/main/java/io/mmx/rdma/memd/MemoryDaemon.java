@@ -24,11 +24,23 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The per-host memory daemon: holds the regions of the host's processes, so that they outlive
  * the processes, and serves one-sided operations on them to the owner and its plan neighbours
  * over TCP ({@link MemdProtocol}). One I/O thread; all state is bounded by the {@link Context}.
+ *
+ * <p>Several plans at once: when the cluster changes plans, every process starts the new era on
+ * fresh regions while the old era's regions are still read by peers finishing it. So regions are
+ * kept per plan, keyed by (plan digest, owner): the same process may own one region under each
+ * plan, and they are distinct memory. CREATE and OPEN name a plan by its digest; the daemon
+ * serves its launch plan ({@link Context#plan}), the plans given with {@link Context#plans}, and
+ * any plan it finds, when first named, in the plans directory ({@link Context#plansDirectory}).
+ * A connection is bound to the plan of its last CREATE or OPEN that was granted (the launch plan
+ * until then): every later operation on it reaches that plan's regions, and that plan's edges
+ * grant access. An unknown digest is refused {@code REGION_MISMATCH}. A plan's regions are never
+ * released while the daemon runs, opened or not: regions outlive their processes.
  *
  * <p>Identity: every frame is tagged under the requester's process key ({@link
  * io.mmx.rdma.region.ProcessKey}), which the daemon derives from the cluster key; a connection
@@ -65,11 +77,13 @@ public final class MemoryDaemon implements AutoCloseable
 
     private final Context context;
     private final PlanDigest planDigest;
-    private final Graph plan;
+    private final ServedPlan launchPlan;
+    // Every plan served, by digest: read by the control path and diagnostics, written by the I/O thread.
+    private final ConcurrentHashMap<PlanDigest, ServedPlan> plans = new ConcurrentHashMap<>();
+    private final PlanDirectory plansDirectory;
     private final FabricCounters counters = new FabricCounters();
-    private final ConcurrentHashMap<Integer, RegionMemory> regions = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
-    // Process keys' MACs, derived from the cluster key on first use, one per process of the plan.
+    // Process keys' MACs, derived from the cluster key on first use, one per process of the plans known at start.
     private final Mac[] processMacs;
     private final byte[] tagScratch = new byte[MemdProtocol.TAG_LENGTH];
     // Pending connections are the loop's opening ones: handshake timeout, oldest evicted when full.
@@ -78,13 +92,24 @@ public final class MemoryDaemon implements AutoCloseable
     private volatile int connectionCount;
     private long nextSweepNs;
     private long regionBytes;
+    // Regions held over all plans; written by the I/O thread only.
+    private volatile int regionCount;
 
     private MemoryDaemon(final Context context)
     {
         this.context = context;
-        this.plan = context.plan;
         this.planDigest = context.planDigest;
-        this.processMacs = new Mac[context.plan.n()];
+        this.launchPlan = new ServedPlan(context.planDigest, context.plan);
+        plans.put(planDigest, launchPlan);
+        int largestN = context.plan.n();
+        for (final Graph graph : context.plans)
+        {
+            final PlanDigest digest = PlanDigest.ofGraph(graph);
+            plans.putIfAbsent(digest, new ServedPlan(digest, graph));
+            largestN = Math.max(largestN, graph.n());
+        }
+        this.plansDirectory = context.plansDirectory == null ? null : new PlanDirectory(context.plansDirectory);
+        this.processMacs = new Mac[largestN];
         try
         {
             this.loop = AcceptLoop.bind(context.listen, context.maxPendingConnections,
@@ -161,16 +186,35 @@ public final class MemoryDaemon implements AutoCloseable
         return counters;
     }
 
-    /** The region of {@code owner} held here, or null; for diagnostics and tests. */
+    /** The region of {@code owner} under the launch plan, or null; for diagnostics and tests. */
     public RegionMemory region(final int owner)
     {
-        return regions.get(owner);
+        return launchPlan.region(owner);
     }
 
-    /** The digest of the plan this daemon serves. */
+    /** The region of {@code owner} under the plan with digest {@code plan}, or null; for diagnostics and tests. */
+    public RegionMemory region(final PlanDigest plan, final int owner)
+    {
+        final ServedPlan served = plans.get(plan);
+        return served == null ? null : served.region(owner);
+    }
+
+    /** The digest of the launch plan, the one this daemon was started with. */
     public PlanDigest planDigest()
     {
         return planDigest;
+    }
+
+    /** The digests of every plan served now: the launch plan, the plans given, those learned from the plans directory. */
+    public java.util.Set<PlanDigest> planDigests()
+    {
+        return java.util.Set.copyOf(plans.keySet());
+    }
+
+    /** Regions held now, over all plans. */
+    public int regionCount()
+    {
+        return regionCount;
     }
 
     /** Number of client connections open now, pending or authenticated. */
@@ -230,8 +274,8 @@ public final class MemoryDaemon implements AutoCloseable
         }
     }
 
-    // The MAC of the process a connection claims to speak for; ids outside the plan get a fresh one
-    // (their requests are refused anyway, but the refusal is still tagged for them).
+    // The MAC of the process a connection claims to speak for; ids outside the plans known at start get a
+    // fresh one (a plan learned later may hold them; otherwise their requests are refused, still tagged for them).
     private Mac processMac(final int process)
     {
         if (process < 0 || process >= processMacs.length)
@@ -243,6 +287,54 @@ public final class MemoryDaemon implements AutoCloseable
             processMacs[process] = context.clusterKey.processKey(process).newMac();
         }
         return processMacs[process];
+    }
+
+    // The plan a CREATE or OPEN names, learning it from the plans directory if need be; null when unknown.
+    // Control path only: it allocates, and may read files.
+    private ServedPlan servedPlan(final PlanDigest digest)
+    {
+        final ServedPlan known = plans.get(digest);
+        if (known != null || plansDirectory == null)
+        {
+            return known;
+        }
+        final Graph graph = plansDirectory.find(digest);
+        if (graph == null)
+        {
+            return null;
+        }
+        final ServedPlan learned = new ServedPlan(digest, graph);
+        plans.put(digest, learned);
+        return learned;
+    }
+
+    /**
+     * A plan served: its digest (recorded in its regions' headers), the graph whose edges grant
+     * access to its regions, and those regions by owner.
+     */
+    private static final class ServedPlan
+    {
+        private final PlanDigest digest;
+        private final Graph graph;
+        private final AtomicReferenceArray<RegionMemory> regions;
+
+        ServedPlan(final PlanDigest digest, final Graph graph)
+        {
+            this.digest = digest;
+            this.graph = graph;
+            this.regions = new AtomicReferenceArray<>(graph.n());
+        }
+
+        RegionMemory region(final int owner)
+        {
+            return owner >= 0 && owner < regions.length() ? regions.get(owner) : null;
+        }
+
+        boolean mayAccess(final int from, final int owner)
+        {
+            return from >= 0 && from < graph.n() && owner >= 0 && owner < graph.n() &&
+                (from == owner || graph.hasEdge(from, owner));
+        }
     }
 
     /**
@@ -260,6 +352,8 @@ public final class MemoryDaemon implements AutoCloseable
         private final byte[] nonce = new byte[MemdProtocol.NONCE_LENGTH];
         private SelectionKey key;
         private int requester = -1;
+        // The plan of the last CREATE or OPEN granted; the launch plan until then.
+        private ServedPlan plan = launchPlan;
         private long lastRequestId = Long.MIN_VALUE;
         // Until authenticated, the MAC of the requester the current frame names; then the bound requester's.
         private Mac mac;
@@ -504,7 +598,7 @@ public final class MemoryDaemon implements AutoCloseable
             }
             if (op == MemdProtocol.OP_PING)
             {
-                respond(requestId, payloadLength == 0 ? OpStatus.OK : OpStatus.PROTOCOL_ERROR, regions.size(), 0);
+                respond(requestId, payloadLength == 0 ? OpStatus.OK : OpStatus.PROTOCOL_ERROR, regionCount, 0);
                 return;
             }
             if (op == MemdProtocol.OP_OPEN_REGION)
@@ -518,12 +612,12 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
                 return;
             }
-            if (!mayAccess(from, owner))
+            if (!plan.mayAccess(from, owner))
             {
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
                 return;
             }
-            final RegionMemory region = regions.get(owner);
+            final RegionMemory region = plan.regions.get(owner);
             if (region == null)
             {
                 respond(requestId, OpStatus.REGION_LOST, 0, 0);
@@ -565,15 +659,22 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
                 return;
             }
-            if (from != owner || owner < 0 || owner >= plan.n())
+            if (from != owner || owner < 0)
             {
-                // Only the owner creates its region; nobody creates one for a process outside the plan.
+                // Only the owner creates its region.
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
                 return;
             }
-            if (!planDigestMatches(payload))
+            final ServedPlan served = servedPlan(digest(payload));
+            if (served == null)
             {
                 respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);
+                return;
+            }
+            if (owner >= served.graph.n())
+            {
+                // Nobody creates a region for a process outside the plan.
+                respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
                 return;
             }
             if (dataBytes < 8 || dataBytes > context.maxRegionBytes || (dataBytes & 7) != 0)
@@ -581,7 +682,8 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.BAD_LENGTH, 0, 0);
                 return;
             }
-            final RegionMemory existing = regions.get(owner);
+            plan = served;
+            final RegionMemory existing = served.regions.get(owner);
             if (existing != null)
             {
                 // A restarted owner reattaches to its state; a different size is another cluster's region.
@@ -589,7 +691,7 @@ public final class MemoryDaemon implements AutoCloseable
                     existing.dataBytes(), 0);
                 return;
             }
-            if (regions.size() >= context.maxRegions || regionBytes + dataBytes > context.regionBudgetBytes())
+            if (regionCount >= context.maxRegions || regionBytes + dataBytes > context.regionBudgetBytes())
             {
                 respond(requestId, OpStatus.BACK_PRESSURED, 0, 0);
                 return;
@@ -597,8 +699,9 @@ public final class MemoryDaemon implements AutoCloseable
             regionBytes += RegionHeader.HEADER_BYTES + dataBytes;
             final UnsafeBuffer buffer = new UnsafeBuffer(
                 BufferUtil.allocateDirectAligned((int)(RegionHeader.HEADER_BYTES + dataBytes), 64));
-            RegionHeader.write(buffer, owner, dataBytes, planDigest, context.clusterKey);
-            regions.put(owner, new RegionMemory(buffer, owner));
+            RegionHeader.write(buffer, owner, dataBytes, served.digest, context.clusterKey);
+            served.regions.set(owner, new RegionMemory(buffer, owner));
+            regionCount++;
             respond(requestId, OpStatus.OK, dataBytes, 0);
         }
 
@@ -610,17 +713,25 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
                 return;
             }
-            if (!mayAccess(from, owner))
+            if (from < 0 || owner < 0)
             {
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
                 return;
             }
-            if (!planDigestMatches(payload))
+            final ServedPlan served = servedPlan(digest(payload));
+            if (served == null)
             {
                 respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);
                 return;
             }
-            final RegionMemory region = regions.get(owner);
+            if (!served.mayAccess(from, owner))
+            {
+                respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
+                return;
+            }
+            // Granted: from now on this connection's operations reach this plan's regions.
+            plan = served;
+            final RegionMemory region = served.regions.get(owner);
             if (region == null)
             {
                 respond(requestId, OpStatus.REGION_LOST, 0, 0);
@@ -630,17 +741,11 @@ public final class MemoryDaemon implements AutoCloseable
         }
 
         // Control path only (CREATE, OPEN): allocates.
-        private boolean planDigestMatches(final int payload)
+        private PlanDigest digest(final int payload)
         {
             final byte[] digest = new byte[PlanDigest.LENGTH];
             in.get(payload, digest);
-            return PlanDigest.of(digest).equals(planDigest);
-        }
-
-        private boolean mayAccess(final int from, final int owner)
-        {
-            return from >= 0 && from < plan.n() && owner >= 0 && owner < plan.n() &&
-                (from == owner || plan.hasEdge(from, owner));
+            return PlanDigest.of(digest);
         }
 
         // The payload, if any, is already in place after the header.
@@ -704,6 +809,8 @@ public final class MemoryDaemon implements AutoCloseable
         private ClusterKey clusterKey;
         private Graph plan;
         private PlanDigest planDigest;
+        private final java.util.List<Graph> plans = new java.util.ArrayList<>();
+        private java.nio.file.Path plansDirectory;
         private int maxConnections = -1;
         private int maxPendingConnections = 256;
         private int maxRegions = -1;
@@ -726,14 +833,44 @@ public final class MemoryDaemon implements AutoCloseable
             return this;
         }
 
-        /** The plan whose edges grant access; required. */
+        /**
+         * The launch plan: the plan served from the start, and the one a connection's operations reach
+         * until its first CREATE or OPEN; its edges grant access to its regions. Required.
+         */
         public Context plan(final Graph plan)
         {
             this.plan = plan;
             return this;
         }
 
-        /** The plan's digest as recorded in region headers; defaults to {@link PlanDigest#ofGraph(Graph)}. */
+        /**
+         * More plans to serve from the start, beside the launch plan, each named by {@link
+         * PlanDigest#ofGraph(Graph)}: a CREATE or OPEN naming one of them reaches its own regions, and
+         * its edges grant access to them. May be called more than once; the plans add up.
+         */
+        public Context plans(final Graph... plans)
+        {
+            for (final Graph graph : plans)
+            {
+                this.plans.add(java.util.Objects.requireNonNull(graph, "plans: a plan is null"));
+            }
+            return this;
+        }
+
+        /**
+         * A directory of plan files ({@code *.json}, as {@code topo plan} writes them) to learn plans
+         * from: when a CREATE or OPEN names a digest this daemon does not serve, it looks there for a
+         * plan whose graph has that digest ({@link PlanDigest#ofGraph(Graph)}) and serves it from then
+         * on; files that do not parse are skipped. Whoever may write there may grant access, so only the
+         * cluster's operators should. Default: none, and unknown digests are refused.
+         */
+        public Context plansDirectory(final java.nio.file.Path plansDirectory)
+        {
+            this.plansDirectory = plansDirectory;
+            return this;
+        }
+
+        /** The launch plan's digest, recorded in its regions' headers; defaults to {@link PlanDigest#ofGraph(Graph)}. */
         public Context planDigest(final PlanDigest planDigest)
         {
             this.planDigest = planDigest;
@@ -781,7 +918,10 @@ public final class MemoryDaemon implements AutoCloseable
             return this;
         }
 
-        /** Region limit; defaults to the plan's process count. */
+        /**
+         * Regions held at once, over all plans. Default: four times the launch plan's process count,
+         * room for the regions of a few eras of plans alike; the memory budget bounds them too.
+         */
         public Context maxRegions(final int maxRegions)
         {
             this.maxRegions = maxRegions;
@@ -795,13 +935,19 @@ public final class MemoryDaemon implements AutoCloseable
             return this;
         }
 
-        /** The plan (after {@link #conclude()}). */
+        /** The plans directory, or null. */
+        public java.nio.file.Path plansDirectory()
+        {
+            return plansDirectory;
+        }
+
+        /** The launch plan (after {@link #conclude()}). */
         public Graph plan()
         {
             return plan;
         }
 
-        /** The plan's digest (after {@link #conclude()}). */
+        /** The launch plan's digest (after {@link #conclude()}). */
         public PlanDigest planDigest()
         {
             return planDigest;
@@ -848,6 +994,11 @@ public final class MemoryDaemon implements AutoCloseable
             {
                 problems.append("no plan: pass --plan-edges with the plan's edge list; ");
             }
+            if (plansDirectory != null && !java.nio.file.Files.isDirectory(plansDirectory))
+            {
+                problems.append("--plans ").append(plansDirectory).append(" is not a directory: create it, or pass " +
+                    "the directory the plan files are written to; ");
+            }
             if (listen == null)
             {
                 problems.append("no listen address: pass --listen host:port; ");
@@ -882,8 +1033,8 @@ public final class MemoryDaemon implements AutoCloseable
             }
             if (maxRegions != -1 && maxRegions < 1)
             {
-                problems.append("--max-regions ").append(maxRegions).append(" must be at least 1 (leave it out for the plan's " +
-                    "process count); ");
+                problems.append("--max-regions ").append(maxRegions).append(" must be at least 1 (leave it out for " +
+                    "four times the launch plan's process count); ");
             }
             if (maxRegionBytes < 8 || maxRegionBytes > RegionHeader.MAX_DATA_BYTES)
             {
@@ -903,7 +1054,7 @@ public final class MemoryDaemon implements AutoCloseable
             }
             if (maxRegions < 0)
             {
-                maxRegions = plan.n();
+                maxRegions = (int)Math.min(Integer.MAX_VALUE, Math.max(1, 4L * plan.n()));
             }
             return this;
         }
