@@ -41,6 +41,12 @@ final class NodeCommand implements Callable<Integer>
         "default the directory of --plan"})
     Path plans;
 
+    @Option(names = "--join-era", paramLabel = "E", description = {"start in era E, which a live plan change " +
+        "began while this node was away: a host replacing a lost one (empty regions and --state-dir), or a node " +
+        "down when the change was decided; its replicas take the state from a peer's snapshot (needs --state-dir).",
+        "mmx reconfigure prints E"})
+    Integer joinEra;
+
     @Option(names = "--id", paramLabel = "ID", description = "the one process this JVM hosts")
     Integer id;
 
@@ -221,7 +227,8 @@ final class NodeCommand implements Callable<Integer>
             .idleStrategy(idle).tickNs((long)(tickMs * 1_000_000)).regionsLost(regionsLost)
             .coldStart(coldStart || coldStartMajority, coldStartMajority).stateDirectory(stateDir)
             .snapshotEveryCommands(snapshotEvery)
-            .plansDirectory(plans != null ? plans : plan.toAbsolutePath().getParent());
+            .plansDirectory(plans != null ? plans : plan.toAbsolutePath().getParent())
+            .joinEra(joinEra != null ? joinEra : 0);
         KeysCommand.applyKeys(ctx, hostKeyFile, keyFile);
         switch (memory)
         {

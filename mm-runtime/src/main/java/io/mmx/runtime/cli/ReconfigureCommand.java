@@ -32,11 +32,15 @@ import java.util.concurrent.Callable;
 @Command(name = "reconfigure", mixinStandardHelpOptions = true,
     description = {
         "Moves a running cluster to a new plan live: the change is a command in the log, and every node " +
-        "begins a new era on the new plan at the slot it was decided. Checks first that every node answers, " +
-        "serves the same plan and holds the new plan file in its plans directory (mmx node --plans, default " +
-        "the directory of --plan); --dry-run stops after the checks and the diff. The real run waits until " +
-        "every node serves the new plan. Exit 0 when it does (or the dry run passed), 1 when a node does not " +
-        "answer, has failed or did not switch in time, 2 for a plan a node does not hold or cannot switch to."})
+        "begins a new era on the new plan at the slot it was decided. Checks first that the nodes serve the " +
+        "same plan and hold the new plan file in their plans directory (mmx node --plans, default the " +
+        "directory of --plan), and shows the diff and both plans' tolerance; --dry-run stops there. The real " +
+        "run waits until every " +
+        "node that answers serves the new plan. A node that does not answer counts as crashed: the change " +
+        "goes ahead only if the live processes are a majority by themselves, and the node joins later with " +
+        "'mmx node --join-era E' (a host replacing a lost one, too). Exit 0 when the change is active (or the dry " +
+        "run passed), 1 when no node answers, one has failed or one did not switch in time, 2 for a plan a node " +
+        "does not hold or cannot switch to, or a change the live processes could not carry."})
 final class ReconfigureCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -72,23 +76,30 @@ final class ReconfigureCommand implements Callable<Integer>
             return refuse("--timeout-s must be at least 1, got " + timeoutS, MmxCommand.BAD_INPUT);
         }
         final Plan next = PlanFile.readSealed(plan);
-        final List<String> targets = endpoints != null ? endpoints : StatusCommand.fromCluster(cluster);
+        final List<String> all = endpoints != null ? endpoints : StatusCommand.fromCluster(cluster);
+        final List<String> targets = new ArrayList<>();
+        final List<String> down = new ArrayList<>();
         final List<JsonNode> docs = new ArrayList<>();
-        for (final String target : targets)
+        for (final String target : all)
         {
             final JsonNode doc = StatusCommand.fetch(http, mapper, target);
             if (doc == null)
             {
-                return refuse("node " + target + " does not answer: every node must be up for a live plan change " +
-                    "(a node away while the change is decided cannot follow it yet); start it, or check the endpoint",
-                    MmxCommand.UNHEALTHY);
+                down.add(target);
+                continue;
             }
             if (doc.hasNonNull("failed"))
             {
                 return refuse("node " + target + " has failed (" + doc.get("failed").asText() + "): restart it first",
                     MmxCommand.UNHEALTHY);
             }
+            targets.add(target);
             docs.add(doc);
+        }
+        if (targets.isEmpty())
+        {
+            return refuse("no node answers at " + String.join(", ", all) + ": check the endpoints (--endpoints " +
+                "HOST:PORT,... of the nodes' --status-listen)", MmxCommand.UNHEALTHY);
         }
         final String inService = docs.get(0).get("plan").asText();
         for (int i = 1; i < docs.size(); i++)
@@ -103,12 +114,18 @@ final class ReconfigureCommand implements Callable<Integer>
         final int era = docs.get(0).path("era").asInt();
         if (next.contentHash().equals(inService))
         {
-            out.println("plan " + next.contentHash() + " is already in service on every node (era " + era + ")");
+            out.println("plan " + next.contentHash() + " is already in service (era " + era + ")");
             return MmxCommand.OK;
         }
         final Plan current = PlanFile.read(new java.io.ByteArrayInputStream(get(targets.get(0), "/plan").body()
             .getBytes(StandardCharsets.UTF_8)), targets.get(0) + "/plan");
-        out.println("in service " + current.contentHash() + " (era " + era + ", " + targets.size() + " nodes)");
+        out.println("in service " + current.contentHash() + " (era " + era + ", " + targets.size() + " of " +
+            all.size() + " nodes answer)");
+        for (final String target : down)
+        {
+            out.println("down       " + target + ": its processes count as crashed; after the change it joins " +
+                "with mmx node --join-era");
+        }
         PlanChanges.printDiff(current, next, out);
         final int[] live = liveProcesses(docs);
         if (next.n() != current.n())
@@ -123,6 +140,15 @@ final class ReconfigureCommand implements Callable<Integer>
         if (!after.holds())
         {
             return refuse("refused: in " + plan + " " + after.describe(), MmxCommand.BAD_INPUT);
+        }
+        if (!down.isEmpty() && 2 * after.live() <= next.n())
+        {
+            // The new era's regions are made by their own processes as they start it: a process down at the
+            // change has none until it joins, so until then only the live processes' acceptors exist.
+            return refuse("refused: " + after.live() + " live processes of n = " + next.n() + " would begin the new " +
+                "era, and a process down at the change has no region in it until it joins, so the era's acceptors " +
+                "are the live processes alone, below the quorum of " + after.quorum() + ": start the down nodes " +
+                "first, or change the plan when more are up", MmxCommand.BAD_INPUT);
         }
         final List<String> missing = new ArrayList<>();
         for (final String target : targets)
@@ -146,11 +172,11 @@ final class ReconfigureCommand implements Callable<Integer>
             out.flush();
             return MmxCommand.OK;
         }
-        return propose(targets, next, era, out);
+        return propose(targets, down, next, out);
     }
 
     /** Proposes the change through the first node, then waits until every node serves the new plan. */
-    private int propose(final List<String> targets, final Plan next, final int era, final PrintWriter out)
+    private int propose(final List<String> targets, final List<String> down, final Plan next, final PrintWriter out)
         throws IOException, InterruptedException
     {
         final long startNs = System.nanoTime();
@@ -171,6 +197,7 @@ final class ReconfigureCommand implements Callable<Integer>
             (System.nanoTime() - startNs) / 1_000_000);
         out.flush();
         final List<String> behind = new ArrayList<>(targets);
+        int newEra = -1;
         while (!behind.isEmpty() && System.nanoTime() < deadlineNs)
         {
             for (int i = behind.size() - 1; i >= 0; i--)
@@ -183,7 +210,8 @@ final class ReconfigureCommand implements Callable<Integer>
                 }
                 if (doc != null && next.contentHash().equals(doc.get("plan").asText()))
                 {
-                    out.printf("switched   %s to era %d after %d ms%n", behind.get(i), doc.path("era").asInt(),
+                    newEra = doc.path("era").asInt();
+                    out.printf("switched   %s to era %d after %d ms%n", behind.get(i), newEra,
                         (System.nanoTime() - startNs) / 1_000_000);
                     out.flush();
                     behind.remove(i);
@@ -200,8 +228,13 @@ final class ReconfigureCommand implements Callable<Integer>
                 next.contentHash() + " within " + timeoutS + " s: see their event log (era_started, agent_stopped) " +
                 "and 'mmx status'", MmxCommand.UNHEALTHY);
         }
-        out.printf("active     plan %s in era %d on every node after %d ms%n", next.contentHash(), era + 1,
-            (System.nanoTime() - startNs) / 1_000_000);
+        out.printf("active     plan %s in era %d on every node %s after %d ms%n", next.contentHash(), newEra,
+            down.isEmpty() ? "" : "that answers", (System.nanoTime() - startNs) / 1_000_000);
+        for (final String target : down)
+        {
+            out.println("join       " + target + ": start its node with --plan " + plan + " --join-era " + newEra +
+                " (and its --state-dir: empty for a replacement host)");
+        }
         out.flush();
         return MmxCommand.OK;
     }

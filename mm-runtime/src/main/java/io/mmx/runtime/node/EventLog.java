@@ -103,11 +103,12 @@ public final class EventLog
     /**
      * The era the calling thread works for, as the node's agent sets it before each era's duty cycle:
      * lines of era 1 and later say {@code era=N}, since a node's ended era serves its peers for a while
-     * after the next one began. One element, read when a line is written.
+     * after the next one began. Element 0 is the era; element 1 is non-zero once the thread's node
+     * switched eras, from when on era 0's lines say {@code era=0} too. Read when a line is written.
      */
-    private static final ThreadLocal<int[]> ERA_OF_THREAD = ThreadLocal.withInitial(() -> new int[1]);
+    private static final ThreadLocal<int[]> ERA_OF_THREAD = ThreadLocal.withInitial(() -> new int[2]);
 
-    /** The calling thread's era cell: the agent writes the era it drives into element 0. */
+    /** The calling thread's era cell: the agent writes the era it drives into element 0 (see above). */
     static int[] eraOfThread()
     {
         return ERA_OF_THREAD.get();
@@ -124,10 +125,10 @@ public final class EventLog
         {
             sb.append(" process=").append(process);
         }
-        final int era = ERA_OF_THREAD.get()[0];
-        if (era > 0)
+        final int[] era = ERA_OF_THREAD.get();
+        if (era[0] > 0 || era[1] != 0)
         {
-            sb.append(" era=").append(era);
+            sb.append(" era=").append(era[0]);
         }
         sb.append(" msg=\"");
         for (int i = 0; i < message.length(); i++)

@@ -212,11 +212,10 @@ public final class MmxNode implements AutoCloseable
                 ctx.plansDirectory()) + ": copy the plan file there on every node before proposing a change; " +
                 "this node stopped, restart it with --plan naming the new plan (docs/protocol.md §8b)");
         }
-        if (ctx.memoryKind() != NodeContext.Memory.SHM)
+        if (ctx.memoryKind() == NodeContext.Memory.VERBS)
         {
-            throw new NodeAgent.EraEnded(change + ", and a node on " + ctx.memoryKind().name().toLowerCase(
-                java.util.Locale.ROOT) + " memory cannot switch plans live yet (its memory daemons hold one plan's " +
-                "regions; only shm regions switch): stop every node and start them with the new plan " +
+            throw new NodeAgent.EraEnded(change + ", and a node on verbs memory cannot switch plans live yet (the " +
+                "verbs region host serves one plan's regions): stop every node and start them with the new plan " +
                 "(docs/protocol.md §8b)");
         }
         if (next.n() != ended.ctx.plan().n())
@@ -227,7 +226,8 @@ public final class MmxNode implements AutoCloseable
         }
         try
         {
-            return ctx.forEra(next, ended.number() + 1, transport.aeron().context().aeronDirectoryName());
+            // The node's era is its log's: a restarted or joining node finds the same stream and regions.
+            return ctx.forEra(next, ended.host.era() + 1, transport.aeron().context().aeronDirectoryName());
         }
         catch (final IllegalStateException ex)
         {

@@ -36,7 +36,7 @@ final class NodeAgent implements Agent
 
     private final Eras eras;
     /** This thread's era cell of the event log ({@link EventLog#eraOfThread}), taken at start. */
-    private int[] eraOfLines = new int[1];
+    private int[] eraOfLines = new int[2];
     private final NanoClock clock;
     private final PeerRefusals peerRefusals;
     private long lastTick = -1;
@@ -84,6 +84,7 @@ final class NodeAgent implements Agent
                 eras.switchEra(startNs);
                 host = eras.current();
                 eraOfLines[0] = host.era();
+                eraOfLines[1] = 1;
                 work++;
             }
             final long tick = host.nowTick();

@@ -71,6 +71,7 @@ public final class NodeContext
     private final List<Plan> heldPlans = new ArrayList<>();
     /** The era this context's transport and regions are for: 0 for a launched node, k after k live plan changes. */
     private int era;
+    private int joinEra;
     /** Whether the transport joins the media driver of the node's earlier era instead of launching one. */
     private boolean sharesDriver;
     /** Default commands applied between two snapshots of a replica. */
@@ -284,6 +285,19 @@ public final class NodeContext
         return this;
     }
 
+    /**
+     * Starts this node's processes in era {@code era}, which a live plan change began while they
+     * were away: a host that replaced a lost one (empty regions and state), or a node that was down
+     * when the change was decided. Each replica takes the era's state from a peer's snapshot, so a
+     * state directory is required; {@code mmx reconfigure} prints the era. Default 0: not joining.
+     */
+    public NodeContext joinEra(final int era)
+    {
+        checkMutable();
+        this.joinEra = era;
+        return this;
+    }
+
     /** Plans this node may switch to on a live plan change, besides those in {@link #plansDirectory}. */
     public NodeContext heldPlans(final Plan... plans)
     {
@@ -404,7 +418,25 @@ public final class NodeContext
             }
         }
         parseDirectories(errors);
-        if (stateDirectory != null && plan != null && era == 0 && !coldStart)
+        if (joinEra != 0)
+        {
+            if (joinEra < 1 || joinEra > LogEra.MAX_ERA)
+            {
+                errors.add("--join-era " + joinEra + " is not an era a plan change began: give 1.." + LogEra.MAX_ERA +
+                    ", the era 'mmx status' shows on the running nodes");
+            }
+            if (stateDirectory == null)
+            {
+                errors.add("--join-era needs --state-dir: a joining replica takes the era's state from a peer's " +
+                    "snapshot and keeps it there");
+            }
+            if (coldStart || regionsLost)
+            {
+                errors.add("--join-era starts fresh regions of a running era: leave out --cold-start and --regions-lost");
+            }
+            era = joinEra;
+        }
+        else if (stateDirectory != null && plan != null && era == 0 && !coldStart)
         {
             concludeEra(errors);
         }
@@ -706,6 +738,12 @@ public final class NodeContext
                 "; make it readable or pass another with --plans", ex);
         }
         return null;
+    }
+
+    /** Whether this node joins a running era ({@link #joinEra(int)}). */
+    boolean joining()
+    {
+        return joinEra > 0;
     }
 
     /** Where this node looks for plan files, or null. */

@@ -114,7 +114,7 @@ final class NodeEra implements AutoCloseable
                 final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, shared.clock);
                 resources.add(fabric);
                 fabricCounters.add(fabric.counters());
-                if (previous == null)
+                if (previous == null && !ctx.joining())
                 {
                     checkRegion(ctx, id, RegionSetup.exists(fabric, id));
                 }
@@ -240,6 +240,10 @@ final class NodeEra implements AutoCloseable
             replica.transferFaults(ctx.transferFaults());
             replica.restoreFrom(ReplicaDurability.open(ctx.stateDirectory(), replica.id(), config.maxBatch(),
                 ctx.snapshotEveryCommands(), journal), ctx.coldStart(), ctx.coldStartMajority());
+            if (ctx.joining())
+            {
+                replica.joinEra(ctx.era());
+            }
         }
     }
 

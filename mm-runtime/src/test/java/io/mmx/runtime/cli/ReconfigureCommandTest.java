@@ -127,8 +127,18 @@ class ReconfigureCommandTest
         assertEquals(2, run("--plan", biggerFile.toString(), "--endpoints", endpoints, "--dry-run"));
         assertTrue(err.toString().contains("has 6 processes and the plan in service 5"), err.toString());
 
-        assertEquals(1, run("--plan", biggerFile.toString(), "--endpoints", endpoints + ",127.0.0.1:1"));
-        assertTrue(err.toString().contains("node 127.0.0.1:1 does not answer"), err.toString());
+        // Only the node of processes 3 and 4 answers: 2 of 5 cannot begin the new era by themselves.
+        final Plan next = io.mmx.runtime.local.LocalCluster.plan(5, 4, 7);
+        final Path nextFile = dir.resolve("next.json");
+        PlanFile.write(next, nextFile);
+        PlanFile.write(next, plansDirs[1].resolve("next.json"));
+        final String second = endpoints.split(",")[1];
+        assertEquals(2, run("--plan", nextFile.toString(), "--endpoints", second + ",127.0.0.1:1"));
+        assertTrue(out.toString().contains("down       127.0.0.1:1"), out.toString());
+        assertTrue(err.toString().contains("refused: 2 live processes of n = 5 would begin the new era"),
+            err.toString());
+        assertEquals(1, run("--plan", nextFile.toString(), "--endpoints", "127.0.0.1:1"));
+        assertTrue(err.toString().contains("no node answers at 127.0.0.1:1"), err.toString());
 
         Files.writeString(dir.resolve("broken.json"), "{\"not\": \"a plan\"}");
         assertEquals(2, run("--plan", dir.resolve("broken.json").toString(), "--endpoints", endpoints));

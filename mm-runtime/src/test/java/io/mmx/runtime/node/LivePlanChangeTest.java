@@ -146,9 +146,106 @@ class LivePlanChangeTest
         assertEquals(3L, new KeyValueClient(nodes.get(0)).get("y").get(20, TimeUnit.SECONDS));
     }
 
+    /**
+     * A host lost with its regions and state is replaced live: the change is decided by the processes
+     * left (3 of 5, a majority by themselves, since a process down at the change has no region in the
+     * new era), and an empty host joins the new era, takes its state by snapshot and serves.
+     */
+    @Test
+    void anEmptyHostReplacesALostOneThroughAChange() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final Plan next = NodeTestSupport.plan(5, 4, 7);
+        final Path plans = Files.createDirectories(dir.resolve("plans"));
+        io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
+        final String directory = directory();
+        nodes.add(MmxNode.launch(durable(context(plan, directory, 0, 1, 2).plansDirectory(plans), 0),
+            id -> new KeyValueStore(), NodeListener.NO_OP));
+        nodes.add(MmxNode.launch(durable(context(plan, directory, 3, 4).plansDirectory(plans), 1),
+            id -> new KeyValueStore(), NodeListener.NO_OP));
+        awaitLeader();
+        final KeyValueClient a = new KeyValueClient(nodes.get(0));
+        for (int i = 0; i < 30; i++)
+        {
+            a.put("k" + i, i).get(20, TimeUnit.SECONDS);
+        }
+        // The host of 3 and 4 is lost: its node, its regions and its state.
+        nodes.remove(1).close();
+        for (final int id : new int[] {3, 4})
+        {
+            Files.deleteIfExists(dir.resolve("regions").resolve("process-" + id + ".region"));
+        }
+        io.mmx.runtime.local.LocalCluster.deleteTree(dir.resolve("state-1"));
+
+        assertTrue(nodes.get(0).proposePlanChange(next.digest().id64()).get(30, TimeUnit.SECONDS) >= 0);
+        NodeTestSupport.await(() -> nodes.get(0).era() == 1, 20_000, "the live node to begin era 1");
+        assertEquals(29L, a.put("k29", 290).get(20, TimeUnit.SECONDS), "era 1 commits with 3 of 5 processes");
+
+        final MmxNode replacement = MmxNode.launch(durable(context(next, directory, 3, 4).plansDirectory(plans), 1)
+            .joinEra(1), id -> new KeyValueStore(), NodeListener.NO_OP);
+        nodes.add(replacement);
+        assertEquals(1, replacement.era());
+        final KeyValueClient r = new KeyValueClient(replacement);
+        assertEquals(290L, r.get("k29").get(30, TimeUnit.SECONDS));
+        assertEquals(5L, r.get("k5").get(20, TimeUnit.SECONDS));
+        assertEquals(290L, r.put("k29", 291).get(20, TimeUnit.SECONDS));
+        NodeTestSupport.await(() -> replacement.status().stream().allMatch(s -> s.commitIndex() >= 0), 20_000,
+            "the joined processes to apply commands");
+    }
+
     private NodeContext durable(final NodeContext ctx, final int node)
     {
         return ctx.stateDirectory(dir.resolve("state-" + node));
+    }
+
+    /**
+     * On memd the new era's regions are made on the same daemons, which learn the new plan from their
+     * plans directory and keep serving the old era's regions beside them.
+     */
+    @Test
+    void nodesOnMemdSwitchTheirRegionsToo() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final Plan next = NodeTestSupport.plan(5, 4, 7);
+        final Path plans = Files.createDirectories(dir.resolve("plans"));
+        io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
+        final io.mmx.rdma.memd.MemoryDaemon daemon = io.mmx.rdma.memd.MemoryDaemon.start(
+            new io.mmx.rdma.memd.MemoryDaemon.Context().listen(new java.net.InetSocketAddress("127.0.0.1", 0))
+                .clusterKey(io.mmx.rdma.region.ClusterKey.of(NodeTestSupport.KEY)).plan(plan.graph())
+                .plansDirectory(plans));
+        try
+        {
+            final String memd = "0-4@127.0.0.1:" + daemon.boundAddress().getPort();
+            final String directory = directory();
+            nodes.add(MmxNode.launch(context(plan, directory, 0, 1, 2).plansDirectory(plans)
+                .memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), NodeListener.NO_OP));
+            nodes.add(MmxNode.launch(context(plan, directory, 3, 4).plansDirectory(plans)
+                .memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), NodeListener.NO_OP));
+            awaitLeader();
+            final KeyValueClient a = new KeyValueClient(nodes.get(0));
+            assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
+            assertEquals(5, daemon.regionCount(), "era 0's regions");
+            nodes.get(1).proposePlanChange(next.digest().id64()).get(20, TimeUnit.SECONDS);
+            for (final MmxNode node : nodes)
+            {
+                NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
+            }
+            assertEquals(1L, new KeyValueClient(nodes.get(1)).put("x", 2).get(20, TimeUnit.SECONDS));
+            assertEquals(10, daemon.regionCount(), "era 1's regions beside era 0's");
+            assertTrue(daemon.planDigests().contains(io.mmx.planner.plan.PlanDigest.ofGraph(next.graph())),
+                "the daemon learnt the new plan from its plans directory");
+            for (final MmxNode node : nodes)
+            {
+                NodeTestSupport.await(() -> node.status().stream().allMatch(ProcessStatus::regionServed), 20_000,
+                    "every process of era 1 to report its region served");
+            }
+        }
+        finally
+        {
+            nodes.forEach(MmxNode::close);
+            nodes.clear();
+            daemon.close();
+        }
     }
 
     /** A node that does not hold the plan a decided change names stops, naming it and the fix. */
