@@ -45,6 +45,7 @@ declare -ga PLAN_HOSTS=()       # host indices holding processes, ascending
 PLAN_FACTS_TEXT=""              # the 'topo export' lines the tables were read from
 
 topo_bin() { echo "${MMX_TOPO:-$MMX_REPO/bin/topo}"; }
+mmx_bin() { echo "${MMX_MMX:-$MMX_REPO/bin/mmx}"; }
 
 # load_plan PLAN DIR: exports the plan into DIR (hosts, edges) and fills the PLAN_* tables. A
 # bundle's plan comes with what ops/bundle exported from it (plan.facts and plan.hosts beside it,

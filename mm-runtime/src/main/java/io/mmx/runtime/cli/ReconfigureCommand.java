@@ -60,6 +60,10 @@ final class ReconfigureCommand implements Callable<Integer>
     @Option(names = "--dry-run", description = "check and show the diff and tolerances; propose nothing")
     boolean dryRun;
 
+    @Option(names = "--unheld-ok", description = "with --dry-run: list the nodes that do not hold the plan yet " +
+        "without failing (for a dry run before the plan file is copied to them)")
+    boolean unheldOk;
+
     @Option(names = "--timeout-s", paramLabel = "S", defaultValue = "60",
         description = "how long to wait for the change to be decided and then active everywhere (default ${DEFAULT-VALUE})")
     int timeoutS;
@@ -71,6 +75,11 @@ final class ReconfigureCommand implements Callable<Integer>
     public Integer call() throws IOException, InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        if (unheldOk && !dryRun)
+        {
+            return refuse("--unheld-ok is for a dry run: a change is proposed only when every node holds the plan",
+                MmxCommand.BAD_INPUT);
+        }
         if (timeoutS < 1)
         {
             return refuse("--timeout-s must be at least 1, got " + timeoutS, MmxCommand.BAD_INPUT);
@@ -158,6 +167,13 @@ final class ReconfigureCommand implements Callable<Integer>
             {
                 missing.add(target);
             }
+        }
+        if (!missing.isEmpty() && dryRun && unheldOk)
+        {
+            out.println("held       not yet by " + String.join(", ", missing) + " (the real run needs it there)");
+            out.println("dry run: nothing proposed");
+            out.flush();
+            return MmxCommand.OK;
         }
         if (!missing.isEmpty())
         {

@@ -121,7 +121,7 @@ public final class MmxNode implements AutoCloseable
             era = NodeEra.first(ctx, launched, shared, stateMachines, resources);
             if (ctx.stateDirectory() != null)
             {
-                NodeEra.record(ctx.stateDirectory(), ctx.era(), ctx.plan().contentHash());
+                NodeEra.record(ctx.stateDirectory(), hosted, ctx.era(), ctx.plan().contentHash());
             }
             agent = new NodeAgent(new Eras(), clock, launched.counters(), ctx.tickNs());
             transport = launched;
@@ -177,7 +177,7 @@ public final class MmxNode implements AutoCloseable
             era = started;
             if (next.stateDirectory() != null)
             {
-                NodeEra.record(next.stateDirectory(), next.era(), next.plan().contentHash());
+                NodeEra.record(next.stateDirectory(), next.hosted(), next.era(), next.plan().contentHash());
             }
             EventLog.log(EventLog.Level.INFO, "era_started", "era " + started.number() + " began on plan " +
                 next.plan().contentHash() + " at log slot " + ended.host.eraEndedAt() + " (the change's slot; " +

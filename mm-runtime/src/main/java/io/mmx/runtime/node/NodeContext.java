@@ -418,6 +418,10 @@ public final class NodeContext
             }
         }
         parseDirectories(errors);
+        if (joinEra == 0 && stateDirectory != null)
+        {
+            joinEra = NodeEra.joinRequested(stateDirectory, errors);
+        }
         if (joinEra != 0)
         {
             if (joinEra < 1 || joinEra > LogEra.MAX_ERA)
@@ -436,7 +440,7 @@ public final class NodeContext
             }
             era = joinEra;
         }
-        else if (stateDirectory != null && plan != null && era == 0 && !coldStart)
+        else if (stateDirectory != null && plan != null && hosted != null && era == 0 && !coldStart)
         {
             concludeEra(errors);
         }
@@ -498,14 +502,14 @@ public final class NodeContext
     {
         try
         {
-            final NodeEra.Recorded recorded = NodeEra.recorded(stateDirectory);
+            final NodeEra.Recorded recorded = NodeEra.recorded(stateDirectory, hosted);
             if (recorded == null)
             {
                 return;
             }
             if (!recorded.planHash().equals(plan.contentHash()))
             {
-                errors.add("this node's state (" + stateDirectory.resolve(NodeEra.RECORD_FILE) + ") is in era " +
+                errors.add("this node's state (" + stateDirectory + ") is in era " +
                     recorded.era() + " on plan " + recorded.planHash() + ", not on the --plan given (" +
                     plan.contentHash() + "): a live plan change moved the cluster there; restart with --plan naming " +
                     "that plan, or, to start the whole cluster over on this plan, restart every node with --cold-start");

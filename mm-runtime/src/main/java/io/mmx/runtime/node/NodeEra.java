@@ -343,7 +343,11 @@ final class NodeEra implements AutoCloseable
         return io.mmx.rdma.memd.MemdCommandLine.parseAddress(directory.endpoint(directory.endpointIndexOf(id)));
     }
 
-    /** The file of a node's state directory that names the era it serves and that era's plan. */
+    /**
+     * The file, in each hosted process's state directory ({@code <state-dir>/process-<id>}), that names
+     * the era the process's node serves and that era's plan. Per process, since nodes may share a
+     * state directory.
+     */
     static final String RECORD_FILE = "node-era";
 
     /** What {@link #RECORD_FILE} says: the era a node serves and that era's plan's content hash. */
@@ -352,50 +356,115 @@ final class NodeEra implements AutoCloseable
     }
 
     /**
-     * The era and plan recorded in {@code stateDirectory}, or null when none is (a node that has not
-     * run with this state directory, or ran before eras were recorded).
+     * The era and plan recorded for the processes {@code hosted} in {@code stateDirectory}, or null
+     * when none is (processes that have not run with this state directory, or before eras were recorded).
      *
-     * @throws IllegalStateException when the file exists but cannot be read as written.
+     * @throws IllegalStateException when a file cannot be read as written, or two processes' differ.
      */
-    static Recorded recorded(final java.nio.file.Path stateDirectory)
+    static Recorded recorded(final java.nio.file.Path stateDirectory, final int[] hosted)
     {
-        final java.nio.file.Path file = stateDirectory.resolve(RECORD_FILE);
+        Recorded found = null;
+        int foundFor = -1;
+        for (final int id : hosted)
+        {
+            final java.nio.file.Path file = recordFile(stateDirectory, id);
+            if (!java.nio.file.Files.exists(file))
+            {
+                continue;
+            }
+            final Recorded r;
+            try
+            {
+                final String[] w = java.nio.file.Files.readString(file).trim().split("\\s+");
+                if (w.length != 4 || !"era".equals(w[0]) || !"plan".equals(w[2]))
+                {
+                    throw new IllegalStateException("expected 'era K plan sha256:...'");
+                }
+                r = new Recorded(Integer.parseInt(w[1]), w[3]);
+            }
+            catch (final java.io.IOException | RuntimeException ex)
+            {
+                throw new IllegalStateException("cannot read " + file + " (" + ex.getMessage() + "): it is written " +
+                    "whole by the node; restore it, or write 'era K plan HASH' with the era and plan hash 'mmx " +
+                    "status' shows", ex);
+            }
+            if (found != null && !found.equals(r))
+            {
+                throw new IllegalStateException("processes " + foundFor + " and " + id + " in " + stateDirectory +
+                    " record different eras (" + found + ", " + r + "): they ran on different nodes of different " +
+                    "eras; give this node the state directories of one node, or join the running era with --join-era");
+            }
+            found = r;
+            foundFor = id;
+        }
+        return found;
+    }
+
+    private static java.nio.file.Path recordFile(final java.nio.file.Path stateDirectory, final int id)
+    {
+        return stateDirectory.resolve("process-" + id).resolve(RECORD_FILE);
+    }
+
+    /**
+     * The file of a state directory that asks the node starting on it to join an era ({@link
+     * NodeContext#joinEra}): one line, the era. Written by whoever starts a replacement host (the
+     * ops scripts), removed by the node once it serves that era.
+     */
+    static final String JOIN_FILE = "join-era";
+
+    /** The era {@link #JOIN_FILE} asks for, or 0; a file that is not one number goes to {@code errors}. */
+    static int joinRequested(final java.nio.file.Path stateDirectory, final List<String> errors)
+    {
+        final java.nio.file.Path file = stateDirectory.resolve(JOIN_FILE);
         if (!java.nio.file.Files.exists(file))
         {
-            return null;
+            return 0;
         }
         try
         {
-            final String[] w = java.nio.file.Files.readString(file).trim().split("\\s+");
-            if (w.length != 4 || !"era".equals(w[0]) || !"plan".equals(w[2]))
-            {
-                throw new IllegalStateException("expected 'era K plan sha256:...'");
-            }
-            return new Recorded(Integer.parseInt(w[1]), w[3]);
+            return Integer.parseInt(java.nio.file.Files.readString(file).trim());
         }
-        catch (final java.io.IOException | RuntimeException ex)
+        catch (final java.io.IOException | NumberFormatException ex)
         {
-            throw new IllegalStateException("cannot read " + file + " (" + ex.getMessage() + "): it is written whole " +
-                "by the node; restore it, or write 'era K plan HASH' with the era and plan hash 'mmx status' shows", ex);
+            errors.add(file + " should hold the era to join, one number (" + ex.getMessage() + "): write the era " +
+                "'mmx status' shows, or remove the file");
+            return 0;
         }
     }
 
-    /** Records in {@code stateDirectory} that the node serves era {@code era} on plan {@code planHash}, atomically. */
-    static void record(final java.nio.file.Path stateDirectory, final int era, final String planHash)
+    /**
+     * Records for every process of {@code hosted} in {@code stateDirectory} that its node serves era
+     * {@code era} on plan {@code planHash}, each file atomically, and removes a {@link #JOIN_FILE}.
+     */
+    static void record(final java.nio.file.Path stateDirectory, final int[] hosted, final int era,
+        final String planHash)
     {
-        final java.nio.file.Path file = stateDirectory.resolve(RECORD_FILE);
-        final java.nio.file.Path tmp = stateDirectory.resolve(RECORD_FILE + ".tmp");
+        for (final int id : hosted)
+        {
+            final java.nio.file.Path file = recordFile(stateDirectory, id);
+            final java.nio.file.Path tmp = file.resolveSibling(RECORD_FILE + ".tmp");
+            try
+            {
+                java.nio.file.Files.createDirectories(file.getParent());
+                java.nio.file.Files.writeString(tmp, "era " + era + " plan " + planHash + "\n");
+                java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            catch (final java.io.IOException ex)
+            {
+                throw new java.io.UncheckedIOException("cannot record the node's era in " + file + ": " +
+                    ex.getMessage() + "; free space or fix the permissions of the state directory", ex);
+            }
+        }
         try
         {
-            java.nio.file.Files.createDirectories(stateDirectory);
-            java.nio.file.Files.writeString(tmp, "era " + era + " plan " + planHash + "\n");
-            java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            // Joined (or moved on): a restart serves the recorded era, not the one a join asked for.
+            java.nio.file.Files.deleteIfExists(stateDirectory.resolve(JOIN_FILE));
         }
         catch (final java.io.IOException ex)
         {
-            throw new java.io.UncheckedIOException("cannot record the node's era in " + file + ": " + ex.getMessage() +
-                "; free space or fix the permissions of the state directory", ex);
+            throw new java.io.UncheckedIOException("cannot remove " + stateDirectory.resolve(JOIN_FILE) + ": " +
+                ex.getMessage() + "; remove it by hand, or a restart joins that era again", ex);
         }
     }
 
