@@ -150,6 +150,12 @@ final class ReconfigureCommand implements Callable<Integer>
         {
             return refuse("refused: in " + plan + " " + after.describe(), MmxCommand.BAD_INPUT);
         }
+        if (!down.isEmpty())
+        {
+            out.printf("new era    the %d live processes' regions are its acceptors until the %d down join; a quorum " +
+                "needs %d: %s%n", after.live(), next.n() - after.live(), after.quorum(),
+                2 * after.live() > next.n() ? "it can decide" : "it could decide nothing");
+        }
         if (!down.isEmpty() && 2 * after.live() <= next.n())
         {
             // The new era's regions are made by their own processes as they start it: a process down at the

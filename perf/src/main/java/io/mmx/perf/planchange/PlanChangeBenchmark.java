@@ -1,0 +1,304 @@
+package io.mmx.perf.planchange;
+
+import io.mmx.planner.change.GraphDiff;
+import io.mmx.planner.plan.Plan;
+import io.mmx.planner.plan.PlanFile;
+import io.mmx.runtime.example.kv.KeyValueClient;
+import io.mmx.runtime.example.kv.KeyValueStore;
+import io.mmx.runtime.local.LocalCluster;
+import io.mmx.runtime.node.MmxNode;
+import io.mmx.runtime.node.NodeContext;
+import io.mmx.runtime.node.NodeListener;
+import io.mmx.runtime.node.ProcessStatus;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Unavailability during live plan changes of real nodes, against the commit gaps of the same
+ * cluster without a change. Four nodes in this JVM (n = 16, 4 processes each, degree 4, shm
+ * regions, state directories) commit key-value puts from a closed loop (8 outstanding) through
+ * node 0 throughout. Each change, in turn:
+ * <ul>
+ *   <li><b>regraph</b>: a new graph of the same processes (another seed), all nodes up;</li>
+ *   <li><b>replace</b>: node 3 is lost with its regions and state, the change is decided by the
+ *       other 12 processes, and an empty node joins the new era ({@code joinEra}) and takes its
+ *       state by snapshot; measured until it serves.</li>
+ * </ul>
+ * A change's window runs from its proposal to one second after every node serves the new era; its
+ * stall is the longest gap between two commits in it, and the baseline the longest gap in a window
+ * as long right after it. Each row gives the stall, its ratio to the baseline, how long the switch
+ * took, the edges the plan diff adds and removes, and the links the new era opened (one per edge
+ * end and one per process to its own region: the switch does not yet keep the links both plans
+ * share) against those a switch along the diff alone would open.
+ * <pre>
+ *   --changes K   regraph changes before the replace (default 3)
+ * </pre>
+ */
+public final class PlanChangeBenchmark
+{
+    private static final int N = 16;
+    private static final int DEGREE = 4;
+    private static final int PER_NODE = 4;
+    private static final int NODES = N / PER_NODE;
+    private static final int OUTSTANDING = 8;
+    private static final long TAIL_NS = 1_000_000_000L;
+
+    private PlanChangeBenchmark()
+    {
+    }
+
+    /** Runs the measurement the class comment describes, with {@code args} as its options. */
+    public static void main(final String[] args) throws Exception
+    {
+        int changes = 3;
+        for (int i = 0; i < args.length; i++)
+        {
+            if (args[i].equals("--changes") && i + 1 < args.length)
+            {
+                try
+                {
+                    changes = Integer.parseInt(args[++i]);
+                }
+                catch (final NumberFormatException ex)
+                {
+                    changes = -1;
+                }
+                if (changes < 1 || changes > 20)
+                {
+                    System.err.println("perf planchange: --changes '" + args[i] + "' is not a count of 1..20");
+                    System.exit(2);
+                }
+            }
+            else
+            {
+                System.err.println("perf planchange: unknown option '" + args[i] + "'; use --changes K");
+                System.exit(2);
+            }
+        }
+        final Path dir = Files.createTempDirectory("mmx-perf-planchange-");
+        try
+        {
+            run(dir, changes, System.out);
+        }
+        finally
+        {
+            LocalCluster.deleteTree(dir);
+        }
+        System.exit(0);
+    }
+
+    /** The commit loop: puts through one node, each completion's time recorded. */
+    private static final class Load implements AutoCloseable
+    {
+        private final ConcurrentLinkedQueue<Long> commits = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final Thread thread;
+        private volatile Throwable failure;
+
+        Load(final MmxNode node)
+        {
+            final KeyValueClient kv = new KeyValueClient(node);
+            thread = new Thread(() ->
+            {
+                final Semaphore window = new Semaphore(OUTSTANDING);
+                long i = 0;
+                try
+                {
+                    while (running.get())
+                    {
+                        if (!window.tryAcquire(100, TimeUnit.MILLISECONDS))
+                        {
+                            continue;
+                        }
+                        final CompletableFuture<Long> f = kv.put("k" + (i % 64), i++);
+                        f.whenComplete((r, ex) ->
+                        {
+                            if (ex == null)
+                            {
+                                commits.add(System.nanoTime());
+                            }
+                            window.release();
+                        });
+                    }
+                }
+                catch (final Throwable t)
+                {
+                    failure = t;
+                }
+            }, "perf-planchange-load");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /** The longest gap between two commits (or a window edge and a commit) within [fromNs, toNs]. */
+        long longestGapNs(final long fromNs, final long toNs)
+        {
+            long last = fromNs;
+            long worst = 0;
+            for (final long t : commits)
+            {
+                if (t < fromNs)
+                {
+                    continue;
+                }
+                if (t > toNs)
+                {
+                    break;
+                }
+                worst = Math.max(worst, t - last);
+                last = t;
+            }
+            return Math.max(worst, toNs - last);
+        }
+
+        int commitsIn(final long fromNs, final long toNs)
+        {
+            return (int)commits.stream().filter(t -> t >= fromNs && t <= toNs).count();
+        }
+
+        @Override
+        public void close() throws InterruptedException
+        {
+            running.set(false);
+            thread.join(10_000);
+            if (failure != null)
+            {
+                throw new IllegalStateException("the commit loop failed: " + failure, failure);
+            }
+        }
+    }
+
+    /** Runs the regraph changes and the replacement in one cluster under {@code dir}; prints a markdown table. */
+    public static void run(final Path dir, final int changes, final PrintStream out) throws Exception
+    {
+        final Path plansDir = Files.createDirectories(dir.resolve("plans"));
+        final Plan[] plans = new Plan[changes + 2];
+        for (int k = 0; k < plans.length; k++)
+        {
+            plans[k] = LocalCluster.plan(N, DEGREE, 101 + k);
+            PlanFile.write(plans[k], plansDir.resolve("plan-" + k + ".json"));
+        }
+        final List<Integer> ports = LocalCluster.freePorts(NODES, true);
+        final StringBuilder spec = new StringBuilder();
+        for (int j = 0; j < NODES; j++)
+        {
+            spec.append(j == 0 ? "" : ";").append(j * PER_NODE).append('-').append((j + 1) * PER_NODE - 1)
+                .append("@127.0.0.1:").append(ports.get(j));
+        }
+        final String directory = spec.toString();
+        final byte[] key = "perf-plan-change-cluster-key-0123".getBytes();
+        final MmxNode[] nodes = new MmxNode[NODES];
+        try
+        {
+            for (int j = 0; j < NODES; j++)
+            {
+                nodes[j] = MmxNode.launch(context(plans[0], directory, key, dir, plansDir, j), id -> new KeyValueStore(),
+                    NodeListener.NO_OP);
+            }
+            await(() -> java.util.Arrays.stream(nodes).flatMap(n -> n.status().stream()).anyMatch(ProcessStatus::leads),
+                60, "a leader");
+            new KeyValueClient(nodes[0]).put("warm", 1).get(60, TimeUnit.SECONDS);
+            out.println("| change | nodes up | switch ms | commits in window | stall ms | baseline gap ms | stall / baseline " +
+                "| edges added / removed (plan diff) | links opened: the era / the diff alone |");
+            out.println("|---|---|---|---|---|---|---|---|---|");
+            try (Load load = new Load(nodes[0]))
+            {
+                Thread.sleep(1_000); // the loop reaches its pace
+                for (int k = 1; k <= changes + 1; k++)
+                {
+                    final boolean replace = k == changes + 1;
+                    final long from = System.nanoTime();
+                    if (replace)
+                    {
+                        // Node 3 is lost with its regions and its state; the others change without it.
+                        nodes[NODES - 1].close();
+                        for (int id = (NODES - 1) * PER_NODE; id < N; id++)
+                        {
+                            Files.deleteIfExists(dir.resolve("regions").resolve("era-" + (k - 1))
+                                .resolve("process-" + id + ".region"));
+                            Files.deleteIfExists(dir.resolve("regions").resolve("process-" + id + ".region"));
+                        }
+                        LocalCluster.deleteTree(dir.resolve("state-" + (NODES - 1)));
+                    }
+                    final int era = k;
+                    nodes[0].changePlan(plans[k].contentHash()).get(60, TimeUnit.SECONDS);
+                    final int up = replace ? NODES - 1 : NODES;
+                    await(() -> java.util.Arrays.stream(nodes, 0, up).allMatch(n -> n.era() == era), 60,
+                        "every node up to serve era " + era);
+                    if (replace)
+                    {
+                        nodes[NODES - 1] = MmxNode.launch(context(plans[k], directory, key, dir, plansDir, NODES - 1)
+                            .joinEra(era), id -> new KeyValueStore(), NodeListener.NO_OP);
+                        final MmxNode joined = nodes[NODES - 1];
+                        await(() -> joined.status().stream().allMatch(s -> s.stateDigest() != null &&
+                            s.appliedIndex() > 0), 120, "the replacement to hold the state");
+                    }
+                    final long switched = System.nanoTime();
+                    Thread.sleep(TAIL_NS / 1_000_000);
+                    final long to = System.nanoTime();
+                    final long stall = load.longestGapNs(from, to);
+                    // The baseline: a window as long, without a change, right after this one.
+                    Thread.sleep(500);
+                    final long quietFrom = System.nanoTime();
+                    Thread.sleep((to - from) / 1_000_000);
+                    final long baseline = load.longestGapNs(quietFrom, System.nanoTime());
+                    final GraphDiff diff = GraphDiff.between(plans[k - 1].graph(), plans[k].graph());
+                    // A link per edge end, and one to each process's own region: what an era opens; a switch
+                    // that kept the links both plans share would open those of the added edges only.
+                    out.printf(Locale.ROOT, "| %s %d | %d of %d | %d | %d | %.1f | %.1f | %.1f | %d / %d | %d / %d |%n",
+                        replace ? "replace (node 3 lost, joins empty)" : "regraph", k, up, NODES,
+                        (switched - from) / 1_000_000, load.commitsIn(from, to), stall / 1e6, baseline / 1e6,
+                        stall / (double)Math.max(1, baseline), diff.added().size(), diff.removed().size(),
+                        2 * plans[k].graph().edgeCount() + N, 2 * diff.added().size());
+                    out.flush();
+                }
+            }
+        }
+        finally
+        {
+            for (final MmxNode node : nodes)
+            {
+                if (node != null)
+                {
+                    node.close();
+                }
+            }
+        }
+    }
+
+    private static void await(final java.util.function.BooleanSupplier condition, final int seconds, final String what)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new IllegalStateException("perf planchange: no " + what + " within " + seconds + " s");
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    private static NodeContext context(final Plan plan, final String directory, final byte[] key, final Path dir,
+        final Path plansDir, final int node)
+    {
+        final int[] ids = new int[PER_NODE];
+        for (int i = 0; i < PER_NODE; i++)
+        {
+            ids[i] = node * PER_NODE + i;
+        }
+        return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(key)
+            .shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron-" + node).toString())
+            .stateDirectory(dir.resolve("state-" + node)).plansDirectory(plansDir);
+    }
+}
