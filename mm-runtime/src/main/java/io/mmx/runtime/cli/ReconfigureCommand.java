@@ -35,12 +35,13 @@ import java.util.concurrent.Callable;
         "begins a new era on the new plan at the slot it was decided. Checks first that the nodes serve the " +
         "same plan and hold the new plan file in their plans directory (mmx node --plans, default the " +
         "directory of --plan), and shows the diff and both plans' tolerance; --dry-run stops there. The real " +
-        "run waits until every " +
-        "node that answers serves the new plan. A node that does not answer counts as crashed: the change " +
-        "goes ahead only if the live processes are a majority by themselves, and the node joins later with " +
-        "'mmx node --join-era E' (a host replacing a lost one, too). Exit 0 when the change is active (or the dry " +
-        "run passed), 1 when no node answers, one has failed or one did not switch in time, 2 for a plan a node " +
-        "does not hold or cannot switch to, or a change the live processes could not carry."})
+        "run waits until every node that answers serves the new plan, and every node the plan leaves out " +
+        "(a shrink by whole nodes) has left. A node that does not answer counts as crashed, and a process new " +
+        "in the plan (a grow) as down: the change goes ahead only if the live processes are a majority of the " +
+        "new plan by themselves, and the others join later with 'mmx node --join-era E' (a host replacing a " +
+        "lost one, too). Exit 0 when the change is active (or the dry run passed), 1 when no node answers, one " +
+        "has failed or one did not switch in time, 2 for a plan a node does not hold, a node the plan would " +
+        "split, or a change the live processes could not carry."})
 final class ReconfigureCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -136,34 +137,59 @@ final class ReconfigureCommand implements Callable<Integer>
                 "with mmx node --join-era");
         }
         PlanChanges.printDiff(current, next, out);
-        final int[] live = liveProcesses(docs);
-        if (next.n() != current.n())
+        // Nodes whose processes the new plan leaves out leave the cluster once the change is decided.
+        final List<String> leaving = new ArrayList<>();
+        for (int i = 0; i < docs.size(); i++)
         {
-            return refuse(plan + " has " + next.n() + " processes and the plan in service " + current.n() + ": a " +
-                "running cluster switches only between plans of the same processes so far (a new graph, or a host " +
-                "replaced); to grow or shrink, stop every node and start them with the new plan", MmxCommand.BAD_INPUT);
+            int in = 0;
+            int outside = 0;
+            for (final JsonNode p : docs.get(i).path("processes"))
+            {
+                if (p.get("id").asInt() < next.n())
+                {
+                    in++;
+                }
+                else
+                {
+                    outside++;
+                }
+            }
+            if (outside > 0 && in > 0)
+            {
+                return refuse(plan + " has " + next.n() + " processes: it keeps some of the processes of node " +
+                    targets.get(i) + " and removes others, which a running node cannot do; shrink by whole hosts " +
+                    "(topo shrink --remove K removes the K highest ids)", MmxCommand.BAD_INPUT);
+            }
+            if (outside > 0)
+            {
+                leaving.add(targets.get(i));
+                out.println("leaving    " + targets.get(i) + ": none of its processes is in the new plan; it leaves " +
+                    "the cluster once the change is decided");
+            }
         }
-        out.println("live now   " + PlanChanges.liveQuorum(current, live).describe());
+        final int[] up = liveProcesses(docs);
+        final int[] live = java.util.Arrays.stream(up).filter(id -> id < next.n()).toArray();
+        out.println("live now   " + PlanChanges.liveQuorum(current, up).describe());
         final PlanChanges.LiveQuorum after = PlanChanges.liveQuorum(next, live);
         out.println("live after " + after.describe());
         if (!after.holds())
         {
             return refuse("refused: in " + plan + " " + after.describe(), MmxCommand.BAD_INPUT);
         }
-        if (!down.isEmpty())
+        if (after.live() < next.n())
         {
-            out.printf("new era    the %d live processes' regions are its acceptors until the %d down join; a quorum " +
-                "needs %d: %s%n", after.live(), next.n() - after.live(), after.quorum(),
+            out.printf("new era    the %d live processes' regions are its acceptors until the %d others join; a " +
+                "quorum needs %d: %s%n", after.live(), next.n() - after.live(), after.quorum(),
                 2 * after.live() > next.n() ? "it can decide" : "it could decide nothing");
         }
-        if (!down.isEmpty() && 2 * after.live() <= next.n())
+        if (2 * after.live() <= next.n())
         {
             // The new era's regions are made by their own processes as they start it: a process down at the
-            // change has none until it joins, so until then only the live processes' acceptors exist.
+            // change, or new in the plan, has none until it joins, so until then only the live ones' exist.
             return refuse("refused: " + after.live() + " live processes of n = " + next.n() + " would begin the new " +
-                "era, and a process down at the change has no region in it until it joins, so the era's acceptors " +
-                "are the live processes alone, below the quorum of " + after.quorum() + ": start the down nodes " +
-                "first, or change the plan when more are up", MmxCommand.BAD_INPUT);
+                "era, and a process down at the change or new in the plan has no region in it until it joins, so " +
+                "the era's acceptors are the live processes alone, below the quorum of " + after.quorum() + ": " +
+                "start the down nodes first, or change the plan when more are up", MmxCommand.BAD_INPUT);
         }
         final List<String> missing = new ArrayList<>();
         for (final String target : targets)
@@ -194,11 +220,17 @@ final class ReconfigureCommand implements Callable<Integer>
             out.flush();
             return MmxCommand.OK;
         }
-        return propose(targets, down, next, out);
+        if (next.n() > current.n())
+        {
+            out.println("new        processes " + current.n() + "-" + (next.n() - 1) + " are new: after the change, " +
+                "start their nodes with --join-era (the era is printed below)");
+        }
+        return propose(targets, down, leaving, next, out);
     }
 
     /** Proposes the change through the first node, then waits until every node serves the new plan. */
-    private int propose(final List<String> targets, final List<String> down, final Plan next, final PrintWriter out)
+    private int propose(final List<String> targets, final List<String> down, final List<String> leaving,
+        final Plan next, final PrintWriter out)
         throws IOException, InterruptedException
     {
         final long startNs = System.nanoTime();
@@ -225,6 +257,16 @@ final class ReconfigureCommand implements Callable<Integer>
             for (int i = behind.size() - 1; i >= 0; i--)
             {
                 final JsonNode doc = StatusCommand.fetch(http, mapper, behind.get(i));
+                if (leaving.contains(behind.get(i)))
+                {
+                    if (doc == null || doc.path("left").asBoolean())
+                    {
+                        out.printf("left       %s after %d ms%n", behind.get(i), (System.nanoTime() - startNs) / 1_000_000);
+                        out.flush();
+                        behind.remove(i);
+                    }
+                    continue;
+                }
                 if (doc != null && doc.hasNonNull("failed"))
                 {
                     return refuse("node " + behind.get(i) + " failed during the change: " + doc.get("failed").asText(),

@@ -196,7 +196,7 @@ public final class MmxNode implements AutoCloseable
         final long id = ended.host.nextPlanId();
         final String change = "a plan change to plan " + Long.toHexString(id) + " was decided at slot " +
             ended.host.eraEndedAt();
-        final io.mmx.planner.plan.Plan next;
+        final NodeContext.HeldPlan next;
         try
         {
             next = ctx.heldPlan(id);
@@ -218,20 +218,31 @@ public final class MmxNode implements AutoCloseable
                 "verbs region host serves one plan's regions): stop every node and start them with the new plan " +
                 "(docs/protocol.md §8b)");
         }
-        if (next.n() != ended.ctx.plan().n())
+        final int n = next.plan().n();
+        final int[] hosted = ctx.hosted();
+        final long outside = java.util.Arrays.stream(hosted).filter(p -> p >= n).count();
+        if (outside == hosted.length)
         {
-            throw new NodeAgent.EraEnded(change + ", which has " + next.n() + " processes where era " +
-                ended.number() + " has " + ended.ctx.plan().n() + ": a running node switches only between plans of " +
-                "the same processes so far; stop every node and start them with the new plan (docs/protocol.md §8b)");
+            throw new NodeAgent.EraEnded(change + ": that plan has " + n + " processes, without this node's " +
+                java.util.Arrays.toString(hosted) + ", so the node leaves the cluster; stop its service and its " +
+                "memory daemon (its processes' regions are no longer used once the other nodes switched)", null, true);
+        }
+        if (outside > 0)
+        {
+            throw new NodeAgent.EraEnded(change + ": that plan has " + n + " processes, so it keeps some of this " +
+                "node's processes " + java.util.Arrays.toString(hosted) + " and removes the others, which a running " +
+                "node cannot do; restart this node with the new plan and the processes it keeps (docs/protocol.md §8b)");
         }
         try
         {
             // The node's era is its log's: a restarted or joining node finds the same stream and regions.
-            return ctx.forEra(next, ended.host.era() + 1, transport.aeron().context().aeronDirectoryName());
+            return ended.ctx.forEra(next, ended.host.era() + 1, transport.aeron().context().aeronDirectoryName());
         }
         catch (final IllegalStateException ex)
         {
-            throw new NodeAgent.EraEnded(change + ", and this node cannot run it: " + ex.getMessage(), ex);
+            throw new NodeAgent.EraEnded(change + ", and this node cannot run it: " + ex.getMessage() +
+                (next.directory() == null && n != ended.ctx.plan().n() ? " (a plan of another size needs its " +
+                "processes' endpoints: put them in a file NAME.directory beside the plan file NAME.json)" : ""), ex);
         }
     }
 
@@ -289,9 +300,16 @@ public final class MmxNode implements AutoCloseable
     {
         // An AgentTerminationException stops the agent (the node then refuses submissions and its
         // status names the failure); anything else was thrown by one duty cycle, and the next one runs.
-        if (t.getCause() instanceof NodeAgent.EraEnded)
+        if (t.getCause() instanceof NodeAgent.EraEnded ended)
         {
-            EventLog.log(EventLog.Level.ERROR, "agent_stopped", "the node's agent stopped: " + t.getCause().getMessage());
+            if (ended.left())
+            {
+                EventLog.log(EventLog.Level.INFO, "node_left", ended.getMessage());
+            }
+            else
+            {
+                EventLog.log(EventLog.Level.ERROR, "agent_stopped", "the node's agent stopped: " + ended.getMessage());
+            }
             return;
         }
         final String what = t instanceof org.agrona.concurrent.AgentTerminationException ?
@@ -391,7 +409,7 @@ public final class MmxNode implements AutoCloseable
     {
         final io.mmx.planner.plan.PlanDigest digest = io.mmx.planner.plan.PlanDigest.parse(contentHash);
         final io.mmx.planner.plan.Plan p = era.ctx.plan().digest().id64() == digest.id64() ? era.ctx.plan() :
-            ctx.heldPlan(digest.id64());
+            held(ctx.heldPlan(digest.id64()));
         return p != null && p.contentHash().equals(digest.text()) ? p : null;
     }
 
@@ -399,6 +417,11 @@ public final class MmxNode implements AutoCloseable
     public io.mmx.planner.plan.Plan plan()
     {
         return era.ctx.plan();
+    }
+
+    private static io.mmx.planner.plan.Plan held(final NodeContext.HeldPlan p)
+    {
+        return p == null ? null : p.plan();
     }
 
     /** Proposes a change to the plan with id {@code planId}, held or not (tests show what a node does without it). */
@@ -504,6 +527,12 @@ public final class MmxNode implements AutoCloseable
     public Throwable failure()
     {
         return agent.failure();
+    }
+
+    /** True once a plan change left all of this node's processes out and the node left the cluster. */
+    public boolean left()
+    {
+        return agent.failure() instanceof NodeAgent.EraEnded ended && ended.left();
     }
 
     /** The plan's content hash, {@code sha256:...}. */

@@ -105,19 +105,35 @@ final class NodeAgent implements Agent
         }
     }
 
-    /** A plan change ended the era the node runs and the node cannot begin the next: it stops, naming why. */
+    /**
+     * A plan change ended the era the node runs and the node does not begin the next: it cannot,
+     * and stops naming why, or the new plan leaves its processes out, and it leaves the cluster.
+     */
     static final class EraEnded extends IllegalStateException
     {
         private static final long serialVersionUID = 1L;
+        private final boolean left;
 
         EraEnded(final String message)
         {
-            super(message);
+            this(message, null, false);
         }
 
         EraEnded(final String message, final Throwable cause)
         {
+            this(message, cause, false);
+        }
+
+        EraEnded(final String message, final Throwable cause, final boolean left)
+        {
             super(message, cause);
+            this.left = left;
+        }
+
+        /** @return true when the new plan has none of the node's processes: it left, as it should. */
+        boolean left()
+        {
+            return left;
         }
     }
 

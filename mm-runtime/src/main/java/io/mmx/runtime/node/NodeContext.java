@@ -68,7 +68,7 @@ public final class NodeContext
     private java.nio.file.Path stateDirectory;
     private long snapshotEveryCommands = DEFAULT_SNAPSHOT_EVERY_COMMANDS;
     private Path plansDirectory;
-    private final List<Plan> heldPlans = new ArrayList<>();
+    private final List<HeldPlan> heldPlans = new ArrayList<>();
     /** The era this context's transport and regions are for: 0 for a launched node, k after k live plan changes. */
     private int era;
     private int joinEra;
@@ -298,12 +298,37 @@ public final class NodeContext
         return this;
     }
 
-    /** Plans this node may switch to on a live plan change, besides those in {@link #plansDirectory}. */
+    /**
+     * Plans of the same processes' endpoints this node may switch to on a live plan change, besides
+     * those in {@link #plansDirectory}.
+     */
     public NodeContext heldPlans(final Plan... plans)
     {
         checkMutable();
-        heldPlans.addAll(Arrays.asList(plans));
+        for (final Plan p : plans)
+        {
+            heldPlans.add(new HeldPlan(p, null, null));
+        }
         return this;
+    }
+
+    /**
+     * A plan this node may switch to on a live plan change, with the message directory of its
+     * processes ({@link #directory}'s format; null: this node's) and, for memd, their daemons
+     * ({@link #memd}'s; null: this node's): a plan that grows the cluster names where its new
+     * processes are. In a plans directory the same comes from the files beside {@code NAME.json}:
+     * {@code NAME.directory} and {@code NAME.memd}, one line each.
+     */
+    public NodeContext heldPlan(final Plan plan, final String directory, final String memd)
+    {
+        checkMutable();
+        heldPlans.add(new HeldPlan(plan, directory, memd));
+        return this;
+    }
+
+    /** A plan a node holds, with its processes' endpoints and daemons when they are not the node's own (null). */
+    record HeldPlan(Plan plan, String directory, String memd)
+    {
     }
 
     /** Commands a replica applies between two snapshots (default 1,000,000; at least 1). */
@@ -700,15 +725,15 @@ public final class NodeContext
      *
      * @throws IllegalStateException when a plan file of the directory cannot be read.
      */
-    Plan heldPlan(final long id64)
+    HeldPlan heldPlan(final long id64)
     {
         if (plan.digest().id64() == id64)
         {
-            return plan;
+            return new HeldPlan(plan, null, null);
         }
-        for (final Plan p : heldPlans)
+        for (final HeldPlan p : heldPlans)
         {
-            if (p.digest().id64() == id64)
+            if (p.plan().digest().id64() == id64)
             {
                 return p;
             }
@@ -732,7 +757,9 @@ public final class NodeContext
                 }
                 if (p.digest().id64() == id64)
                 {
-                    return p;
+                    final String stem = file.getFileName().toString().replaceFirst("\\.json$", "");
+                    return new HeldPlan(p, sidecar(file.resolveSibling(stem + ".directory")),
+                        sidecar(file.resolveSibling(stem + ".memd")));
                 }
             }
         }
@@ -742,6 +769,17 @@ public final class NodeContext
                 "; make it readable or pass another with --plans", ex);
         }
         return null;
+    }
+
+    /** The first line of {@code file}, or null when there is none. */
+    private static String sidecar(final Path file) throws java.io.IOException
+    {
+        if (!java.nio.file.Files.exists(file))
+        {
+            return null;
+        }
+        final String text = java.nio.file.Files.readString(file).trim();
+        return text.isEmpty() ? null : text.lines().findFirst().orElse(null);
     }
 
     /** Whether this node joins a running era ({@link #joinEra(int)}). */
@@ -758,15 +796,16 @@ public final class NodeContext
 
     /**
      * This node's context for era {@code nextEra}, begun by a live change to {@code next}: the same
-     * processes, endpoints, keys and settings, regions in the era's own directory and frames on the
+     * processes, keys and settings, the endpoints and daemons {@code next} names (else the same), regions in the era's own directory and frames on the
      * era's own stream of the media driver in {@code aeronDirectoryName}. The core's and membership's
      * tunables are the defaults a context sets.
      *
      * @throws IllegalStateException naming what the new plan does not fit.
      */
-    NodeContext forEra(final Plan next, final int nextEra, final String aeronDirectoryName)
+    NodeContext forEra(final HeldPlan next, final int nextEra, final String aeronDirectoryName)
     {
-        final NodeContext c = new NodeContext().plan(next).hosted(hosted).directory(directorySpec).memory(memory)
+        final NodeContext c = new NodeContext().plan(next.plan()).hosted(hosted)
+            .directory(next.directory() != null ? next.directory() : directorySpec).memory(memory)
             .hostKeys(hostKeys).maxCommandBytes(maxCommandBytes).tickNs(tickNs).submitTimeoutNs(submitTimeoutNs)
             .maxPending(maxPending).idleStrategy(idleStrategy).aeronDirectory(aeronDirectoryName)
             .memoryOpTimeoutNs(memoryOpTimeoutNs).snapshotEveryCommands(snapshotEveryCommands)
@@ -774,7 +813,7 @@ public final class NodeContext
         c.heldPlans.addAll(heldPlans);
         c.shmDirectory = shmDirectory;
         c.stateDirectory = stateDirectory;
-        c.memdSpec = memdSpec;
+        c.memdSpec = next.memd() != null ? next.memd() : memdSpec;
         c.verbsSpec = verbsSpec;
         c.era = nextEra;
         c.sharesDriver = true;

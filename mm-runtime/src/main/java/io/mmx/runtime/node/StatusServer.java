@@ -135,7 +135,7 @@ public final class StatusServer implements AutoCloseable
         final String failed = failure == null ? "null" : "\"" + String.valueOf(failure).replace("\\", "\\\\")
             .replace("\"", "\\\"").replace("\n", " ") + "\"";
         return "{\"plan\":\"" + node.planHash() + "\",\"era\":" + node.era() + ",\"pid\":" + ProcessHandle.current().pid() +
-            ",\"failed\":" + failed +
+            ",\"failed\":" + failed + ",\"left\":" + node.left() +
             ",\"pending\":" + node.pending() + ",\"frames\":" + node.transportCountersJson() +
             ",\"clientFrames\":" + node.clientCountersJson() + ",\"processes\":" + processes + "}";
     }

@@ -39,6 +39,7 @@ class ReconfigureCommandTest
     private final Path[] plansDirs = new Path[2];
     private Plan plan;
     private String endpoints;
+    private String directory;
     private StringWriter out;
     private StringWriter err;
 
@@ -47,7 +48,7 @@ class ReconfigureCommandTest
     {
         plan = io.mmx.runtime.local.LocalCluster.plan(5, 2, 7);
         final List<Integer> ports = io.mmx.runtime.local.LocalCluster.freePorts(2, true);
-        final String directory = "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
+        directory = "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
         final int[][] hosted = {{0, 1, 2}, {3, 4}};
         final List<String> status = new ArrayList<>();
         for (int j = 0; j < 2; j++)
@@ -125,7 +126,16 @@ class ReconfigureCommandTest
         final Path biggerFile = dir.resolve("bigger.json");
         PlanFile.write(bigger, biggerFile);
         assertEquals(2, run("--plan", biggerFile.toString(), "--endpoints", endpoints, "--dry-run"));
-        assertTrue(err.toString().contains("has 6 processes and the plan in service 5"), err.toString());
+        assertTrue(out.toString().contains("new        processes 5-5 are new") ||
+            out.toString().contains("the 5 live processes' regions are its acceptors until the 1 others join"),
+            out.toString());
+        assertTrue(err.toString().contains("do not hold"), err.toString());
+        // A plan of 4 would keep 3 of node 3-4's processes and drop 4: refused.
+        final Plan four = io.mmx.runtime.local.LocalCluster.plan(4, 2, 7);
+        PlanFile.write(four, dir.resolve("four.json"));
+        assertEquals(2, run("--plan", dir.resolve("four.json").toString(), "--endpoints", endpoints, "--dry-run"));
+        assertTrue(err.toString().contains("keeps some of the processes of node " + endpoints.split(",")[1]),
+            err.toString());
 
         // Only the node of processes 3 and 4 answers: 2 of 5 cannot begin the new era by themselves.
         final Plan next = io.mmx.runtime.local.LocalCluster.plan(5, 4, 7);
@@ -147,6 +157,29 @@ class ReconfigureCommandTest
         {
             assertEquals(plan.contentHash(), node.planHash(), "nothing was proposed");
         }
+    }
+
+    /** A shrink by a whole node: the node whose processes the plan leaves out leaves, and the command waits for it. */
+    @Test
+    void aShrinkByAWholeNodeWaitsForItToLeave() throws Exception
+    {
+        final Plan small = io.mmx.runtime.local.LocalCluster.plan(3, 2, 7);
+        final Path smallFile = dir.resolve("small.json");
+        PlanFile.write(small, smallFile);
+        for (final Path plans : plansDirs)
+        {
+            PlanFile.write(small, plans.resolve("small.json"));
+            Files.writeString(plans.resolve("small.directory"), directory.substring(0, directory.indexOf(';')) + "\n");
+        }
+        assertEquals(0, run("--plan", smallFile.toString(), "--endpoints", endpoints), err.toString());
+        final String second = endpoints.split(",")[1];
+        assertTrue(out.toString().contains("leaving    " + second) && out.toString().contains("left       " + second),
+            out.toString());
+        assertEquals(1, nodes.get(0).era());
+        assertEquals(3, nodes.get(0).plan().n());
+        assertTrue(nodes.get(1).left());
+        assertEquals(io.mmx.runtime.example.kv.KeyValueCommand.ABSENT,
+            new KeyValueClient(nodes.get(0)).put("z", 1).get(20, TimeUnit.SECONDS));
     }
 
     private int run(final String... args)

@@ -193,6 +193,53 @@ class LivePlanChangeTest
             "the joined processes to apply commands");
     }
 
+    /**
+     * Grow 5 to 7 and shrink back: the nodes hold the grown plan with its processes' endpoints, the
+     * change is decided by the 5 running processes, a third node joins the new era with the 2 new
+     * processes; then a change back to 5 processes leaves the third node out, and it leaves.
+     */
+    @Test
+    void growsByANodeAndShrinksBack() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final Plan grown = NodeTestSupport.plan(7, 2, 7);
+        final Plan shrunk = NodeTestSupport.plan(5, 4, 7);
+        final List<Integer> ports = NodeTestSupport.freePorts(3);
+        final String five = "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
+        final String seven = five + ";5-6@127.0.0.1:" + ports.get(2);
+        nodes.add(MmxNode.launch(durable(context(plan, five, 0, 1, 2), 0).heldPlan(grown, seven, null)
+            .heldPlan(shrunk, five, null), id -> new KeyValueStore(), NodeListener.NO_OP));
+        nodes.add(MmxNode.launch(durable(context(plan, five, 3, 4), 1).heldPlan(grown, seven, null)
+            .heldPlan(shrunk, five, null), id -> new KeyValueStore(), NodeListener.NO_OP));
+        awaitLeader();
+        final KeyValueClient a = new KeyValueClient(nodes.get(0));
+        assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
+
+        assertTrue(nodes.get(0).changePlan(grown.contentHash()).get(30, TimeUnit.SECONDS) >= 0);
+        for (final MmxNode node : nodes)
+        {
+            NodeTestSupport.await(() -> node.era() == 1 && node.plan().n() == 7, 20_000, "every node to begin era 1");
+        }
+        assertEquals(1L, a.put("x", 2).get(20, TimeUnit.SECONDS), "era 1 commits with 5 of 7 processes");
+        final MmxNode third = MmxNode.launch(durable(context(grown, seven, 5, 6), 2).joinEra(1).heldPlan(shrunk, five, null),
+            id -> new KeyValueStore(), NodeListener.NO_OP);
+        nodes.add(third);
+        final KeyValueClient c = new KeyValueClient(third);
+        assertEquals(2L, c.get("x").get(30, TimeUnit.SECONDS));
+        assertEquals(2L, c.put("x", 3).get(20, TimeUnit.SECONDS));
+
+        assertTrue(nodes.get(1).changePlan(shrunk.contentHash()).get(30, TimeUnit.SECONDS) >= 0);
+        for (final MmxNode node : nodes.subList(0, 2))
+        {
+            NodeTestSupport.await(() -> node.era() == 2 && node.plan().n() == 5, 20_000, "nodes 0-4 to begin era 2");
+        }
+        NodeTestSupport.await(third::left, 20_000, "the third node to leave");
+        assertTrue(third.failure().getMessage().contains("so the node leaves the cluster"), third.failure().toString());
+        assertTrue(StatusServer.json(third).contains("\"left\":true"));
+        assertEquals(3L, a.put("x", 4).get(20, TimeUnit.SECONDS), "era 2 commits with 5 processes");
+        assertEquals(4L, new KeyValueClient(nodes.get(1)).get("x").get(20, TimeUnit.SECONDS));
+    }
+
     private NodeContext durable(final NodeContext ctx, final int node)
     {
         return ctx.stateDirectory(dir.resolve("state-" + node));
