@@ -292,8 +292,8 @@ final class ReconfigureCommand implements Callable<Integer>
                 next.contentHash() + " within " + timeoutS + " s: see their event log (era_started, agent_stopped) " +
                 "and 'mmx status'", MmxCommand.UNHEALTHY);
         }
-        out.printf("active     plan %s in era %d on every node %s after %d ms%n", next.contentHash(), newEra,
-            down.isEmpty() ? "" : "that answers", (System.nanoTime() - startNs) / 1_000_000);
+        out.printf("active     plan %s in era %d on every node%s after %d ms%n", next.contentHash(), newEra,
+            down.isEmpty() ? "" : " that answers", (System.nanoTime() - startNs) / 1_000_000);
         for (final String target : down)
         {
             out.println("join       " + target + ": start its node with --plan " + plan + " --join-era " + newEra +
