@@ -231,7 +231,7 @@ class OpsScriptsTest
     {
         // The real node (bin/mmx, memd regions, one namespace per host). mm-runtime is packaged earlier
         // in the same reactor, so bin/mmx finds its jar fresh and starts without building.
-        final Run e2e = run(List.of(OPS.resolve("test/e2e-netns").toString()), 300);
+        final Run e2e = run(List.of(OPS.resolve("test/e2e-netns").toString()), 600);
         System.out.println(e2e.output());
         Assumptions.assumeTrue(e2e.exit() != SKIPPED, () -> e2e.output().lines()
             .filter(line -> line.contains("SKIP")).findFirst().orElse("skipped"));

@@ -97,6 +97,7 @@ public final class ProcessHost implements FrameHandler
     /** The plan change that ended this host's era: its log slot (-1: none yet) and the next plan's id. */
     private long eraEndedAt = -1;
     private long nextPlanId;
+    private int nextPlanProcesses;
     /** Hosted replicas that applied that change, and the tick the first did. */
     private int eraEndedReplicas;
     private long eraEndedTick;
@@ -377,7 +378,8 @@ public final class ProcessHost implements FrameHandler
             }
             else if (s.planId != 0)
             {
-                Commands.encodePlanChange(s.words, 0, proposalWords, origin, incarnation, s.counter, s.planId, era);
+                Commands.encodePlanChange(s.words, 0, proposalWords, origin, incarnation, s.counter, s.planId, era,
+                    s.planProcesses);
             }
             else
             {
@@ -604,8 +606,9 @@ public final class ProcessHost implements FrameHandler
      *
      * @throws IllegalStateException if another hosted replica ended it elsewhere: their logs diverged.
      */
-    public void onEraEnded(final int replica, final long slot, final long planId)
+    public void onEraEnded(final int replica, final long slot, final long planId, final int processes)
     {
+        nextPlanProcesses = Math.max(nextPlanProcesses, processes);
         if (eraEndedAt < 0)
         {
             eraEndedAt = slot;
@@ -625,6 +628,15 @@ public final class ProcessHost implements FrameHandler
     public long eraEndedAt()
     {
         return eraEndedAt;
+    }
+
+    /**
+     * @return how many processes the plan the next era runs has, as the change said (0: it did not
+     * say, or the replicas learnt the end from a snapshot), once {@link #eraEndedAt()} is set.
+     */
+    public int nextPlanProcesses()
+    {
+        return nextPlanProcesses;
     }
 
     /** @return the id of the plan the next era runs, once {@link #eraEndedAt()} is set. */

@@ -14,6 +14,8 @@ public final class Submission
     final boolean probe;
     /** A plan change's plan id ({@link #planChange}), or 0 for a command or probe. */
     final long planId;
+    /** A plan change's number of processes in the new plan, or 0 when not given. */
+    final int planProcesses;
     long counter;
     long[] words;
     long deadlineTick;
@@ -29,13 +31,15 @@ public final class Submission
         this.payload = payload;
         this.probe = probe;
         this.planId = 0;
+        this.planProcesses = 0;
     }
 
-    private Submission(final long planId)
+    private Submission(final long planId, final int planProcesses)
     {
         this.payload = new byte[0];
         this.probe = false;
         this.planId = planId;
+        this.planProcesses = planProcesses;
     }
 
     /**
@@ -44,11 +48,24 @@ public final class Submission
      */
     public static Submission planChange(final long planId)
     {
+        return planChange(planId, 0);
+    }
+
+    /**
+     * As {@link #planChange(long)}, saying that the new plan has {@code processes} processes: a node
+     * whose processes all lie beyond them learns from the change alone that it leaves the cluster.
+     */
+    public static Submission planChange(final long planId, final int processes)
+    {
         if (planId == 0)
         {
             throw new IllegalArgumentException("plan id 0 names no plan");
         }
-        return new Submission(planId);
+        if (processes < 0 || processes > 0xFFFF_FFFFL >>> 12)
+        {
+            throw new IllegalArgumentException("a plan of " + processes + " processes");
+        }
+        return new Submission(planId, processes);
     }
 
     /** @return completed with the state machine's reply (a probe or a plan change: its log index), or failed. */

@@ -212,7 +212,8 @@ public final class Commands
      * The length field of a plan change ({@code CHANGE(H')}, docs/protocol.md §8b): origin,
      * incarnation and counter are its submitter's, as for any command; payload word 0 is the new
      * plan's 64-bit id ({@link io.mmx.planner.plan.PlanDigest#id64()}, the id region headers carry),
-     * word 1 the era it ends. The first one decided in that era ends it at its slot; every replica
+     * word 1 the era it ends (bits 0-15) and the new plan's number of processes (bits 16 and up, 0 when
+     * not given). The first one decided in that era ends it at its slot; every replica
      * checks that it holds the plan with that id before it begins the next era on it. A change
      * decided in any other era (a retry that outlived its era) ends nothing.
      */
@@ -220,7 +221,8 @@ public final class Commands
 
     /** Writes one plan change into {@code words[offset..offset + proposalWords)}. */
     public static void encodePlanChange(final long[] words, final int offset, final int proposalWords,
-        final int origin, final int incarnation, final long counter, final long planId, final int era)
+        final int origin, final int incarnation, final long counter, final long planId, final int era,
+        final int processes)
     {
         if (proposalWords < HEADER_WORDS + 2)
         {
@@ -230,13 +232,19 @@ public final class Commands
         header(words, offset, origin, incarnation, counter, PLAN_CHANGE_LENGTH);
         java.util.Arrays.fill(words, offset + HEADER_WORDS, offset + proposalWords, 0L);
         words[offset + HEADER_WORDS] = planId;
-        words[offset + HEADER_WORDS + 1] = era;
+        words[offset + HEADER_WORDS + 1] = (era & 0xFFFFL) | ((long)processes << 16);
     }
 
     /** The era a plan change ends. */
     public static long changedEra(final long[] words, final int offset)
     {
-        return words[offset + HEADER_WORDS + 1];
+        return words[offset + HEADER_WORDS + 1] & 0xFFFFL;
+    }
+
+    /** The number of processes of the plan a plan change names, or 0 when its proposer did not say. */
+    public static int changedPlanProcesses(final long[] words, final int offset)
+    {
+        return (int)(words[offset + HEADER_WORDS + 1] >>> 16);
     }
 
     /** True if the command at {@code offset} is a plan change. */

@@ -205,6 +205,14 @@ public final class MmxNode implements AutoCloseable
         {
             throw new NodeAgent.EraEnded(change + ", and " + ex.getMessage(), ex);
         }
+        final int[] hosted = ctx.hosted();
+        final int n = next != null ? next.plan().n() : ended.host.nextPlanProcesses();
+        if (n > 0 && java.util.Arrays.stream(hosted).allMatch(p -> p >= n))
+        {
+            throw new NodeAgent.EraEnded(change + ": that plan has " + n + " processes, without this node's " +
+                java.util.Arrays.toString(hosted) + ", so the node leaves the cluster; stop its service and its " +
+                "memory daemon (its processes' regions are no longer used once the other nodes switched)", null, true);
+        }
         if (next == null)
         {
             throw new NodeAgent.EraEnded(change + ", and this node does not hold that plan" +
@@ -218,15 +226,7 @@ public final class MmxNode implements AutoCloseable
                 "verbs region host serves one plan's regions): stop every node and start them with the new plan " +
                 "(docs/protocol.md §8b)");
         }
-        final int n = next.plan().n();
-        final int[] hosted = ctx.hosted();
         final long outside = java.util.Arrays.stream(hosted).filter(p -> p >= n).count();
-        if (outside == hosted.length)
-        {
-            throw new NodeAgent.EraEnded(change + ": that plan has " + n + " processes, without this node's " +
-                java.util.Arrays.toString(hosted) + ", so the node leaves the cluster; stop its service and its " +
-                "memory daemon (its processes' regions are no longer used once the other nodes switched)", null, true);
-        }
         if (outside > 0)
         {
             throw new NodeAgent.EraEnded(change + ": that plan has " + n + " processes, so it keeps some of this " +
@@ -397,7 +397,7 @@ public final class MmxNode implements AutoCloseable
         {
             return refused("plan " + contentHash + " is the plan in service: nothing to change");
         }
-        return proposePlanChange(next.digest().id64());
+        return admit(Submission.planChange(next.digest().id64(), next.n()));
     }
 
     /**

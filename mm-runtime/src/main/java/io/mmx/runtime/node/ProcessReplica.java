@@ -35,9 +35,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
 
         /**
          * Replica {@code replica} applied the plan change that ends its era at log slot {@code slot};
-         * the next era runs the plan with id {@code planId}.
+         * the next era runs the plan with id {@code planId}, of {@code processes} processes (0: not known).
          */
-        void onEraEnded(int replica, long slot, long planId);
+        void onEraEnded(int replica, long slot, long planId, int processes);
 
         /** Replica {@code replica} replaced its state with a peer's snapshot (and replayed its journal). */
         void onStateInstalled(int replica);
@@ -64,9 +64,9 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
                 }
 
                 @Override
-                public void onEraEnded(final int replica, final long slot, final long planId)
+                public void onEraEnded(final int replica, final long slot, final long planId, final int processes)
                 {
-                    host[0].onEraEnded(replica, slot, planId);
+                    host[0].onEraEnded(replica, slot, planId, processes);
                 }
 
                 @Override
@@ -125,6 +125,8 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
     private long nextPublishTick;
     /** The era of the log (era 0 unless the replica keeps state and was cold-started, {@link LogEra}). */
     private LogEra era;
+    /** The number of processes the change that ended this era named, or 0 (not said, or learnt from a snapshot). */
+    private int nextPlanProcesses;
     private long eraReportTick = -ERA_REPORT_INTERVAL_TICKS;
     private long eraReportAttempt;
     private ReplicaFlaw flaw = ReplicaFlaw.NONE;
@@ -770,7 +772,12 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
 
     private boolean endsEra(final long slot, final long[] value, final int at)
     {
-        return Commands.changedEra(value, at) == era.era() && era.onPlanChange(slot, Commands.changedPlanId(value, at));
+        if (Commands.changedEra(value, at) == era.era() && era.onPlanChange(slot, Commands.changedPlanId(value, at)))
+        {
+            nextPlanProcesses = Commands.changedPlanProcesses(value, at);
+            return true;
+        }
+        return false;
     }
 
     /** The era ended at {@code slot} ({@code how} says how this replica learnt it): logged and told to the host. */
@@ -778,7 +785,7 @@ final class ProcessReplica implements Effects, FabricMemory.Sink, ReplicaDurabil
     {
         EventLog.log(EventLog.Level.INFO, "era_ended", id, "a plan change ended era " + era.era() + " at slot " + slot +
             how + "; era " + (era.era() + 1) + " runs plan " + Long.toHexString(era.nextPlan()));
-        completions.onEraEnded(id, slot, era.nextPlan());
+        completions.onEraEnded(id, slot, era.nextPlan(), nextPlanProcesses);
     }
 
     /** A replica waiting for a snapshot learns from a decided slot only whether a plan change ends its era there. */

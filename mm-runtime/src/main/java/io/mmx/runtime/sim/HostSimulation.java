@@ -596,7 +596,8 @@ public final class HostSimulation
         {
             return;
         }
-        changeSubmission = Submission.planChange(schedule.plans[k + 1].digest().id64());
+        changeSubmission = Submission.planChange(schedule.plans[k + 1].digest().id64(),
+            schedule.plans[k + 1].n());
         pending[changeHost[k]].incrementAndGet();
         if (!current(changeHost[k]).host().enqueue(changeSubmission))
         {

@@ -46,18 +46,19 @@ class CommandsTest
     {
         final int w = Commands.proposalWords(16);
         final long[] words = new long[w];
-        Commands.encodePlanChange(words, 0, w, 17, -3, 42, 0xC20F_A3C6_E74E_C18BL, 7);
+        Commands.encodePlanChange(words, 0, w, 17, -3, 42, 0xC20F_A3C6_E74E_C18BL, 255, 4096);
         assertTrue(Commands.isPlanChange(words, 0));
         assertFalse(Commands.isEraReport(words, 0));
         assertFalse(Commands.isProbe(words, 0));
         assertEquals(-1, Commands.length(words, 0, w), "no state machine reads it as a payload");
         assertEquals(0xC20F_A3C6_E74E_C18BL, Commands.changedPlanId(words, 0));
-        assertEquals(7, Commands.changedEra(words, 0));
+        assertEquals(255, Commands.changedEra(words, 0));
+        assertEquals(4096, Commands.changedPlanProcesses(words, 0));
         assertEquals(17, Commands.origin(words, 0));
         assertEquals(-3, Commands.incarnation(words, 0));
         assertEquals(42, Commands.counter(words, 0));
         final IllegalArgumentException narrow = assertThrows(IllegalArgumentException.class,
-            () -> Commands.encodePlanChange(new long[3], 0, 3, 1, 1, 1, 5, 0));
+            () -> Commands.encodePlanChange(new long[3], 0, 3, 1, 1, 1, 5, 0, 0));
         assertTrue(narrow.getMessage().contains("maxCommandBytes >= 16"), narrow.getMessage());
     }
 
