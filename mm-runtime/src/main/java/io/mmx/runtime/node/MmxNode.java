@@ -58,6 +58,12 @@ import java.util.function.IntFunction;
  * A future that is not completed within the submit timeout fails with {@link SubmitTimeoutException}
  * (outcome unknown). Futures complete on the agent thread: chain with {@code *Async} methods for
  * anything slow.
+ *
+ * <p><b>Live plan changes.</b> {@link #changePlan} (or {@code mmx reconfigure}) moves the cluster to
+ * another plan the nodes hold: once the change is decided, the agent begins the next era
+ * on the new plan, carrying every replica's state and the pending submissions, and
+ * keeps the ended era serving its peers for 2 s. {@link #era()} and
+ * {@link #planHash()} say what the node serves; {@link #left()} that a change left its processes out.
  */
 public final class MmxNode implements AutoCloseable
 {

@@ -90,8 +90,8 @@ public final class MemdCommandLine implements Callable<Integer>
     Integer idleTimeoutMs;
 
     @Option(names = "--max-regions", paramLabel = "N",
-        description = "regions held at once, over all plans (default: 4 times the launch plan's n, room for the " +
-            "regions of a few eras); --max-memory bounds them too")
+        description = "regions held at once, over all plans (default: 4 times the launch plan's n; each process " +
+            "keeps its regions of the two plans it created regions under last); --max-memory bounds them too")
     Integer maxRegions;
 
     @Option(names = "--max-region-bytes", paramLabel = "N", description = "largest data area of one region (default 67108864)")

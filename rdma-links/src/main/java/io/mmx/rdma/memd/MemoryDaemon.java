@@ -94,6 +94,8 @@ public final class MemoryDaemon implements AutoCloseable
     private long regionBytes;
     // Regions held over all plans; written by the I/O thread only.
     private volatile int regionCount;
+    // The plans each owner created regions under, latest first (two at most); I/O thread only.
+    private final java.util.HashMap<Integer, ServedPlan[]> recentPlansOf = new java.util.HashMap<>();
 
     private MemoryDaemon(final Context context)
     {
@@ -702,7 +704,37 @@ public final class MemoryDaemon implements AutoCloseable
             RegionHeader.write(buffer, owner, dataBytes, served.digest, context.clusterKey);
             served.regions.set(owner, new RegionMemory(buffer, owner));
             regionCount++;
+            releaseOlderRegions(owner, served);
             respond(requestId, OpStatus.OK, dataBytes, 0);
+        }
+
+        /**
+         * An owner that created a region under a new plan keeps it and its region of the plan before;
+         * the ones before those are released. A live plan change's ended era needs its regions only
+         * until every node began the next one (seconds), and a daemon that kept every era's would fill
+         * up after a few changes. A later operation on a released region is answered REGION_LOST.
+         */
+        private void releaseOlderRegions(final int owner, final ServedPlan created)
+        {
+            final ServedPlan[] recent = recentPlansOf.computeIfAbsent(owner, o -> new ServedPlan[2]);
+            if (recent[0] == created)
+            {
+                return;
+            }
+            final ServedPlan oldest = recent[1];
+            recent[1] = recent[0];
+            recent[0] = created;
+            if (oldest == null || oldest == created || oldest == recent[1])
+            {
+                return;
+            }
+            final RegionMemory released = oldest.regions.getAndSet(owner, null);
+            if (released != null)
+            {
+                // The memory goes with its last reference: a connection still bound to it finds the region gone.
+                regionBytes -= RegionHeader.HEADER_BYTES + released.dataBytes();
+                regionCount--;
+            }
         }
 
         private void openRegion(
@@ -919,8 +951,9 @@ public final class MemoryDaemon implements AutoCloseable
         }
 
         /**
-         * Regions held at once, over all plans. Default: four times the launch plan's process count,
-         * room for the regions of a few eras of plans alike; the memory budget bounds them too.
+         * Regions held at once, over all plans. Default: four times the launch plan's process count;
+         * each owner keeps only its regions of the two plans it created regions under last, so that
+         * is room to spare. The memory budget bounds them too.
          */
         public Context maxRegions(final int maxRegions)
         {
@@ -963,6 +996,12 @@ public final class MemoryDaemon implements AutoCloseable
         public int maxConnections()
         {
             return maxConnections;
+        }
+
+        /** The concluded region limit, over all plans. */
+        public int maxRegions()
+        {
+            return maxRegions;
         }
 
         /** The concluded memory budget. */

@@ -181,14 +181,17 @@ class MemdPlansTest
         assertEquals(44, daemon.region(DIGEST_C, 3).buffer().getLongVolatile(RegionHeader.HEADER_BYTES + 16));
     }
 
+    /**
+     * Eras come and go: each owner keeps its regions of the two plans it created regions under last
+     * (the era it serves and the one before, still read for a few seconds), and the ones before are
+     * released, so a daemon does not fill up after a few plan changes.
+     */
     @Test
-    void maxRegionsDefaultsToFourTimesTheLaunchPlansProcessCount()
+    void anOwnerKeepsItsRegionsOfItsLatestTwoPlans()
     {
         final Graph planD = Graph.fromEdges(3, new int[]{1}, new int[]{2});
         final Graph planE = Graph.fromEdges(3, new int[]{0, 0}, new int[]{1, 2});
-        final Graph planF = Graph.fromEdges(3, new int[]{0, 0, 1}, new int[]{1, 2, 2});
-        final InetSocketAddress address = start(new MemoryDaemon.Context().plan(PLAN_A).plans(PLAN_B, planD, planE)
-            .plans(planF));
+        final InetSocketAddress address = start(new MemoryDaemon.Context().plan(PLAN_A).plans(PLAN_B, planD, planE));
         final PlanDigest[] four = {DIGEST_A, DIGEST_B, PlanDigest.ofGraph(planD), PlanDigest.ofGraph(planE)};
         for (final PlanDigest plan : four)
         {
@@ -197,8 +200,29 @@ class MemdPlansTest
                 assertEquals(OpStatus.OK, create(address, owner, plan));
             }
         }
-        assertEquals(12, daemon.regionCount());
-        assertEquals(OpStatus.BACK_PRESSURED, create(address, 0, PlanDigest.ofGraph(planF)), "4 x 3 regions at most");
+        assertEquals(6, daemon.regionCount(), "two plans' regions per owner");
+        for (int owner = 0; owner < 3; owner++)
+        {
+            assertEquals(null, daemon.region(DIGEST_A, owner), "released: owner " + owner + "'s region of plan A");
+            assertEquals(null, daemon.region(DIGEST_B, owner), "released: owner " + owner + "'s region of plan B");
+            assertTrue(daemon.region(four[2], owner) != null && daemon.region(four[3], owner) != null);
+        }
+        assertEquals(OpStatus.OK, create(address, 0, four[3]), "reattaching to the latest plan's region releases nothing");
+        assertEquals(6, daemon.regionCount());
+    }
+
+    @Test
+    void maxRegionsDefaultsToFourTimesTheLaunchPlansProcessCountAndHolds()
+    {
+        assertEquals(12, new MemoryDaemon.Context().plan(PLAN_A).listen(new InetSocketAddress("127.0.0.1", 0))
+            .clusterKey(KEY).conclude().maxRegions());
+        final InetSocketAddress address = start(new MemoryDaemon.Context().plan(PLAN_A).plans(PLAN_B).maxRegions(4));
+        for (int owner = 0; owner < 3; owner++)
+        {
+            assertEquals(OpStatus.OK, create(address, owner, DIGEST_A));
+        }
+        assertEquals(OpStatus.OK, create(address, 0, DIGEST_B));
+        assertEquals(OpStatus.BACK_PRESSURED, create(address, 1, DIGEST_B), "4 regions at most");
     }
 
     @Test
