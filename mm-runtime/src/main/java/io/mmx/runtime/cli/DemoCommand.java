@@ -291,7 +291,6 @@ final class DemoCommand implements Callable<Integer>
             members.add("127.0.0.1:" + port);
         }
         final io.mmx.runtime.client.ClientKey key = io.mmx.runtime.client.ClientKey.fromClusterKey(
-            cluster.plan().digest().id64(),
             java.nio.file.Files.readAllBytes(cluster.keyFile()));
         final com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
         out.printf("%nclients writing from outside the cluster (MmxClient over Aeron, 4 sessions, PUT/GET/CAS, " +

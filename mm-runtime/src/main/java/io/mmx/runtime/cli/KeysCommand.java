@@ -132,9 +132,6 @@ final class KeysCommand implements Callable<Integer>
             description = "the cluster key, raw bytes (>= 16)")
         Path clusterKeyFile;
 
-        @Option(names = "--plan", paramLabel = "PLAN", required = true, description = "the cluster's plan (its id)")
-        Path plan;
-
         @Option(names = "--out", paramLabel = "FILE", required = true, description = "the key file to write")
         Path out;
 
@@ -145,10 +142,11 @@ final class KeysCommand implements Callable<Integer>
         public Integer call() throws IOException
         {
             final byte[] bytes = clusterKeyFor(clusterKeyFile, out);
-            final long clusterId = io.mmx.planner.plan.PlanFile.read(plan).digest().id64();
+            final io.mmx.runtime.client.ClientKey key = io.mmx.runtime.client.ClientKey.fromClusterKey(bytes);
+            final long clusterId = key.clusterId();
             try
             {
-                io.mmx.runtime.client.ClientKey.fromClusterKey(clusterId, bytes).write(out, force);
+                key.write(out, force);
             }
             catch (final FileAlreadyExistsException ex)
             {

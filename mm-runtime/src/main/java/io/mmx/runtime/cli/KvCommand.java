@@ -1,6 +1,5 @@
 package io.mmx.runtime.cli;
 
-import io.mmx.planner.plan.PlanFile;
 import io.mmx.runtime.client.ClientKey;
 import io.mmx.runtime.client.MmxClient;
 import io.mmx.runtime.client.MmxClientException;
@@ -193,7 +192,7 @@ final class KvCommand implements Callable<Integer>
             if (keyFile == null)
             {
                 throw new IllegalArgumentException("--endpoints needs --key-file FILE (write one with 'mmx keys client " +
-                    "--cluster-key-file K --plan P --out FILE')");
+                    "--cluster-key-file K --out FILE')");
             }
             return new MmxClient.Context().endpoints(endpoints).key(ClientKey.read(keyFile));
         }
@@ -210,7 +209,6 @@ final class KvCommand implements Callable<Integer>
             members.add("127.0.0.1:" + port);
         }
         final ClientKey key = keyFile != null ? ClientKey.read(keyFile) : ClientKey.fromClusterKey(
-            PlanFile.read(dir.resolve("plan.json")).digest().id64(),
             Files.readAllBytes(dir.resolve("cluster.key")));
         return new MmxClient.Context().endpoints(members).key(key);
     }

@@ -16,8 +16,10 @@ import java.util.HexFormat;
 /**
  * What an outside client needs to talk to a cluster: the cluster id its frames carry and the client
  * key that signs them, HMAC-SHA256(transport key, "mmx client key v1") cut to 16 bytes. Members
- * derive it from the transport key they hold; a client given it cannot derive the transport key
- * back, so it cannot sign a member's frame. Every client of a cluster holds the same key.
+ * derive both from the transport key they hold (the cluster id from HMAC-SHA256(transport key,
+ * "mmx client cluster id v1")), so they stay the same across live plan changes; a client given the
+ * key cannot derive the transport key back, so it cannot sign a member's frame. Every client of a
+ * cluster holds the same key.
  *
  * <p>Key file ({@code mmx keys client}), mode 0600:
  * <pre>
@@ -31,6 +33,7 @@ public final class ClientKey
     /** First line of a client key file. */
     public static final String MAGIC = "mmx client key v1";
     private static final byte[] LABEL = MAGIC.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CLUSTER_ID_LABEL = "mmx client cluster id v1".getBytes(StandardCharsets.US_ASCII);
     private static final HexFormat HEX = HexFormat.of();
 
     private final long clusterId;
@@ -43,13 +46,15 @@ public final class ClientKey
     }
 
     /** The client key of the cluster whose members hold {@code transportKey}. */
-    public static ClientKey fromTransportKey(final long clusterId, final byte[] transportKey)
+    public static ClientKey fromTransportKey(final byte[] transportKey)
     {
         try
         {
             final Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(transportKey, "HmacSHA256"));
-            return new ClientKey(clusterId, Arrays.copyOf(mac.doFinal(LABEL), io.mmx.aeron.frame.FrameKey.KEY_LENGTH));
+            final byte[] key = Arrays.copyOf(mac.doFinal(LABEL), io.mmx.aeron.frame.FrameKey.KEY_LENGTH);
+            final long clusterId = java.nio.ByteBuffer.wrap(mac.doFinal(CLUSTER_ID_LABEL)).getLong();
+            return new ClientKey(clusterId, key);
         }
         catch (final GeneralSecurityException ex)
         {
@@ -58,12 +63,12 @@ public final class ClientKey
     }
 
     /** The client key of a cluster, from its cluster key (raw bytes, as in {@code cluster.key}). */
-    public static ClientKey fromClusterKey(final long clusterId, final byte[] clusterKey)
+    public static ClientKey fromClusterKey(final byte[] clusterKey)
     {
-        return fromTransportKey(clusterId, io.mmx.rdma.region.ClusterKey.of(clusterKey).transportKey());
+        return fromTransportKey(io.mmx.rdma.region.ClusterKey.of(clusterKey).transportKey());
     }
 
-    /** The cluster id frames carry (the plan's 64-bit hash). */
+    /** The cluster id frames carry (derived from the transport key: the same whatever plan the cluster runs). */
     public long clusterId()
     {
         return clusterId;
@@ -103,7 +108,7 @@ public final class ClientKey
         if (!Files.isReadable(path))
         {
             throw new IllegalArgumentException("client key file " + path + " is not readable: write one with " +
-                "'mmx keys client --cluster-key-file FILE --plan PLAN --out " + path + "'");
+                "'mmx keys client --cluster-key-file FILE --out " + path + "'");
         }
         final String[] lines = Files.readString(path, StandardCharsets.US_ASCII).split("\n");
         try

@@ -296,7 +296,7 @@ public final class MmxNode implements AutoCloseable
         {
             return null;
         }
-        final io.mmx.runtime.client.ClientKey key = io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planDigest().id64(),
+        final io.mmx.runtime.client.ClientKey key = io.mmx.runtime.client.ClientKey.fromTransportKey(
             ctx.hostKeys().transportKey());
         return new ClientEndpoint(transport.aeron(), ctx.transport().localEndpoint(), transport.directory(), key,
             ClientCommands.maxCommandBytes(proposalWords));
@@ -594,7 +594,7 @@ public final class MmxNode implements AutoCloseable
     /** The client key of this node's cluster (what {@code mmx keys client} writes). */
     public io.mmx.runtime.client.ClientKey clientKey()
     {
-        return io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.planDigest().id64(), ctx.hostKeys().transportKey());
+        return io.mmx.runtime.client.ClientKey.fromTransportKey(ctx.hostKeys().transportKey());
     }
 
     /** The node's counters and histograms (tests read them). */

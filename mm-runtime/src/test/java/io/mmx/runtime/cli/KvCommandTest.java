@@ -47,8 +47,8 @@ class KvCommandTest
             .clusterKey(key).shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron").toString()),
             id -> new KeyValueStore(), NodeListener.NO_OP);
         keyFile = dir.resolve("client.key");
-        assertEquals(0, run("keys", "client", "--cluster-key-file", dir.resolve("cluster.key").toString(), "--plan",
-            dir.resolve("plan.json").toString(), "--out", keyFile.toString()), err.toString());
+        assertEquals(0, run("keys", "client", "--cluster-key-file", dir.resolve("cluster.key").toString(), "--out",
+            keyFile.toString()), err.toString());
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
             Files.getPosixFilePermissions(keyFile)));
     }

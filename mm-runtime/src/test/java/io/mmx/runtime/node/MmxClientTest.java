@@ -273,12 +273,14 @@ class MmxClientTest
         final List<String> endpoints = cluster(3, new int[][]{{0, 1, 2}}, id -> recorders[id] = new Recorder());
         final MmxNode node = nodes.get(0);
         final ClientKey key = node.clientKey();
-        final ClientKey other = ClientKey.fromClusterKey(key.clusterId(), "another-cluster-key-0123456789ab".getBytes());
+        // Another key under this cluster's id: a forged frame, not a frame of another cluster.
+        final io.mmx.aeron.frame.FrameKey otherKey = io.mmx.aeron.frame.FrameKey.of(key.clusterId(),
+            "another-client-k".getBytes());
         try (RawClient raw = new RawClient(key.frameKey()))
         {
             final io.aeron.ExclusivePublication clients = raw.connect(endpoints.get(0), ClientWire.STREAM_ID);
             // Signed with another key; then a request whose chunk is shorter than it says; then a good one.
-            raw.request(clients, other.frameKey(), 5, 1, "forged".getBytes());
+            raw.request(clients, otherKey, 5, 1, "forged".getBytes());
             final byte[] bad = new byte[40];
             new UnsafeBuffer(bad).putLong(0, 5, ByteOrder.LITTLE_ENDIAN);
             new UnsafeBuffer(bad).putLong(8, 1, ByteOrder.LITTLE_ENDIAN);
@@ -308,10 +310,21 @@ class MmxClientTest
             {
                 new UnsafeBuffer(forward).putLong(8 * w, words[w], ByteOrder.LITTLE_ENDIAN);
             }
-            final long badTags = node.transport().counters().dropped(io.mmx.aeron.frame.DropReason.BAD_TAG);
+            // Client frames carry the cluster's client id, members' frames the plan's: dropped as another cluster's.
+            final long foreign = node.transport().counters().dropped(io.mmx.aeron.frame.DropReason.FOREIGN_CLUSTER);
             raw.raw(members, key.frameKey(), NodeFrames.FORWARD, 1, 0, forward);
+            NodeTestSupport.await(() -> node.transport().counters().dropped(
+                io.mmx.aeron.frame.DropReason.FOREIGN_CLUSTER) > foreign, 10_000,
+                "the members' transport to drop the client-signed frame");
+            // Under the members' cluster id as well, the client key does not sign a member's frame.
+            final long badTags = node.transport().counters().dropped(io.mmx.aeron.frame.DropReason.BAD_TAG);
+            final java.nio.file.Path keyFile = dir.resolve("client.key");
+            key.write(keyFile, false);
+            final String hex = java.nio.file.Files.readAllLines(keyFile).get(2).substring("key ".length());
+            raw.raw(members, io.mmx.aeron.frame.FrameKey.ofHex(node.plan().digest().id64(), hex), NodeFrames.FORWARD, 1,
+                0, forward);
             NodeTestSupport.await(() -> node.transport().counters().dropped(io.mmx.aeron.frame.DropReason.BAD_TAG) >
-                badTags, 10_000, "the members' transport to drop the client-signed frame");
+                badTags, 10_000, "the members' transport to drop the client-keyed frame under the members' id");
         }
         final String counters = node.clientCountersJson();
         assertTrue(counters.contains("\"bad_tag\":1"), counters);
