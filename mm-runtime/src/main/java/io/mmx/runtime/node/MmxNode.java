@@ -3,20 +3,9 @@ package io.mmx.runtime.node;
 import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.aeron.transport.TransportContext;
 import io.mmx.membership.MembershipListener;
-import io.mmx.membership.neighbour.FabricHeartbeats;
-import io.mmx.planner.graph.Graph;
+import io.mmx.planner.plan.Plan;
 import io.mmx.planner.plan.PlanDigest;
-import io.mmx.rdma.fabric.ConnectionManager;
-import io.mmx.rdma.fabric.PlanMemoryFabric;
-import io.mmx.rdma.fabric.RegionLinkFactory;
-import io.mmx.rdma.memd.MemdLinkFactory;
-import io.mmx.rdma.region.HostKeys;
-import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.runtime.core.CoreConfig;
-import io.mmx.runtime.core.RegionLayout;
-import io.mmx.runtime.host.HostClients;
-import io.mmx.runtime.host.HostContext;
-import io.mmx.runtime.host.HostedProcess;
 import io.mmx.runtime.host.ProcessHost;
 import io.mmx.runtime.host.Submission;
 import org.agrona.CloseHelper;
@@ -24,8 +13,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SystemNanoClock;
 
-import java.net.InetSocketAddress;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -177,7 +164,18 @@ public final class MmxNode implements AutoCloseable
         {
             final NodeEra ended = era;
             final NodeContext next = nextEraContext(ended);
-            final NodeEra started = ended.next(next, shared);
+            final NodeEra started;
+            try
+            {
+                started = ended.next(next, shared);
+            }
+            catch (final RuntimeException ex)
+            {
+                // Its regions or its stream could not be made (a memd down, the media driver gone): say so and stop.
+                throw new NodeAgent.EraEnded("a plan change to plan " + next.plan().contentHash() + " was decided " +
+                    "at slot " + ended.host.eraEndedAt() + ", and this node could not begin era " + next.era() + ": " +
+                    ex.getMessage() + "; restart it with --plan naming the new plan and --join-era " + next.era(), ex);
+            }
             ended.retireAtNs = nowNs + ENDED_ERA_RETAIN_NS;
             endedEras.add(ended);
             era = started;
@@ -193,7 +191,8 @@ public final class MmxNode implements AutoCloseable
 
     /**
      * The context of the era after {@code ended}: the plan its change named, which this node must
-     * hold, with the same processes and endpoints.
+     * hold (or learn from the change that it leaves), with the same processes and the endpoints the
+     * plan names.
      *
      * @throws NodeAgent.EraEnded naming what stops the switch: the node then stops.
      */
@@ -385,7 +384,7 @@ public final class MmxNode implements AutoCloseable
      */
     public CompletableFuture<Long> changePlan(final String contentHash)
     {
-        final io.mmx.planner.plan.Plan next;
+        final Plan next;
         try
         {
             next = heldPlan(contentHash);
@@ -411,21 +410,21 @@ public final class MmxNode implements AutoCloseable
      *
      * @throws IllegalArgumentException if {@code contentHash} is not a plan hash ({@code sha256:} and 64 hex digits).
      */
-    public io.mmx.planner.plan.Plan heldPlan(final String contentHash)
+    public Plan heldPlan(final String contentHash)
     {
-        final io.mmx.planner.plan.PlanDigest digest = io.mmx.planner.plan.PlanDigest.parse(contentHash);
-        final io.mmx.planner.plan.Plan p = era.ctx.plan().digest().id64() == digest.id64() ? era.ctx.plan() :
+        final PlanDigest digest = PlanDigest.parse(contentHash);
+        final Plan p = era.ctx.plan().digest().id64() == digest.id64() ? era.ctx.plan() :
             held(ctx.heldPlan(digest.id64()));
         return p != null && p.contentHash().equals(digest.text()) ? p : null;
     }
 
     /** The plan the node serves now. */
-    public io.mmx.planner.plan.Plan plan()
+    public Plan plan()
     {
         return era.ctx.plan();
     }
 
-    private static io.mmx.planner.plan.Plan held(final NodeContext.HeldPlan p)
+    private static Plan held(final NodeContext.HeldPlan p)
     {
         return p == null ? null : p.plan();
     }
