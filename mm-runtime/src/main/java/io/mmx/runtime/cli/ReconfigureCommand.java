@@ -98,6 +98,11 @@ final class ReconfigureCommand implements Callable<Integer>
                 down.add(target);
                 continue;
             }
+            if (doc.path("left").asBoolean())
+            {
+                out.println("left       " + target + ": it left the cluster at an earlier change; stop its services");
+                continue;
+            }
             if (doc.hasNonNull("failed"))
             {
                 return refuse("node " + target + " has failed (" + doc.get("failed").asText() + "): restart it first",

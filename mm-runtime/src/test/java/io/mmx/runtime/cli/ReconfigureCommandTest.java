@@ -180,6 +180,10 @@ class ReconfigureCommandTest
         assertTrue(nodes.get(1).left());
         assertEquals(io.mmx.runtime.example.kv.KeyValueCommand.ABSENT,
             new KeyValueClient(nodes.get(0)).put("z", 1).get(20, TimeUnit.SECONDS));
+        // Asked again, the node that left is named and passed over, not taken for a failed one.
+        assertEquals(0, run("--plan", smallFile.toString(), "--endpoints", endpoints), err.toString());
+        assertTrue(out.toString().contains("left       " + second + ": it left the cluster") &&
+            out.toString().contains("already in service"), out.toString());
     }
 
     private int run(final String... args)
