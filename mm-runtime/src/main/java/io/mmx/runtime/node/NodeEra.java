@@ -155,6 +155,7 @@ final class NodeEra implements AutoCloseable
             if (previous == null && ctx.stateDirectory() != null)
             {
                 restoreState(ctx, config, hosted, nodeResources);
+                checkRecordedEra(ctx);
             }
             // Processes behind one endpoint are hosted by one JVM: they stop together.
             final int[] hostOf = new int[graph.n()];
@@ -243,6 +244,29 @@ final class NodeEra implements AutoCloseable
             if (ctx.joining())
             {
                 replica.joinEra(ctx.era());
+            }
+        }
+    }
+
+    /**
+     * After a live plan change the era a node records is its replicas' log era. A replica whose log is
+     * in a later era than the record says was stopped in the moment between beginning that era and the
+     * node recording it: it must be started in that era, on its plan, and rejoins it.
+     */
+    private void checkRecordedEra(final NodeContext ctx)
+    {
+        if (ctx.era() == 0 || ctx.joining())
+        {
+            return; // era 0 may follow cold starts, whose log eras no record counts
+        }
+        for (final ProcessReplica replica : replicas)
+        {
+            if (replica.logEra() > ctx.era())
+            {
+                throw new IllegalStateException("process " + replica.id() + "'s log is in era " + replica.logEra() +
+                    " but this node's record says era " + ctx.era() + ": the node stopped while it began era " +
+                    replica.logEra() + "; restart it with --plan naming that era's plan and --join-era " +
+                    replica.logEra());
             }
         }
     }

@@ -241,6 +241,52 @@ class LivePlanChangeTest
         assertEquals(4L, new KeyValueClient(nodes.get(1)).get("x").get(20, TimeUnit.SECONDS));
     }
 
+    /**
+     * A node stopped between its replicas beginning an era and its record of it: the record names the
+     * era before, the replicas' logs the new one. Restarted on the recorded era it is refused, naming
+     * the fix; restarted with the new plan and {@code joinEra} it rejoins with its state.
+     */
+    @Test
+    void aNodeStoppedBeforeRecordingItsNewEraIsToldToJoinIt() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final Plan next = NodeTestSupport.plan(5, 4, 7);
+        final Plan third = NodeTestSupport.plan(5, 2, 8);
+        final String directory = directory();
+        nodes.add(MmxNode.launch(durable(context(plan, directory, 0, 1, 2).heldPlans(next, third), 0),
+            id -> new KeyValueStore(), NodeListener.NO_OP));
+        nodes.add(MmxNode.launch(durable(context(plan, directory, 3, 4).heldPlans(next, third), 1),
+            id -> new KeyValueStore(), NodeListener.NO_OP));
+        awaitLeader();
+        final KeyValueClient a = new KeyValueClient(nodes.get(0));
+        assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
+        for (final Plan p : new Plan[] {next, third})
+        {
+            nodes.get(0).changePlan(p.contentHash()).get(30, TimeUnit.SECONDS);
+            for (final MmxNode node : nodes)
+            {
+                NodeTestSupport.await(() -> node.planHash().equals(p.contentHash()), 20_000, "every node to switch");
+            }
+        }
+        assertEquals(1L, a.put("x", 2).get(20, TimeUnit.SECONDS));
+        nodes.remove(1).close();
+        // As if it stopped before recording era 2: the record still names era 1 and its plan.
+        for (final int id : new int[] {3, 4})
+        {
+            Files.writeString(dir.resolve("state-1").resolve("process-" + id).resolve(NodeEra.RECORD_FILE),
+                "era 1 plan " + next.contentHash() + "\n");
+        }
+        final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> MmxNode.launch(
+            durable(context(next, directory, 3, 4), 1), id -> new KeyValueStore(), NodeListener.NO_OP));
+        assertTrue(refused.getMessage().contains("log is in era 2 but this node's record says era 1") &&
+            refused.getMessage().contains("--join-era 2"), refused.getMessage());
+        final MmxNode back = MmxNode.launch(durable(context(third, directory, 3, 4), 1).joinEra(2),
+            id -> new KeyValueStore(), NodeListener.NO_OP);
+        nodes.add(back);
+        assertEquals(2, back.era());
+        assertEquals(2L, new KeyValueClient(back).get("x").get(30, TimeUnit.SECONDS));
+    }
+
     private NodeContext durable(final NodeContext ctx, final int node)
     {
         return ctx.stateDirectory(dir.resolve("state-" + node));
