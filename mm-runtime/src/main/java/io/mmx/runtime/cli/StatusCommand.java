@@ -149,6 +149,16 @@ final class StatusCommand implements Callable<Integer>
             "acceptors: reached/needed");
         out.printf("%d of %d nodes answer, %d processes; leader %s; highest commit index %d; %d blocked%n",
             answering, targets.size(), processes, leaders.isEmpty() ? "unknown" : leaders.toString(), commit, blocked);
+        // The plan in service and its era (live plan changes); more than one while a change is under way.
+        final java.util.Set<String> plans = new java.util.TreeSet<>();
+        for (final JsonNode doc : docs)
+        {
+            if (doc != null && doc.hasNonNull("plan"))
+            {
+                plans.add(doc.get("plan").asText() + " (era " + doc.path("era").asInt() + ")");
+            }
+        }
+        out.println((plans.size() > 1 ? "plans " : "plan ") + String.join(", ", plans));
         final ReplicaAgreement.Result replicas = agreement.result();
         out.println(replicas.line());
         final boolean agree = replicas.agree();

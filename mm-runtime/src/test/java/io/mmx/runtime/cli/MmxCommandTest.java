@@ -231,6 +231,7 @@ class MmxCommandTest
             }
             assertEquals(MmxCommand.OK, code, out.toString());
             assertTrue(out.toString().contains("1 of 1 nodes answer, 3 processes; leader ["), out.toString());
+            assertTrue(out.toString().contains("\nplan " + node.planHash() + " (era 0)\n"), out.toString());
         }
     }
 }
