@@ -139,6 +139,12 @@ public final class MmxNode implements AutoCloseable
         }
 
         @Override
+        public int currentNumber()
+        {
+            return era.number();
+        }
+
+        @Override
         public int driveEnded(final long nowNs, final int[] eraOfLines)
         {
             int work = 0;
@@ -546,7 +552,10 @@ public final class MmxNode implements AutoCloseable
         return era.ctx.plan().contentHash();
     }
 
-    /** The era the node serves: 0 for the plan it launched with, one more after each live plan change. */
+    /**
+     * The era the node serves: 0 until the cluster's first live plan change, then the log's era that
+     * change began (what {@code --join-era} takes).
+     */
     public int era()
     {
         return era.number();

@@ -20,6 +20,9 @@ final class NodeAgent implements Agent
         /** @return the host of the era the node serves. */
         ProcessHost current();
 
+        /** @return the number of the era the node serves, as its status says it. */
+        int currentNumber();
+
         /**
          * Drives the ended eras still retained and retires those due, writing each one's number into
          * {@code eraOfLines[0]} first; @return their work.
@@ -62,10 +65,10 @@ final class NodeAgent implements Agent
         try
         {
             final long startNs = clock.nanoTime();
-            eraOfLines[0] = host.era();
+            eraOfLines[0] = eras.currentNumber();
             int work = host.doWork(startNs);
             work += eras.driveEnded(startNs, eraOfLines);
-            eraOfLines[0] = host.era();
+            eraOfLines[0] = eras.currentNumber();
             final long cycleNs = clock.nanoTime() - startNs;
             if (cycleNs > longestCycleNs)
             {
@@ -83,7 +86,7 @@ final class NodeAgent implements Agent
             {
                 eras.switchEra(startNs);
                 host = eras.current();
-                eraOfLines[0] = host.era();
+                eraOfLines[0] = eras.currentNumber();
                 eraOfLines[1] = 1;
                 work++;
             }

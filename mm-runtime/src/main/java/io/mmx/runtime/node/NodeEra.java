@@ -492,7 +492,7 @@ final class NodeEra implements AutoCloseable
         }
     }
 
-    /** The era's number: 0 for the cluster's first plan, one more for each live plan change since. */
+    /** The era's number: 0 until the first live plan change, then the log's era the change began. */
     int number()
     {
         return ctx.era();
