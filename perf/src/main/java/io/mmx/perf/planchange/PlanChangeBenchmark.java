@@ -31,7 +31,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li><b>regraph</b>: a new graph of the same processes (another seed), all nodes up;</li>
  *   <li><b>replace</b>: node 3 is lost with its regions and state, the change is decided by the
  *       other 12 processes, and an empty node joins the new era ({@code joinEra}) and takes its
- *       state by snapshot; measured until it serves.</li>
+ *       state by snapshot; measured until it serves;</li>
+ *   <li><b>grow</b>: to 20 processes as the planner grows a plan (the new processes splice into
+ *       existing edges), the change decided by the 16 running, a fifth node joining with the 4 new
+ *       ones; measured until it holds the state;</li>
+ *   <li><b>shrink</b>: back to 16 as the planner shrinks (the highest ids leave, their neighbours
+ *       re-pair), the fifth node leaving; measured until it has left.</li>
  * </ul>
  * A change's window runs from its proposal to one second after every node serves the new era; its
  * stall is the longest gap between two commits in it, and the baseline the longest gap in a window
@@ -177,35 +182,71 @@ public final class PlanChangeBenchmark
         }
     }
 
-    /** Runs the regraph changes and the replacement in one cluster under {@code dir}; prints a markdown table. */
+    /** The kinds of change the run makes, in order after the regraphs. */
+    private enum Kind
+    {
+        REGRAPH("regraph"),
+        REPLACE("replace (node 3 lost, joins empty)"),
+        GROW("grow 16 -> 20 (node 4 joins)"),
+        SHRINK("shrink 20 -> 16 (node 4 leaves)");
+
+        final String label;
+
+        Kind(final String label)
+        {
+            this.label = label;
+        }
+    }
+
+    /**
+     * Runs the regraph changes, the replacement, a grow by a fifth node and the shrink back, in one
+     * cluster under {@code dir}; prints a markdown table.
+     */
     public static void run(final Path dir, final int changes, final PrintStream out) throws Exception
     {
+        final Kind[] kinds = new Kind[changes + 3];
+        java.util.Arrays.fill(kinds, Kind.REGRAPH);
+        kinds[changes] = Kind.REPLACE;
+        kinds[changes + 1] = Kind.GROW;
+        kinds[changes + 2] = Kind.SHRINK;
+        final List<Integer> ports = LocalCluster.freePorts(NODES + 1, true);
+        final String four = directory(ports, NODES);
+        final String five = directory(ports, NODES + 1);
         final Path plansDir = Files.createDirectories(dir.resolve("plans"));
-        final Plan[] plans = new Plan[changes + 2];
+        final Plan[] plans = new Plan[kinds.length + 1];
         for (int k = 0; k < plans.length; k++)
         {
-            plans[k] = LocalCluster.plan(N, DEGREE, 101 + k);
+            final boolean grown = k > 0 && kinds[k - 1] == Kind.GROW;
+            if (k > 0 && (kinds[k - 1] == Kind.GROW || kinds[k - 1] == Kind.SHRINK))
+            {
+                // As the planner grows and shrinks a plan: new processes splice into existing edges, and a
+                // shrink of the highest ids re-pairs their neighbours, so few edges change.
+                final io.mmx.planner.graph.Graph before = plans[k - 1].graph();
+                final io.mmx.planner.graph.Graph after = grown ?
+                    io.mmx.planner.change.GraphChange.grow(before, PER_NODE, 101 + k).graph() :
+                    io.mmx.planner.change.GraphChange.shrink(before, PER_NODE, 101 + k).graph();
+                plans[k] = Plan.sealed(after, DEGREE, "random", 101 + k, null,
+                    com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode());
+            }
+            else
+            {
+                plans[k] = LocalCluster.plan(N, DEGREE, 101 + k);
+            }
             PlanFile.write(plans[k], plansDir.resolve("plan-" + k + ".json"));
+            // Where the plan's processes are, beside it: how a node learns the endpoints of a plan of another size.
+            Files.writeString(plansDir.resolve("plan-" + k + ".directory"), (grown ? five : four) + "\n");
         }
-        final List<Integer> ports = LocalCluster.freePorts(NODES, true);
-        final StringBuilder spec = new StringBuilder();
-        for (int j = 0; j < NODES; j++)
-        {
-            spec.append(j == 0 ? "" : ";").append(j * PER_NODE).append('-').append((j + 1) * PER_NODE - 1)
-                .append("@127.0.0.1:").append(ports.get(j));
-        }
-        final String directory = spec.toString();
         final byte[] key = "perf-plan-change-cluster-key-0123".getBytes();
-        final MmxNode[] nodes = new MmxNode[NODES];
+        final MmxNode[] nodes = new MmxNode[NODES + 1];
         try
         {
             for (int j = 0; j < NODES; j++)
             {
-                nodes[j] = MmxNode.launch(context(plans[0], directory, key, dir, plansDir, j), id -> new KeyValueStore(),
+                nodes[j] = MmxNode.launch(context(plans[0], four, key, dir, plansDir, j), id -> new KeyValueStore(),
                     NodeListener.NO_OP);
             }
-            await(() -> java.util.Arrays.stream(nodes).flatMap(n -> n.status().stream()).anyMatch(ProcessStatus::leads),
-                60, "a leader");
+            await(() -> java.util.Arrays.stream(nodes, 0, NODES).flatMap(n -> n.status().stream())
+                .anyMatch(ProcessStatus::leads), 60, "a leader");
             new KeyValueClient(nodes[0]).put("warm", 1).get(60, TimeUnit.SECONDS);
             out.println("| change | nodes up | switch ms | commits in window | stall ms | baseline gap ms | stall / baseline " +
                 "| edges added / removed (plan diff) | links opened: the era / the diff alone |");
@@ -213,11 +254,11 @@ public final class PlanChangeBenchmark
             try (Load load = new Load(nodes[0]))
             {
                 Thread.sleep(1_000); // the loop reaches its pace
-                for (int k = 1; k <= changes + 1; k++)
+                for (int k = 1; k < plans.length; k++)
                 {
-                    final boolean replace = k == changes + 1;
+                    final Kind kind = kinds[k - 1];
                     final long from = System.nanoTime();
-                    if (replace)
+                    if (kind == Kind.REPLACE)
                     {
                         // Node 3 is lost with its regions and its state; the others change without it.
                         nodes[NODES - 1].close();
@@ -230,17 +271,26 @@ public final class PlanChangeBenchmark
                         LocalCluster.deleteTree(dir.resolve("state-" + (NODES - 1)));
                     }
                     final int era = k;
+                    final int running = kind == Kind.SHRINK ? NODES + 1 : NODES;
+                    final int up = kind == Kind.REPLACE ? NODES - 1 : NODES;
                     nodes[0].changePlan(plans[k].contentHash()).get(60, TimeUnit.SECONDS);
-                    final int up = replace ? NODES - 1 : NODES;
                     await(() -> java.util.Arrays.stream(nodes, 0, up).allMatch(n -> n.era() == era), 60,
                         "every node up to serve era " + era);
-                    if (replace)
+                    if (kind == Kind.REPLACE || kind == Kind.GROW)
                     {
-                        nodes[NODES - 1] = MmxNode.launch(context(plans[k], directory, key, dir, plansDir, NODES - 1)
-                            .joinEra(era), id -> new KeyValueStore(), NodeListener.NO_OP);
-                        final MmxNode joined = nodes[NODES - 1];
+                        final int j = kind == Kind.REPLACE ? NODES - 1 : NODES;
+                        nodes[j] = MmxNode.launch(context(plans[k], kind == Kind.GROW ? five : four, key, dir, plansDir,
+                            j).joinEra(era), id -> new KeyValueStore(), NodeListener.NO_OP);
+                        final MmxNode joined = nodes[j];
                         await(() -> joined.status().stream().allMatch(s -> s.stateDigest() != null &&
-                            s.appliedIndex() > 0), 120, "the replacement to hold the state");
+                            s.appliedIndex() > 0), 120, "the joining node to hold the state");
+                    }
+                    if (kind == Kind.SHRINK)
+                    {
+                        final MmxNode leaving = nodes[NODES];
+                        await(leaving::left, 60, "node 4 to leave");
+                        leaving.close();
+                        nodes[NODES] = null;
                     }
                     final long switched = System.nanoTime();
                     Thread.sleep(TAIL_NS / 1_000_000);
@@ -255,10 +305,9 @@ public final class PlanChangeBenchmark
                     // A link per edge end, and one to each process's own region: what an era opens; a switch
                     // that kept the links both plans share would open those of the added edges only.
                     out.printf(Locale.ROOT, "| %s %d | %d of %d | %d | %d | %.1f | %.1f | %.1f | %d / %d | %d / %d |%n",
-                        replace ? "replace (node 3 lost, joins empty)" : "regraph", k, up, NODES,
-                        (switched - from) / 1_000_000, load.commitsIn(from, to), stall / 1e6, baseline / 1e6,
-                        stall / (double)Math.max(1, baseline), diff.added().size(), diff.removed().size(),
-                        2 * plans[k].graph().edgeCount() + N, 2 * diff.added().size());
+                        kind.label, k, up, running, (switched - from) / 1_000_000, load.commitsIn(from, to),
+                        stall / 1e6, baseline / 1e6, stall / (double)Math.max(1, baseline), diff.added().size(),
+                        diff.removed().size(), 2 * plans[k].graph().edgeCount() + plans[k].n(), 2 * diff.added().size());
                     out.flush();
                 }
             }
@@ -273,6 +322,18 @@ public final class PlanChangeBenchmark
                 }
             }
         }
+    }
+
+    /** The message directory of the first {@code count} nodes, {@link #PER_NODE} processes each. */
+    private static String directory(final List<Integer> ports, final int count)
+    {
+        final StringBuilder spec = new StringBuilder();
+        for (int j = 0; j < count; j++)
+        {
+            spec.append(j == 0 ? "" : ";").append(j * PER_NODE).append('-').append((j + 1) * PER_NODE - 1)
+                .append("@127.0.0.1:").append(ports.get(j));
+        }
+        return spec.toString();
     }
 
     private static void await(final java.util.function.BooleanSupplier condition, final int seconds, final String what)

@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The plan-change benchmark runs end to end (one regraph, then the replacement) and reports both rows. */
+/** The plan-change benchmark runs end to end (a regraph, the replacement, a grow and a shrink) and reports each row. */
 class PlanChangeBenchmarkTest
 {
     @TempDir
@@ -25,17 +25,20 @@ class PlanChangeBenchmarkTest
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PlanChangeBenchmark.run(dir, 1, new PrintStream(bytes, true, StandardCharsets.UTF_8));
         final String report = bytes.toString(StandardCharsets.UTF_8);
-        final Matcher row = Pattern.compile("\\| (regraph|replace)[^|]* (\\d) \\| (\\d) of 4 \\| (\\d+) \\| (\\d+) \\| " +
-            "([0-9.]+) \\| ([0-9.]+) \\| ([0-9.]+) \\| (\\d+) / (\\d+) \\| (\\d+) / (\\d+) \\|").matcher(report);
-        int rows = 0;
+        final Matcher row = Pattern.compile("\\| (regraph|replace|grow|shrink)[^|]* (\\d) \\| (\\d) of (\\d) \\| (\\d+) \\| " +
+            "(\\d+) \\| ([0-9.]+) \\| ([0-9.]+) \\| ([0-9.]+) \\| (\\d+) / (\\d+) \\| (\\d+) / (\\d+) \\|").matcher(report);
+        final java.util.List<String> kinds = new java.util.ArrayList<>();
         while (row.find())
         {
-            rows++;
-            assertTrue(Integer.parseInt(row.group(5)) > 0, "commits continued through the change: " + row.group());
-            assertTrue(Double.parseDouble(row.group(6)) > 0 && Double.parseDouble(row.group(7)) > 0, row.group());
-            assertEquals(80, Integer.parseInt(row.group(11)), "an era of n = 16, degree 4 opens 2 x 32 + 16 links");
+            kinds.add(row.group(1));
+            assertTrue(Integer.parseInt(row.group(6)) > 0, "commits continued through the change: " + row.group());
+            assertTrue(Double.parseDouble(row.group(7)) > 0 && Double.parseDouble(row.group(8)) > 0, row.group());
+            final int n = row.group(1).equals("grow") ? 20 : 16;
+            assertEquals(2 * 2 * n + n, Integer.parseInt(row.group(12)),
+                "an era of n = " + n + ", degree 4 opens a link per edge end and one per process");
         }
-        assertEquals(2, rows, report);
+        assertEquals(java.util.List.of("regraph", "replace", "grow", "shrink"), kinds, report);
         assertTrue(report.contains("| replace (node 3 lost, joins empty) 2 | 3 of 4 |"), report);
+        assertTrue(report.contains("| shrink 20 -> 16 (node 4 leaves) 4 | 4 of 5 |"), report);
     }
 }
