@@ -68,6 +68,7 @@ public final class NodeContext
     private java.nio.file.Path stateDirectory;
     private long snapshotEveryCommands = DEFAULT_SNAPSHOT_EVERY_COMMANDS;
     private Path plansDirectory;
+    private io.mmx.planner.plan.PlanDirectory plansFiles;
     private final List<HeldPlan> heldPlans = new ArrayList<>();
     /** The era this context's transport and regions are for: 0 for a launched node, k after k live plan changes. */
     private int era;
@@ -723,7 +724,7 @@ public final class NodeContext
      * The plan with id {@code id64} ({@code PlanDigest.id64}) among the held plans and the plan files
      * of the plans directory, or null when this node holds none.
      *
-     * @throws IllegalStateException when a plan file of the directory cannot be read.
+     * @throws IllegalStateException when the endpoint files beside the plan file cannot be read.
      */
     HeldPlan heldPlan(final long id64)
     {
@@ -738,37 +739,36 @@ public final class NodeContext
                 return p;
             }
         }
-        if (plansDirectory == null || !java.nio.file.Files.isDirectory(plansDirectory))
+        if (plansDirectory == null)
         {
             return null;
         }
-        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(plansDirectory))
+        final io.mmx.planner.plan.PlanDirectory.Found found = plansFiles().find(p -> p.digest().id64() == id64);
+        if (found == null)
         {
-            for (final Path file : (Iterable<Path>)files.filter(f -> f.toString().endsWith(".json")).sorted()::iterator)
-            {
-                final Plan p;
-                try
-                {
-                    p = io.mmx.planner.plan.PlanFile.read(file);
-                }
-                catch (final RuntimeException ex)
-                {
-                    continue; // another JSON file of the directory (a plan file is found by its hash)
-                }
-                if (p.digest().id64() == id64)
-                {
-                    final String stem = file.getFileName().toString().replaceFirst("\\.json$", "");
-                    return new HeldPlan(p, sidecar(file.resolveSibling(stem + ".directory")),
-                        sidecar(file.resolveSibling(stem + ".memd")));
-                }
-            }
+            return null;
+        }
+        final String stem = found.file().getFileName().toString().replaceFirst("\\.json$", "");
+        try
+        {
+            return new HeldPlan(found.plan(), sidecar(found.file().resolveSibling(stem + ".directory")),
+                sidecar(found.file().resolveSibling(stem + ".memd")));
         }
         catch (final java.io.IOException ex)
         {
-            throw new IllegalStateException("cannot list the plans directory " + plansDirectory + ": " + ex.getMessage() +
-                "; make it readable or pass another with --plans", ex);
+            throw new IllegalStateException("cannot read the endpoints beside " + found.file() + ": " + ex.getMessage() +
+                "; make the files NAME.directory and NAME.memd readable", ex);
         }
-        return null;
+    }
+
+    /** The plan files of the plans directory, read once each and again when they change. */
+    private synchronized io.mmx.planner.plan.PlanDirectory plansFiles()
+    {
+        if (plansFiles == null)
+        {
+            plansFiles = new io.mmx.planner.plan.PlanDirectory(plansDirectory);
+        }
+        return plansFiles;
     }
 
     /** The first line of {@code file}, or null when there is none. */

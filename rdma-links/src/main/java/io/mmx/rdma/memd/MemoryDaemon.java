@@ -80,7 +80,7 @@ public final class MemoryDaemon implements AutoCloseable
     private final ServedPlan launchPlan;
     // Every plan served, by digest: read by the control path and diagnostics, written by the I/O thread.
     private final ConcurrentHashMap<PlanDigest, ServedPlan> plans = new ConcurrentHashMap<>();
-    private final PlanDirectory plansDirectory;
+    private final io.mmx.planner.plan.PlanDirectory plansDirectory;
     private final FabricCounters counters = new FabricCounters();
     private final SecureRandom random = new SecureRandom();
     // Process keys' MACs, derived from the cluster key on first use, one per process of the plans known at start.
@@ -110,7 +110,8 @@ public final class MemoryDaemon implements AutoCloseable
             plans.putIfAbsent(digest, new ServedPlan(digest, graph));
             largestN = Math.max(largestN, graph.n());
         }
-        this.plansDirectory = context.plansDirectory == null ? null : new PlanDirectory(context.plansDirectory);
+        this.plansDirectory = context.plansDirectory == null ? null :
+            new io.mmx.planner.plan.PlanDirectory(context.plansDirectory);
         this.processMacs = new Mac[largestN];
         try
         {
@@ -300,12 +301,13 @@ public final class MemoryDaemon implements AutoCloseable
         {
             return known;
         }
-        final Graph graph = plansDirectory.find(digest);
-        if (graph == null)
+        final io.mmx.planner.plan.PlanDirectory.Found found =
+            plansDirectory.find(plan -> PlanDigest.ofGraph(plan.graph()).equals(digest));
+        if (found == null)
         {
             return null;
         }
-        final ServedPlan learned = new ServedPlan(digest, graph);
+        final ServedPlan learned = new ServedPlan(digest, found.plan().graph());
         plans.put(digest, learned);
         return learned;
     }

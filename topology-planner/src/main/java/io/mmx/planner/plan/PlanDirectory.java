@@ -1,8 +1,4 @@
-package io.mmx.rdma.memd;
-
-import io.mmx.planner.graph.Graph;
-import io.mmx.planner.plan.PlanDigest;
-import io.mmx.planner.plan.PlanFile;
+package io.mmx.planner.plan;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -13,35 +9,42 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
- * The plan files ({@code *.json}) of one directory, looked up by the digest of their graph
- * ({@link PlanDigest#ofGraph}): how a memory daemon learns the plans it was not started with.
- * A file is parsed again only when its size or modification time changes; a file that fails to
- * parse is skipped. Not thread-safe: the daemon's I/O thread alone uses it, on the control path.
+ * The plan files ({@code *.json}) of one directory, searched for a plan: how a node finds the plan
+ * a live plan change names, and a memory daemon the plans it was not started with. A file is
+ * parsed again only when its size or modification time changes; a file that fails to parse, and a
+ * directory that is missing or cannot be read, hold no plan. Thread-safe.
  */
-final class PlanDirectory
+public final class PlanDirectory
 {
+    /** A plan found, and the file it was read from. */
+    public record Found(Path file, Plan plan)
+    {
+    }
+
     private final Path directory;
     private Map<Path, Seen> seen = new HashMap<>();
 
-    PlanDirectory(final Path directory)
+    /** @param directory the directory whose plan files are searched. */
+    public PlanDirectory(final Path directory)
     {
         this.directory = directory;
     }
 
-    /** The directory searched. */
-    Path directory()
+    /** @return the directory searched. */
+    public Path directory()
     {
         return directory;
     }
 
     /**
-     * Searches the directory for a plan whose graph has {@code digest}.
+     * Searches the directory, its files in name order, for a plan {@code matches} accepts.
      *
-     * @return that plan's graph, or null when no readable plan file in the directory has it.
+     * @return the first such plan and its file, or null when no readable plan file holds one.
      */
-    Graph find(final PlanDigest digest)
+    public synchronized Found find(final Predicate<Plan> matches)
     {
         final List<Path> files = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory, "*.json"))
@@ -54,7 +57,7 @@ final class PlanDirectory
         }
         files.sort(null);
         final Map<Path, Seen> now = new HashMap<>();
-        Graph found = null;
+        Found found = null;
         for (final Path file : files)
         {
             final BasicFileAttributes attributes;
@@ -73,34 +76,25 @@ final class PlanDirectory
             final long size = attributes.size();
             final long modified = attributes.lastModifiedTime().toMillis();
             Seen entry = seen.get(file);
-            Graph graph = null;
             if (entry == null || entry.size != size || entry.modifiedMs != modified)
             {
-                graph = read(file);
-                entry = new Seen(size, modified, graph == null ? null : PlanDigest.ofGraph(graph));
+                entry = new Seen(size, modified, read(file));
             }
             now.put(file, entry);
-            if (found == null && digest.equals(entry.digest))
+            if (found == null && entry.plan != null && matches.test(entry.plan))
             {
-                if (graph == null)
-                {
-                    graph = read(file);
-                }
-                if (graph != null && PlanDigest.ofGraph(graph).equals(digest))
-                {
-                    found = graph;
-                }
+                found = new Found(file, entry.plan);
             }
         }
         seen = now;
         return found;
     }
 
-    private static Graph read(final Path file)
+    private static Plan read(final Path file)
     {
         try
         {
-            return PlanFile.read(file).graph();
+            return PlanFile.read(file);
         }
         catch (final RuntimeException ex)
         {
@@ -108,8 +102,8 @@ final class PlanDirectory
         }
     }
 
-    // What a file held when last parsed: the digest of its graph, or null when it did not parse.
-    private record Seen(long size, long modifiedMs, PlanDigest digest)
+    // What a file held when last parsed: its plan, or null when it did not parse.
+    private record Seen(long size, long modifiedMs, Plan plan)
     {
     }
 }
