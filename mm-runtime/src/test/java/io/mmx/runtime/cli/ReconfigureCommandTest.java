@@ -51,6 +51,19 @@ class ReconfigureCommandTest
         directory = "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
         final int[][] hosted = {{0, 1, 2}, {3, 4}};
         final List<String> status = new ArrayList<>();
+        // The role changes the nodes report: the test starts once a process leads.
+        final java.util.concurrent.CountDownLatch led = new java.util.concurrent.CountDownLatch(1);
+        final NodeListener leads = new NodeListener()
+        {
+            @Override
+            public void onRoleChange(final io.mmx.runtime.node.ProcessStatus s)
+            {
+                if (s.leads())
+                {
+                    led.countDown();
+                }
+            }
+        };
         for (int j = 0; j < 2; j++)
         {
             plansDirs[j] = Files.createDirectories(dir.resolve("plans-" + j));
@@ -58,19 +71,14 @@ class ReconfigureCommandTest
             final MmxNode node = MmxNode.launch(new NodeContext().plan(plan).hosted(hosted[j]).directory(directory)
                 .clusterKey("reconfigure-test-cluster-key-0123".getBytes()).shmDirectory(dir.resolve("regions"))
                 .aeronDirectory(dir.resolve("aeron-" + j).toString()).plansDirectory(plansDirs[j]),
-                id -> new KeyValueStore(), NodeListener.NO_OP);
+                id -> new KeyValueStore(), leads);
             nodes.add(node);
             final StatusServer server = StatusServer.start(new java.net.InetSocketAddress("127.0.0.1", 0), node);
             servers.add(server);
             status.add("127.0.0.1:" + server.address().getPort());
         }
         endpoints = String.join(",", status);
-        final long deadline = System.nanoTime() + 60_000_000_000L;
-        while (nodes.stream().flatMap(n -> n.status().stream()).noneMatch(io.mmx.runtime.node.ProcessStatus::leads))
-        {
-            assertTrue(System.nanoTime() < deadline, "no leader within 60 s");
-            Thread.sleep(10);
-        }
+        assertTrue(led.await(60, TimeUnit.SECONDS), "no leader within 60 s");
     }
 
     @AfterEach

@@ -333,7 +333,6 @@ class InJvmClusterTest
 
     private NodeContext context(final Plan plan, final String directory, final int... ids)
     {
-        return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(NodeTestSupport.KEY)
-            .shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron-" + ids[0]).toString());
+        return NodeTestSupport.context(dir, plan, directory, ids);
     }
 }

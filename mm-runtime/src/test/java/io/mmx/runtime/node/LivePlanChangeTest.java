@@ -52,10 +52,8 @@ class LivePlanChangeTest
         final Path plans = Files.createDirectories(dir.resolve("plans"));
         io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
         final String directory = directory();
-        nodes.add(MmxNode.launch(context(plan, directory, 0, 1, 2).plansDirectory(plans), id -> new KeyValueStore(),
-            NodeListener.NO_OP));
-        nodes.add(MmxNode.launch(context(plan, directory, 3, 4).plansDirectory(plans), id -> new KeyValueStore(),
-            NodeListener.NO_OP));
+        launch(context(plan, directory, 0, 1, 2).plansDirectory(plans));
+        launch(context(plan, directory, 3, 4).plansDirectory(plans));
         awaitLeader();
         final KeyValueClient a = new KeyValueClient(nodes.get(0));
         final KeyValueClient b = new KeyValueClient(nodes.get(1));
@@ -115,10 +113,8 @@ class LivePlanChangeTest
         final Path plans = Files.createDirectories(dir.resolve("plans"));
         io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
         final String directory = directory();
-        nodes.add(MmxNode.launch(durable(context(plan, directory, 0, 1, 2).plansDirectory(plans), 0),
-            id -> new KeyValueStore(), NodeListener.NO_OP));
-        nodes.add(MmxNode.launch(durable(context(plan, directory, 3, 4).plansDirectory(plans), 1),
-            id -> new KeyValueStore(), NodeListener.NO_OP));
+        launch(durable(context(plan, directory, 0, 1, 2).plansDirectory(plans), 0));
+        launch(durable(context(plan, directory, 3, 4).plansDirectory(plans), 1));
         awaitLeader();
         assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(nodes.get(0)).put("x", 1).get(20, TimeUnit.SECONDS));
         nodes.get(0).proposePlanChange(next.digest().id64()).get(20, TimeUnit.SECONDS);
@@ -135,9 +131,7 @@ class LivePlanChangeTest
         assertTrue(refused.getMessage().contains("is in era 1 on plan " + next.contentHash()) &&
             refused.getMessage().contains("restart with --plan naming that plan"), refused.getMessage());
 
-        final MmxNode back = MmxNode.launch(durable(context(next, directory, 3, 4).plansDirectory(plans), 1),
-            id -> new KeyValueStore(), NodeListener.NO_OP);
-        nodes.add(back);
+        final MmxNode back = launch(durable(context(next, directory, 3, 4).plansDirectory(plans), 1));
         assertEquals(1, back.era());
         final KeyValueClient c = new KeyValueClient(back);
         assertEquals(1L, c.get("x").get(20, TimeUnit.SECONDS));
@@ -159,10 +153,8 @@ class LivePlanChangeTest
         final Path plans = Files.createDirectories(dir.resolve("plans"));
         io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
         final String directory = directory();
-        nodes.add(MmxNode.launch(durable(context(plan, directory, 0, 1, 2).plansDirectory(plans), 0),
-            id -> new KeyValueStore(), NodeListener.NO_OP));
-        nodes.add(MmxNode.launch(durable(context(plan, directory, 3, 4).plansDirectory(plans), 1),
-            id -> new KeyValueStore(), NodeListener.NO_OP));
+        launch(durable(context(plan, directory, 0, 1, 2).plansDirectory(plans), 0));
+        launch(durable(context(plan, directory, 3, 4).plansDirectory(plans), 1));
         awaitLeader();
         final KeyValueClient a = new KeyValueClient(nodes.get(0));
         for (int i = 0; i < 30; i++)
@@ -181,9 +173,8 @@ class LivePlanChangeTest
         NodeTestSupport.await(() -> nodes.get(0).era() == 1, 20_000, "the live node to begin era 1");
         assertEquals(29L, a.put("k29", 290).get(20, TimeUnit.SECONDS), "era 1 commits with 3 of 5 processes");
 
-        final MmxNode replacement = MmxNode.launch(durable(context(next, directory, 3, 4).plansDirectory(plans), 1)
-            .joinEra(1), id -> new KeyValueStore(), NodeListener.NO_OP);
-        nodes.add(replacement);
+        final MmxNode replacement = launch(durable(context(next, directory, 3, 4).plansDirectory(plans), 1)
+            .joinEra(1));
         assertEquals(1, replacement.era());
         final KeyValueClient r = new KeyValueClient(replacement);
         assertEquals(290L, r.get("k29").get(30, TimeUnit.SECONDS));
@@ -208,10 +199,10 @@ class LivePlanChangeTest
         final List<Integer> ports = NodeTestSupport.freePorts(3);
         final String five = "0-2@127.0.0.1:" + ports.get(0) + ";3-4@127.0.0.1:" + ports.get(1);
         final String seven = five + ";5-6@127.0.0.1:" + ports.get(2);
-        nodes.add(MmxNode.launch(durable(context(plan, five, 0, 1, 2), 0).heldPlan(grown, seven, null)
-            .heldPlan(shrunk, five, null), id -> new KeyValueStore(), NodeListener.NO_OP));
-        nodes.add(MmxNode.launch(durable(context(plan, five, 3, 4), 1).heldPlan(grown, seven, null)
-            .heldPlan(shrunk, five, null), id -> new KeyValueStore(), NodeListener.NO_OP));
+        launch(durable(context(plan, five, 0, 1, 2), 0).heldPlan(grown, seven, null)
+            .heldPlan(shrunk, five, null));
+        launch(durable(context(plan, five, 3, 4), 1).heldPlan(grown, seven, null)
+            .heldPlan(shrunk, five, null));
         awaitLeader();
         final KeyValueClient a = new KeyValueClient(nodes.get(0));
         assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
@@ -222,9 +213,7 @@ class LivePlanChangeTest
             NodeTestSupport.await(() -> node.era() == 1 && node.plan().n() == 7, 20_000, "every node to begin era 1");
         }
         assertEquals(1L, a.put("x", 2).get(20, TimeUnit.SECONDS), "era 1 commits with 5 of 7 processes");
-        final MmxNode third = MmxNode.launch(durable(context(grown, seven, 5, 6), 2).joinEra(1),
-            id -> new KeyValueStore(), NodeListener.NO_OP);
-        nodes.add(third);
+        final MmxNode third = launch(durable(context(grown, seven, 5, 6), 2).joinEra(1));
         final KeyValueClient c = new KeyValueClient(third);
         assertEquals(2L, c.get("x").get(30, TimeUnit.SECONDS));
         assertEquals(2L, c.put("x", 3).get(20, TimeUnit.SECONDS));
@@ -253,10 +242,8 @@ class LivePlanChangeTest
         final Plan next = NodeTestSupport.plan(5, 4, 7);
         final Plan third = NodeTestSupport.plan(5, 2, 8);
         final String directory = directory();
-        nodes.add(MmxNode.launch(durable(context(plan, directory, 0, 1, 2).heldPlans(next, third), 0),
-            id -> new KeyValueStore(), NodeListener.NO_OP));
-        nodes.add(MmxNode.launch(durable(context(plan, directory, 3, 4).heldPlans(next, third), 1),
-            id -> new KeyValueStore(), NodeListener.NO_OP));
+        launch(durable(context(plan, directory, 0, 1, 2).heldPlans(next, third), 0));
+        launch(durable(context(plan, directory, 3, 4).heldPlans(next, third), 1));
         awaitLeader();
         final KeyValueClient a = new KeyValueClient(nodes.get(0));
         assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
@@ -280,9 +267,7 @@ class LivePlanChangeTest
             durable(context(next, directory, 3, 4), 1), id -> new KeyValueStore(), NodeListener.NO_OP));
         assertTrue(refused.getMessage().contains("log is in era 2 but this node's record says era 1") &&
             refused.getMessage().contains("--join-era 2"), refused.getMessage());
-        final MmxNode back = MmxNode.launch(durable(context(third, directory, 3, 4), 1).joinEra(2),
-            id -> new KeyValueStore(), NodeListener.NO_OP);
-        nodes.add(back);
+        final MmxNode back = launch(durable(context(third, directory, 3, 4), 1).joinEra(2));
         assertEquals(2, back.era());
         assertEquals(2L, new KeyValueClient(back).get("x").get(30, TimeUnit.SECONDS));
     }
@@ -311,10 +296,10 @@ class LivePlanChangeTest
         {
             final String memd = "0-4@127.0.0.1:" + daemon.boundAddress().getPort();
             final String directory = directory();
-            nodes.add(MmxNode.launch(context(plan, directory, 0, 1, 2).plansDirectory(plans)
-                .memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), NodeListener.NO_OP));
-            nodes.add(MmxNode.launch(context(plan, directory, 3, 4).plansDirectory(plans)
-                .memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), NodeListener.NO_OP));
+            launch(context(plan, directory, 0, 1, 2).plansDirectory(plans)
+                .memory(NodeContext.Memory.MEMD).memd(memd));
+            launch(context(plan, directory, 3, 4).plansDirectory(plans)
+                .memory(NodeContext.Memory.MEMD).memd(memd));
             awaitLeader();
             final KeyValueClient a = new KeyValueClient(nodes.get(0));
             assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
@@ -348,8 +333,8 @@ class LivePlanChangeTest
     {
         final Plan plan = NodeTestSupport.plan(5, 2, 7);
         final String directory = directory();
-        nodes.add(MmxNode.launch(context(plan, directory, 0, 1, 2), id -> new KeyValueStore(), NodeListener.NO_OP));
-        nodes.add(MmxNode.launch(context(plan, directory, 3, 4), id -> new KeyValueStore(), NodeListener.NO_OP));
+        launch(context(plan, directory, 0, 1, 2));
+        launch(context(plan, directory, 3, 4));
         awaitLeader();
         assertEquals(KeyValueCommand.ABSENT, new KeyValueClient(nodes.get(1)).put("x", 1).get(20, TimeUnit.SECONDS));
         nodes.get(1).proposePlanChange(0xC0FFEEL);
@@ -367,8 +352,15 @@ class LivePlanChangeTest
 
     private void awaitLeader()
     {
-        NodeTestSupport.await(() -> nodes.stream().flatMap(n -> n.status().stream()).anyMatch(ProcessStatus::leads),
-            20_000, "a leader");
+        NodeTestSupport.awaitLeader(nodes.toArray(new MmxNode[0]));
+    }
+
+    /** Starts a node of key-value stores on {@code ctx}, closed after the test. */
+    private MmxNode launch(final NodeContext ctx)
+    {
+        final MmxNode node = MmxNode.launch(ctx, id -> new KeyValueStore(), NodeListener.NO_OP);
+        nodes.add(node);
+        return node;
     }
 
     private static String directory() throws java.io.IOException
@@ -379,7 +371,6 @@ class LivePlanChangeTest
 
     private NodeContext context(final Plan plan, final String directory, final int... ids)
     {
-        return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(NodeTestSupport.KEY)
-            .shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron-" + ids[0]).toString());
+        return NodeTestSupport.context(dir, plan, directory, ids);
     }
 }

@@ -65,6 +65,17 @@ final class NodeTestSupport
             AnalysisOptions.defaults().withAttackBudgetMillis(200), ProgressListener.NONE);
     }
 
+    /**
+     * A node hosting {@code ids} of {@code plan} with the test key, its regions in {@code dir}/regions
+     * and its media driver in a directory of its own under {@code dir}.
+     */
+    static NodeContext context(final java.nio.file.Path dir, final Plan plan, final String directory,
+        final int... ids)
+    {
+        return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(KEY)
+            .shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron-" + ids[0]).toString());
+    }
+
     /** {@code count} UDP ports free right now on loopback. */
     static List<Integer> freePorts(final int count) throws IOException
     {
