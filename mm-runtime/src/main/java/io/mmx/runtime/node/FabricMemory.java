@@ -102,6 +102,25 @@ final class FabricMemory implements CompletionHandler
         this.timeoutNs = timeoutNs;
     }
 
+    /**
+     * The memory of a hosted process over {@code fabric}, with the memory heartbeats of it and its
+     * plan {@code neighbours}, polled by its host ({@link #heartbeats()}): what a node and an
+     * in-process host give each replica.
+     */
+    static FabricMemory ofHostedProcess(final MemoryFabric fabric, final int[] neighbours, final long timeoutNs,
+        final Latencies latencies, final NanoClock clock, final Stages stages)
+    {
+        final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
+            8L * io.mmx.runtime.core.RegionLayout.HEARTBEAT_WORD, timeoutNs).polledByHost();
+        return new FabricMemory(fabric, heartbeats, timeoutNs, latencies, clock, stages);
+    }
+
+    /** The heartbeats this memory beats and reads, or null. */
+    FabricHeartbeats heartbeats()
+    {
+        return heartbeats;
+    }
+
     void submit(final long opId, final MemoryOpKind kind, final int region, final int offsetWords,
         final int lengthWords, final long expected, final long value, final long[] payload)
     {

@@ -1,6 +1,5 @@
 package io.mmx.runtime.node;
 
-import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.ConnectionManager;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
@@ -8,7 +7,6 @@ import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.local.LocalRegionStore;
 import io.mmx.rdma.region.ClusterKey;
 import io.mmx.runtime.core.CoreConfig;
-import io.mmx.runtime.core.RegionLayout;
 import io.mmx.membership.neighbour.HostLiveness;
 import io.mmx.runtime.host.HostContext;
 import io.mmx.runtime.host.HostTransport;
@@ -109,9 +107,7 @@ public final class InProcessHost
             final PlanMemoryFabric fabric = new PlanMemoryFabric(connections, clock);
             RegionSetup.formatIfNew(fabric, id, config.planHash(), false);
             final int[] neighbours = config.graph().neighbours(id);
-            final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
-                8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
-            final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
+            final FabricMemory memory = FabricMemory.ofHostedProcess(fabric, neighbours, ctx.memoryOpTimeoutNs(),
                 (kind, latencyNs) -> { }, clock, stages);
             final ReplicaEvents events = new ReplicaEvents(id, neighbours, ctx.tickNs(), new ProcessCounters(id, null),
                 false);
@@ -126,7 +122,7 @@ public final class InProcessHost
                 replicas[i] = ProcessReplica.successor(previous.replicas[i], previous.host.eraEndedAt(), config, memory,
                     transport, completions, NodeListener.NO_OP, random.nextLong(), connections.connectionCount(), events);
             }
-            processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);
+            processes[i] = new HostedReplica(replicas[i], neighbours, memory.heartbeats());
         }
         if (previous != null)
         {

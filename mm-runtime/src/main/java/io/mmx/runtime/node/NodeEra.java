@@ -2,7 +2,6 @@ package io.mmx.runtime.node;
 
 import io.mmx.aeron.transport.AeronTransport;
 import io.mmx.membership.MembershipListener;
-import io.mmx.membership.neighbour.FabricHeartbeats;
 import io.mmx.membership.neighbour.HostLiveness;
 import io.mmx.planner.graph.Graph;
 import io.mmx.planner.plan.PlanDigest;
@@ -125,9 +124,7 @@ final class NodeEra implements AutoCloseable
                     formatted.add(id);
                 }
                 final int[] neighbours = graph.neighbours(id);
-                final FabricHeartbeats heartbeats = new FabricHeartbeats(fabric, neighbours,
-                    8L * RegionLayout.HEARTBEAT_WORD, ctx.memoryOpTimeoutNs()).polledByHost();
-                final FabricMemory memory = new FabricMemory(fabric, heartbeats, ctx.memoryOpTimeoutNs(),
+                final FabricMemory memory = FabricMemory.ofHostedProcess(fabric, neighbours, ctx.memoryOpTimeoutNs(),
                     shared.metrics::onFabricOp, shared.clock, shared.stages);
                 final ReplicaEvents events = new ReplicaEvents(id, neighbours, ctx.tickNs(), shared.countersById[id],
                     previous == null && !fresh);
@@ -143,7 +140,7 @@ final class NodeEra implements AutoCloseable
                         connections.connectionCount(), events);
                 }
                 byId[id] = replicas[i];
-                processes[i] = new HostedReplica(replicas[i], neighbours, heartbeats);
+                processes[i] = new HostedReplica(replicas[i], neighbours, memory.heartbeats());
             }
             if (!formatted.isEmpty())
             {
