@@ -111,6 +111,7 @@ public final class MmxNode implements AutoCloseable
             }
             shared = new NodeEra.Shared(clock, metrics, countersById, endpoint, liveness, pendingCount, listener,
                 leaderDownLog(ctx.tickNs()));
+            resources.add(shared.memdSessions); // closed after every era, whose links release their bindings
             era = NodeEra.first(ctx, launched, shared, stateMachines, resources);
             if (ctx.stateDirectory() != null)
             {
@@ -559,6 +560,19 @@ public final class MmxNode implements AutoCloseable
     public int era()
     {
         return era.number();
+    }
+
+    /**
+     * The connections this node's links hold to memory daemons, as JSON: {@code open} now, and
+     * {@code opened} and {@code closed} since launch. One per edge of a hosted process (and one to each
+     * hosted process's own region), kept across live plan changes for the edges both plans share. Zero
+     * on shm (mappings, no connections) and verbs (queue pairs, not yet counted here).
+     */
+    public String linksJson()
+    {
+        final io.mmx.rdma.memd.MemdSessions sessions = shared.memdSessions;
+        return "{\"open\":" + sessions.openSessions() + ",\"opened\":" + sessions.sessionsOpened() +
+            ",\"closed\":" + sessions.sessionsClosed() + "}";
     }
 
     /**

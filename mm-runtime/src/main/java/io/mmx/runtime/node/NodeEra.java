@@ -10,6 +10,7 @@ import io.mmx.rdma.fabric.FabricCounters;
 import io.mmx.rdma.fabric.PlanMemoryFabric;
 import io.mmx.rdma.fabric.RegionLinkFactory;
 import io.mmx.rdma.memd.MemdLinkFactory;
+import io.mmx.rdma.memd.MemdSessions;
 import io.mmx.rdma.region.HostKeys;
 import io.mmx.rdma.shm.ShmRegionStore;
 import io.mmx.runtime.core.CoreConfig;
@@ -38,6 +39,9 @@ import java.util.function.IntFunction;
  */
 final class NodeEra implements AutoCloseable
 {
+    /** Bound on connecting and authenticating one memd session. */
+    private static final int MEMD_CONNECT_TIMEOUT_MS = 2000;
+
     /** What every era of one node shares: its counters, clients' endpoint, liveness and pending bound. */
     static final class Shared
     {
@@ -52,6 +56,11 @@ final class NodeEra implements AutoCloseable
         final SecureRandom random = new SecureRandom();
         /** One agent thread drives every era: its fabrics share the staging buffers. */
         final FabricMemory.Stages stages = new FabricMemory.Stages();
+        /**
+         * The node's memd sessions, one per edge of a hosted process, which every era's links bind on:
+         * a plan change opens those of the edges it adds and closes those it removes (the node closes it).
+         */
+        final MemdSessions memdSessions = new MemdSessions(MEMD_CONNECT_TIMEOUT_MS);
 
         Shared(final NanoClock clock, final NodeMetrics metrics, final ProcessCounters[] countersById,
             final ClientEndpoint endpoint, final HostLiveness liveness, final AtomicInteger pendingCount,
@@ -96,7 +105,7 @@ final class NodeEra implements AutoCloseable
         try
         {
             final RegionLinkFactory links = linkFactory(ctx, hosted, config.layout(), PlanDigest.ofGraph(graph),
-                ctx.hostKeys(), resources);
+                ctx.hostKeys(), resources, shared.memdSessions);
             replicas = new ProcessReplica[hosted.length];
             opened = replicas;
             final ProcessReplica[] byId = new ProcessReplica[graph.n()];
@@ -292,7 +301,7 @@ final class NodeEra implements AutoCloseable
     }
 
     private static RegionLinkFactory linkFactory(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final HostKeys key, final List<AutoCloseable> resources)
+        final PlanDigest digest, final HostKeys key, final List<AutoCloseable> resources, final MemdSessions sessions)
     {
         if (ctx.memoryKind() == NodeContext.Memory.VERBS)
         {
@@ -308,7 +317,7 @@ final class NodeEra implements AutoCloseable
         {
             RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest);
         }
-        return new MemdLinkFactory(daemonOf, (self) -> keys[self], digest, 2000);
+        return new MemdLinkFactory(sessions, daemonOf, (self) -> keys[self], digest);
     }
 
     /**

@@ -136,7 +136,8 @@ public final class StatusServer implements AutoCloseable
             .replace("\"", "\\\"").replace("\n", " ") + "\"";
         return "{\"plan\":\"" + node.planHash() + "\",\"era\":" + node.era() + ",\"pid\":" + ProcessHandle.current().pid() +
             ",\"failed\":" + failed + ",\"left\":" + node.left() +
-            ",\"pending\":" + node.pending() + ",\"frames\":" + node.transportCountersJson() +
+            ",\"pending\":" + node.pending() + ",\"links\":" + node.linksJson() + ",\"frames\":" +
+            node.transportCountersJson() +
             ",\"clientFrames\":" + node.clientCountersJson() + ",\"processes\":" + processes + "}";
     }
 

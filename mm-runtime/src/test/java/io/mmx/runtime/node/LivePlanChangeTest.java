@@ -285,7 +285,10 @@ class LivePlanChangeTest
     void nodesOnMemdSwitchTheirRegionsToo() throws Exception
     {
         final Plan plan = NodeTestSupport.plan(5, 2, 7);
-        final Plan next = NodeTestSupport.plan(5, 4, 7);
+        final Plan next = NodeTestSupport.plan(5, 2, 9);
+        final int[][] hosted = {{0, 1, 2}, {3, 4}};
+        assertTrue(added(plan, next, hosted[0]) > 0 && added(next, plan, hosted[0]) > 0,
+            "the new graph adds edges at node 0 and removes others");
         final Path plans = Files.createDirectories(dir.resolve("plans"));
         io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
         final io.mmx.rdma.memd.MemoryDaemon daemon = io.mmx.rdma.memd.MemoryDaemon.start(
@@ -304,10 +307,24 @@ class LivePlanChangeTest
             final KeyValueClient a = new KeyValueClient(nodes.get(0));
             assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
             assertEquals(5, daemon.regionCount(), "era 0's regions");
+            final long[] openedBefore = new long[2];
+            for (int j = 0; j < 2; j++)
+            {
+                assertEquals(sessions(plan, hosted[j]), link(nodes.get(j), "open"),
+                    "a session per edge end of a hosted process and one to its own region");
+                openedBefore[j] = link(nodes.get(j), "opened");
+            }
             nodes.get(1).proposePlanChange(next.digest().id64()).get(20, TimeUnit.SECONDS);
             for (final MmxNode node : nodes)
             {
                 NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
+            }
+            // The links follow the plan diff: the switch opened sessions for the added edges only, the
+            // shared edges' sessions (and each process's own) carry era 1's regions too.
+            for (int j = 0; j < 2; j++)
+            {
+                assertEquals(added(plan, next, hosted[j]), link(nodes.get(j), "opened") - openedBefore[j],
+                    "sessions node " + j + " opened at the switch");
             }
             assertEquals(1L, new KeyValueClient(nodes.get(1)).put("x", 2).get(20, TimeUnit.SECONDS));
             assertEquals(10, daemon.regionCount(), "era 1's regions beside era 0's");
@@ -318,6 +335,14 @@ class LivePlanChangeTest
                 NodeTestSupport.await(() -> node.status().stream().allMatch(ProcessStatus::regionServed), 20_000,
                     "every process of era 1 to report its region served");
             }
+            for (int j = 0; j < 2; j++)
+            {
+                final MmxNode node = nodes.get(j);
+                final long closed = added(next, plan, hosted[j]);
+                NodeTestSupport.await(() -> link(node, "closed") == closed, 20_000,
+                    "the ended era to retire, closing the sessions of the edges the change removed");
+                assertEquals(sessions(next, hosted[j]), link(node, "open"));
+            }
         }
         finally
         {
@@ -325,6 +350,35 @@ class LivePlanChangeTest
             nodes.clear();
             daemon.close();
         }
+    }
+
+    /** The memd sessions of {@code hosted} under {@code plan}: one per edge end, one per own region. */
+    private static long sessions(final Plan plan, final int[] hosted)
+    {
+        return java.util.Arrays.stream(hosted).map(p -> plan.graph().neighbours(p).length + 1).sum();
+    }
+
+    /** The edges of {@code after} at {@code hosted} that {@code before} lacks, counted at each hosted end. */
+    private static long added(final Plan before, final Plan after, final int[] hosted)
+    {
+        long count = 0;
+        for (final int p : hosted)
+        {
+            for (final int q : after.graph().neighbours(p))
+            {
+                count += before.graph().hasEdge(p, q) ? 0 : 1;
+            }
+        }
+        return count;
+    }
+
+    /** One number of the node's {@code /status} {@code links}. */
+    private static long link(final MmxNode node, final String field)
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"links\":\\{[^}]*\"" + field +
+            "\":(\\d+)").matcher(StatusServer.json(node));
+        assertTrue(m.find(), StatusServer.json(node));
+        return Long.parseLong(m.group(1));
     }
 
     /** A node that does not hold the plan a decided change names stops, naming it and the fix. */

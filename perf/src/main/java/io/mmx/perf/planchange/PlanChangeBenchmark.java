@@ -24,14 +24,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Unavailability during live plan changes of real nodes, against the commit gaps of the same
- * cluster without a change. Four nodes in this JVM (n = 16, 4 processes each, degree 4, shm
- * regions, state directories) commit key-value puts from a closed loop (8 outstanding) through
- * node 0 throughout. Each change, in turn:
+ * cluster without a change, and the links each change rewires. Four nodes in this JVM (n = 16, 4
+ * processes each, degree 4, state directories) with their regions on one memory daemon per node
+ * (memd, loopback TCP; {@code --memory shm} for shm files) commit key-value puts from a closed loop
+ * (8 outstanding) through node 0 throughout. Each change, in turn:
  * <ul>
  *   <li><b>regraph</b>: a new graph of the same processes (another seed), all nodes up;</li>
- *   <li><b>replace</b>: node 3 is lost with its regions and state, the change is decided by the
- *       other 12 processes, and an empty node joins the new era ({@code joinEra}) and takes its
- *       state by snapshot; measured until it serves;</li>
+ *   <li><b>replace</b>: node 3 is lost with its regions (its memory daemon restarts empty) and its
+ *       state, the change is decided by the other 12 processes, and an empty node joins the new era
+ *       ({@code joinEra}) and takes its state by snapshot; measured until it serves;</li>
  *   <li><b>grow</b>: to 20 processes as the planner grows a plan (the new processes splice into
  *       existing edges), the change decided by the 16 running, a fifth node joining with the 4 new
  *       ones; measured until it holds the state;</li>
@@ -41,11 +42,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A change's window runs from its proposal to one second after every node serves the new era; its
  * stall is the longest gap between two commits in it, and the baseline the longest gap in a window
  * as long right after it. Each row gives the stall, its ratio to the baseline, how long the switch
- * took, the edges the plan diff adds and removes, and the links the new era opened (one per edge
- * end and one per process to its own region: the switch does not yet keep the links both plans
- * share) against those a switch along the diff alone would open.
+ * took, the edges the plan diff adds and removes, and, on memd, the memd sessions (one per edge end:
+ * what a queue pair is on verbs) the nodes up at the change opened at the switch and closed when the
+ * ended era retired, measured from their {@code /status} {@code links}, against the ends of added
+ * and removed edges those nodes host (what following the diff means). A joining node's own sessions
+ * are a start, not a rewiring, and are not counted.
  * <pre>
- *   --changes K   regraph changes before the replace (default 3)
+ *   --changes K        regraph changes before the replace (default 3)
+ *   --memory memd|shm  where the regions live (default memd; shm has no connections to count)
  * </pre>
  */
 public final class PlanChangeBenchmark
@@ -65,9 +69,19 @@ public final class PlanChangeBenchmark
     public static void main(final String[] args) throws Exception
     {
         int changes = 3;
+        boolean memd = true;
         for (int i = 0; i < args.length; i++)
         {
-            if (args[i].equals("--changes") && i + 1 < args.length)
+            if (args[i].equals("--memory") && i + 1 < args.length)
+            {
+                memd = args[++i].equals("memd");
+                if (!memd && !args[i].equals("shm"))
+                {
+                    System.err.println("perf planchange: --memory '" + args[i] + "' is not memd or shm");
+                    System.exit(2);
+                }
+            }
+            else if (args[i].equals("--changes") && i + 1 < args.length)
             {
                 try
                 {
@@ -85,14 +99,14 @@ public final class PlanChangeBenchmark
             }
             else
             {
-                System.err.println("perf planchange: unknown option '" + args[i] + "'; use --changes K");
+                System.err.println("perf planchange: unknown option '" + args[i] + "'; use --changes K, --memory memd|shm");
                 System.exit(2);
             }
         }
         final Path dir = Files.createTempDirectory("mmx-perf-planchange-");
         try
         {
-            run(dir, changes, System.out);
+            run(dir, changes, memd, System.out);
         }
         finally
         {
@@ -200,9 +214,10 @@ public final class PlanChangeBenchmark
 
     /**
      * Runs the regraph changes, the replacement, a grow by a fifth node and the shrink back, in one
-     * cluster under {@code dir}; prints a markdown table.
+     * cluster under {@code dir}, its regions on memd ({@code memd}) or shm; prints a markdown table.
      */
-    public static void run(final Path dir, final int changes, final PrintStream out) throws Exception
+    public static void run(final Path dir, final int changes, final boolean memd, final PrintStream out)
+        throws Exception
     {
         final Kind[] kinds = new Kind[changes + 3];
         java.util.Arrays.fill(kinds, Kind.REGRAPH);
@@ -216,13 +231,12 @@ public final class PlanChangeBenchmark
         final Plan[] plans = new Plan[kinds.length + 1];
         for (int k = 0; k < plans.length; k++)
         {
-            final boolean grown = k > 0 && kinds[k - 1] == Kind.GROW;
             if (k > 0 && (kinds[k - 1] == Kind.GROW || kinds[k - 1] == Kind.SHRINK))
             {
                 // As the planner grows and shrinks a plan: new processes splice into existing edges, and a
                 // shrink of the highest ids re-pairs their neighbours, so few edges change.
                 final io.mmx.planner.graph.Graph before = plans[k - 1].graph();
-                final io.mmx.planner.graph.Graph after = grown ?
+                final io.mmx.planner.graph.Graph after = kinds[k - 1] == Kind.GROW ?
                     io.mmx.planner.change.GraphChange.grow(before, PER_NODE, 101 + k).graph() :
                     io.mmx.planner.change.GraphChange.shrink(before, PER_NODE, 101 + k).graph();
                 plans[k] = Plan.sealed(after, DEGREE, "random", 101 + k, null,
@@ -233,24 +247,47 @@ public final class PlanChangeBenchmark
                 plans[k] = LocalCluster.plan(N, DEGREE, 101 + k);
             }
             PlanFile.write(plans[k], plansDir.resolve("plan-" + k + ".json"));
-            // Where the plan's processes are, beside it: how a node learns the endpoints of a plan of another size.
-            Files.writeString(plansDir.resolve("plan-" + k + ".directory"), (grown ? five : four) + "\n");
         }
         final byte[] key = "perf-plan-change-cluster-key-0123".getBytes();
+        final io.mmx.rdma.memd.MemoryDaemon[] daemons = new io.mmx.rdma.memd.MemoryDaemon[NODES + 1];
         final MmxNode[] nodes = new MmxNode[NODES + 1];
         try
         {
+            String memdFour = null;
+            String memdFive = null;
+            if (memd)
+            {
+                // One daemon per node, as one per host: a lost host loses its daemon's regions.
+                for (int j = 0; j <= NODES; j++)
+                {
+                    daemons[j] = startDaemon(plans[0], plansDir, key, new java.net.InetSocketAddress("127.0.0.1", 0));
+                }
+                memdFour = memdSpec(daemons, NODES);
+                memdFive = memdSpec(daemons, NODES + 1);
+            }
+            for (int k = 0; k < plans.length; k++)
+            {
+                // Where the plan's processes and their regions are, beside it: how a node learns them for a
+                // plan of another size.
+                final boolean grown = k > 0 && kinds[k - 1] == Kind.GROW;
+                Files.writeString(plansDir.resolve("plan-" + k + ".directory"), (grown ? five : four) + "\n");
+                if (memd)
+                {
+                    Files.writeString(plansDir.resolve("plan-" + k + ".memd"), (grown ? memdFive : memdFour) + "\n");
+                }
+            }
             for (int j = 0; j < NODES; j++)
             {
-                nodes[j] = MmxNode.launch(context(plans[0], four, key, dir, plansDir, j), id -> new KeyValueStore(),
-                    NodeListener.NO_OP);
+                nodes[j] = MmxNode.launch(context(plans[0], four, memdFour, key, dir, plansDir, j),
+                    id -> new KeyValueStore(), NodeListener.NO_OP);
             }
             await(() -> java.util.Arrays.stream(nodes, 0, NODES).flatMap(n -> n.status().stream())
                 .anyMatch(ProcessStatus::leads), 60, "a leader");
             new KeyValueClient(nodes[0]).put("warm", 1).get(60, TimeUnit.SECONDS);
             out.println("| change | nodes up | switch ms | commits in window | stall ms | baseline gap ms | stall / baseline " +
-                "| edges added / removed (plan diff) | links opened: the era / the diff alone |");
-            out.println("|---|---|---|---|---|---|---|---|---|");
+                "| edges added / removed (plan diff) | sessions opened / closed at the switch | edge ends added / " +
+                "removed there |");
+            out.println("|---|---|---|---|---|---|---|---|---|---|");
             try (Load load = new Load(nodes[0]))
             {
                 Thread.sleep(1_000); // the loop reaches its pace
@@ -260,8 +297,16 @@ public final class PlanChangeBenchmark
                     final long from = System.nanoTime();
                     if (kind == Kind.REPLACE)
                     {
-                        // Node 3 is lost with its regions and its state; the others change without it.
+                        // Node 3 is lost with its regions (its daemon comes back empty) and its state; the
+                        // others change without it.
                         nodes[NODES - 1].close();
+                        nodes[NODES - 1] = null;
+                        if (memd)
+                        {
+                            final java.net.InetSocketAddress at = daemons[NODES - 1].boundAddress();
+                            daemons[NODES - 1].close();
+                            daemons[NODES - 1] = startDaemon(plans[0], plansDir, key, at);
+                        }
                         for (int id = (NODES - 1) * PER_NODE; id < N; id++)
                         {
                             Files.deleteIfExists(dir.resolve("regions").resolve("era-" + (k - 1))
@@ -273,14 +318,20 @@ public final class PlanChangeBenchmark
                     final int era = k;
                     final int running = kind == Kind.SHRINK ? NODES + 1 : NODES;
                     final int up = kind == Kind.REPLACE ? NODES - 1 : NODES;
+                    // The nodes up through the change: their sessions are the ones the change rewires.
+                    final MmxNode[] staying = java.util.Arrays.copyOf(nodes, up);
+                    final long openedBefore = links(staying, "opened");
+                    final long closedBefore = links(staying, "closed");
                     nodes[0].changePlan(plans[k].contentHash()).get(60, TimeUnit.SECONDS);
                     await(() -> java.util.Arrays.stream(nodes, 0, up).allMatch(n -> n.era() == era), 60,
                         "every node up to serve era " + era);
+                    final long opened = links(staying, "opened") - openedBefore;
                     if (kind == Kind.REPLACE || kind == Kind.GROW)
                     {
                         final int j = kind == Kind.REPLACE ? NODES - 1 : NODES;
-                        nodes[j] = MmxNode.launch(context(plans[k], kind == Kind.GROW ? five : four, key, dir, plansDir,
-                            j).joinEra(era), id -> new KeyValueStore(), NodeListener.NO_OP);
+                        nodes[j] = MmxNode.launch(context(plans[k], kind == Kind.GROW ? five : four,
+                            kind == Kind.GROW ? memdFive : memdFour, key, dir, plansDir, j).joinEra(era),
+                            id -> new KeyValueStore(), NodeListener.NO_OP);
                         final MmxNode joined = nodes[j];
                         await(() -> joined.status().stream().allMatch(s -> s.stateDigest() != null &&
                             s.appliedIndex() > 0), 120, "the joining node to hold the state");
@@ -302,12 +353,24 @@ public final class PlanChangeBenchmark
                     Thread.sleep((to - from) / 1_000_000);
                     final long baseline = load.longestGapNs(quietFrom, System.nanoTime());
                     final GraphDiff diff = GraphDiff.between(plans[k - 1].graph(), plans[k].graph());
-                    // A link per edge end, and one to each process's own region: what an era opens; a switch
-                    // that kept the links both plans share would open those of the added edges only.
-                    out.printf(Locale.ROOT, "| %s %d | %d of %d | %d | %d | %.1f | %.1f | %.1f | %d / %d | %d / %d |%n",
+                    final int hostedUpTo = up * PER_NODE;
+                    final long endsAdded = endsBelow(diff.added(), hostedUpTo);
+                    final long endsRemoved = endsBelow(diff.removed(), hostedUpTo);
+                    String sessions = "– (shm: no connections)";
+                    if (memd)
+                    {
+                        // The ended era retires 2 s after the switch, closing the sessions of removed edges.
+                        final long deadline = System.nanoTime() + 10_000_000_000L;
+                        while (links(staying, "closed") - closedBefore < endsRemoved && System.nanoTime() < deadline)
+                        {
+                            Thread.sleep(10);
+                        }
+                        sessions = opened + " / " + (links(staying, "closed") - closedBefore);
+                    }
+                    out.printf(Locale.ROOT, "| %s %d | %d of %d | %d | %d | %.1f | %.1f | %.1f | %d / %d | %s | %d / %d |%n",
                         kind.label, k, up, running, (switched - from) / 1_000_000, load.commitsIn(from, to),
                         stall / 1e6, baseline / 1e6, stall / (double)Math.max(1, baseline), diff.added().size(),
-                        diff.removed().size(), 2 * plans[k].graph().edgeCount() + plans[k].n(), 2 * diff.added().size());
+                        diff.removed().size(), sessions, endsAdded, endsRemoved);
                     out.flush();
                 }
             }
@@ -321,7 +384,61 @@ public final class PlanChangeBenchmark
                     node.close();
                 }
             }
+            for (final io.mmx.rdma.memd.MemoryDaemon daemon : daemons)
+            {
+                if (daemon != null)
+                {
+                    daemon.close();
+                }
+            }
         }
+    }
+
+    /** The ends of {@code edges} at processes below {@code limit} (those the nodes up host). */
+    private static long endsBelow(final io.mmx.planner.change.EdgeList edges, final int limit)
+    {
+        long ends = 0;
+        for (int i = 0; i < edges.size(); i++)
+        {
+            ends += (edges.u(i) < limit ? 1 : 0) + (edges.v(i) < limit ? 1 : 0);
+        }
+        return ends;
+    }
+
+    /** The sum of one number of the nodes' {@code /status} {@code links}. */
+    private static long links(final MmxNode[] nodes, final String field)
+    {
+        final java.util.regex.Pattern number = java.util.regex.Pattern.compile("\"" + field + "\":(\\d+)");
+        long sum = 0;
+        for (final MmxNode node : nodes)
+        {
+            final java.util.regex.Matcher m = number.matcher(node.linksJson());
+            if (!m.find())
+            {
+                throw new IllegalStateException("perf planchange: no " + field + " in " + node.linksJson());
+            }
+            sum += Long.parseLong(m.group(1));
+        }
+        return sum;
+    }
+
+    private static io.mmx.rdma.memd.MemoryDaemon startDaemon(final Plan launch, final Path plansDir,
+        final byte[] key, final java.net.InetSocketAddress at)
+    {
+        return io.mmx.rdma.memd.MemoryDaemon.start(new io.mmx.rdma.memd.MemoryDaemon.Context().listen(at)
+            .clusterKey(io.mmx.rdma.region.ClusterKey.of(key)).plan(launch.graph()).plansDirectory(plansDir));
+    }
+
+    /** Where the regions of the first {@code count} nodes' processes are: node j's on daemon j. */
+    private static String memdSpec(final io.mmx.rdma.memd.MemoryDaemon[] daemons, final int count)
+    {
+        final StringBuilder spec = new StringBuilder();
+        for (int j = 0; j < count; j++)
+        {
+            spec.append(j == 0 ? "" : ";").append(j * PER_NODE).append('-').append((j + 1) * PER_NODE - 1)
+                .append("@127.0.0.1:").append(daemons[j].boundAddress().getPort());
+        }
+        return spec.toString();
     }
 
     /** The message directory of the first {@code count} nodes, {@link #PER_NODE} processes each. */
@@ -350,16 +467,17 @@ public final class PlanChangeBenchmark
         }
     }
 
-    private static NodeContext context(final Plan plan, final String directory, final byte[] key, final Path dir,
-        final Path plansDir, final int node)
+    private static NodeContext context(final Plan plan, final String directory, final String memd, final byte[] key,
+        final Path dir, final Path plansDir, final int node)
     {
         final int[] ids = new int[PER_NODE];
         for (int i = 0; i < PER_NODE; i++)
         {
             ids[i] = node * PER_NODE + i;
         }
-        return new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(key)
-            .shmDirectory(dir.resolve("regions")).aeronDirectory(dir.resolve("aeron-" + node).toString())
-            .stateDirectory(dir.resolve("state-" + node)).plansDirectory(plansDir);
+        final NodeContext ctx = new NodeContext().plan(plan).hosted(ids).directory(directory).clusterKey(key)
+            .aeronDirectory(dir.resolve("aeron-" + node).toString()).stateDirectory(dir.resolve("state-" + node))
+            .plansDirectory(plansDir);
+        return memd != null ? ctx.memory(NodeContext.Memory.MEMD).memd(memd) : ctx.shmDirectory(dir.resolve("regions"));
     }
 }

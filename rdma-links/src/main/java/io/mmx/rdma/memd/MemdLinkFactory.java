@@ -10,15 +10,17 @@ import java.net.InetSocketAddress;
 import java.util.function.IntFunction;
 
 /**
- * Opens memd links: one TCP session per plan edge (and one loopback session to the owner's own
- * region), to the daemon that {@code placement} names for each owner.
+ * Opens memd links of one plan: one TCP session per plan edge (and one loopback session to the
+ * owner's own region), to the daemon that {@code placement} names for each owner. Factories of
+ * several plans that share one {@link MemdSessions} share the sessions of the edges their plans have
+ * in common: each link is then a binding of this plan's region on that edge's session.
  */
 public final class MemdLinkFactory implements RegionLinkFactory
 {
+    private final MemdSessions sessions;
     private final IntFunction<InetSocketAddress> placement;
     private final IntFunction<ProcessKey> keys;
     private final PlanDigest plan;
-    private final int connectTimeoutMs;
 
     /**
      * Links for processes whose keys this caller holds.
@@ -33,10 +35,20 @@ public final class MemdLinkFactory implements RegionLinkFactory
     public MemdLinkFactory(final IntFunction<InetSocketAddress> placement, final IntFunction<ProcessKey> keys,
         final PlanDigest plan, final int connectTimeoutMs)
     {
-        this.plan = plan;
+        this(new MemdSessions(connectTimeoutMs), placement, keys, plan);
+    }
+
+    /**
+     * Links of {@code plan} on the sessions of {@code sessions}, shared with the factories of other
+     * plans on the same pool (a node's eras).
+     */
+    public MemdLinkFactory(final MemdSessions sessions, final IntFunction<InetSocketAddress> placement,
+        final IntFunction<ProcessKey> keys, final PlanDigest plan)
+    {
+        this.sessions = sessions;
         this.placement = placement;
         this.keys = keys;
-        this.connectTimeoutMs = connectTimeoutMs;
+        this.plan = plan;
     }
 
     /** Links for any process, its key derived from the cluster key (tests, tools, benchmarks). */
@@ -55,6 +67,6 @@ public final class MemdLinkFactory implements RegionLinkFactory
             throw new IllegalArgumentException("no key for process " + self + " here: a node holds the keys of the " +
                 "processes it hosts only");
         }
-        return new MemdRegionLink(key, owner, placement.apply(owner), plan, connectTimeoutMs);
+        return sessions.link(key, owner, placement.apply(owner), plan);
     }
 }

@@ -5,7 +5,7 @@ import javax.crypto.ShortBufferException;
 import java.nio.ByteBuffer;
 
 /**
- * The memd wire protocol, version 2. Every frame is a little-endian u32 length (bytes that
+ * The memd wire protocol, version 3. Every frame is a little-endian u32 length (bytes that
  * follow) and a body. On connect the daemon sends a HELLO with a fresh 16-byte nonce; every
  * later frame in either direction ends with HMAC-SHA256(processKey(requester), nonce ||
  * body-without-tag), where the process key is derived from the cluster key ({@link
@@ -13,18 +13,24 @@ import java.nio.ByteBuffer;
  * nor replayed on another connection; request ids must increase within a connection, so they
  * cannot be replayed on the same one either. A connection speaks for one requester.
  *
- * <p>The plan digest of CREATE_REGION and OPEN_REGION names the plan whose region is meant (a
- * daemon may hold one region per owner under each of several plans). Once granted, it binds the
- * connection: the word and bulk ops that follow on it reach that plan's regions, and that plan's
- * edges grant access. Before any CREATE or OPEN is granted, a connection is bound to the daemon's
- * launch plan.
+ * <p>Bindings: a connection carries up to {@link #MAX_BINDINGS} bindings, each to the owner's region
+ * under one plan, the way one queue pair reaches several registered regions. Every request names its
+ * binding (u16 at offset 2). The plan digest of CREATE_REGION and OPEN_REGION names the plan whose
+ * region is meant (a daemon may hold one region per owner under each of several plans); once
+ * granted, it binds that binding: the word and bulk ops that name it reach that plan's regions, and
+ * that plan's edges grant access. A refused CREATE or OPEN unbinds it, so operations sent right
+ * behind it (a client need not wait for the answer) are refused too ({@code REGION_MISMATCH}),
+ * never served from another plan. Before any CREATE or OPEN, binding 0 is bound to the daemon's
+ * launch plan and the others to nothing. A live plan change keeps the connections of the edges both
+ * plans share and opens the new era's regions on them as a second binding (version 2 had one
+ * binding per connection, so each era needed connections of its own).
  *
  * <pre>
  * HELLO    (daemon to client, 20 bytes, no tag)
  *   0 u8 version  1 u8 kind=0x40  2 u16 reserved  4 u8[16] nonce
  *
  * REQUEST  (client to daemon, 48 + payload + 32 bytes)
- *   0 u8 version  1 u8 op (OpType ordinal, 0x10 CREATE_REGION, 0x11 OPEN_REGION, 0x12 PING)  2 u16 reserved
+ *   0 u8 version  1 u8 op (OpType ordinal, 0x10 CREATE_REGION, 0x11 OPEN_REGION, 0x12 PING)  2 u16 binding
  *   4 i32 requester   8 i64 requestId   16 i32 owner   20 i32 length
  *  24 i64 offset     32 i64 operand1   40 i64 operand2
  *  48 payload: WRITE_BULK: length bytes; CREATE_REGION: 32-byte plan digest (operand1 = data bytes);
@@ -41,7 +47,9 @@ import java.nio.ByteBuffer;
 public final class MemdProtocol
 {
     /** Protocol version carried in every frame. */
-    public static final byte VERSION = 2;
+    public static final byte VERSION = 3;
+    /** Bindings a connection carries: an era's and the next one's, with room for a change right behind. */
+    public static final int MAX_BINDINGS = 4;
     /** Kind byte of HELLO. */
     public static final byte KIND_HELLO = 0x40;
     /** Kind byte of RESPONSE; requests carry an op code below 0x40 here, so the two cannot be confused. */
@@ -76,6 +84,8 @@ public final class MemdProtocol
     public static final int REQ_VERSION = 0;
     /** Request field offsets. */
     public static final int REQ_OP = 1;
+    /** Request field offsets: the binding the request uses (u16). */
+    public static final int REQ_BINDING = 2;
     /** Request field offsets. */
     public static final int REQ_REQUESTER = 4;
     /** Request field offsets. */

@@ -37,9 +37,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * plan, and they are distinct memory. CREATE and OPEN name a plan by its digest; the daemon
  * serves its launch plan ({@link Context#plan}), the plans given with {@link Context#plans}, and
  * any plan it finds, when first named, in the plans directory ({@link Context#plansDirectory}).
- * A connection is bound to the plan of its last CREATE or OPEN that was granted (the launch plan
- * until then): every later operation on it reaches that plan's regions, and that plan's edges
- * grant access. An unknown digest is refused {@code REGION_MISMATCH}. A plan's regions are never
+ * A connection carries up to {@link MemdProtocol#MAX_BINDINGS} bindings, and each request names
+ * one: a binding is bound to the plan of its last CREATE or OPEN that was granted (binding 0 to the
+ * launch plan until then, the others to nothing), and an operation on it reaches that plan's
+ * regions, granted by that plan's edges. A refused CREATE or OPEN unbinds its binding, and an
+ * operation on an unbound binding is refused {@code REGION_MISMATCH}. So one connection serves an
+ * edge in two eras at once, and a live plan change keeps the connections of the edges both plans
+ * share. An unknown digest is refused {@code REGION_MISMATCH}. A plan's regions are never
  * released while the daemon runs, opened or not: regions outlive their processes.
  *
  * <p>Identity: every frame is tagged under the requester's process key ({@link
@@ -356,8 +360,8 @@ public final class MemoryDaemon implements AutoCloseable
         private final byte[] nonce = new byte[MemdProtocol.NONCE_LENGTH];
         private SelectionKey key;
         private int requester = -1;
-        // The plan of the last CREATE or OPEN granted; the launch plan until then.
-        private ServedPlan plan = launchPlan;
+        // Per binding, the plan of its last CREATE or OPEN granted (binding 0: the launch plan until then).
+        private final ServedPlan[] bound = new ServedPlan[MemdProtocol.MAX_BINDINGS];
         private long lastRequestId = Long.MIN_VALUE;
         // Until authenticated, the MAC of the requester the current frame names; then the bound requester's.
         private Mac mac;
@@ -370,6 +374,7 @@ public final class MemoryDaemon implements AutoCloseable
         {
             this.channel = channel;
             this.lastFrameNs = nowNs;
+            this.bound[0] = launchPlan;
             random.nextBytes(nonce);
             out.putInt(MemdProtocol.HELLO_LENGTH);
             out.put(MemdProtocol.VERSION).put(MemdProtocol.KIND_HELLO).putShort((short)0).put(nonce);
@@ -587,6 +592,12 @@ public final class MemoryDaemon implements AutoCloseable
             requester = from;
 
             final byte op = in.get(start + MemdProtocol.REQ_OP);
+            final int binding = in.getShort(start + MemdProtocol.REQ_BINDING) & 0xFFFF;
+            if (binding >= MemdProtocol.MAX_BINDINGS)
+            {
+                respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
+                return;
+            }
             final int owner = in.getInt(start + MemdProtocol.REQ_OWNER);
             final int bulkLength = in.getInt(start + MemdProtocol.REQ_LENGTH);
             final long offset = in.getLong(start + MemdProtocol.REQ_OFFSET);
@@ -597,7 +608,7 @@ public final class MemoryDaemon implements AutoCloseable
 
             if (op == MemdProtocol.OP_CREATE_REGION)
             {
-                createRegion(requestId, from, owner, operand1, payload, payloadLength);
+                bound[binding] = createRegion(requestId, from, owner, operand1, payload, payloadLength);
                 return;
             }
             if (op == MemdProtocol.OP_PING)
@@ -607,13 +618,19 @@ public final class MemoryDaemon implements AutoCloseable
             }
             if (op == MemdProtocol.OP_OPEN_REGION)
             {
-                openRegion(requestId, from, owner, payload, payloadLength);
+                bound[binding] = openRegion(requestId, from, owner, payload, payloadLength);
                 return;
             }
             final OpType type = OpType.fromCode(op);
             if (type == null || payloadLength != (type == OpType.WRITE_BULK ? bulkLength : 0))
             {
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
+                return;
+            }
+            final ServedPlan plan = bound[binding];
+            if (plan == null)
+            {
+                respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);
                 return;
             }
             if (!plan.mayAccess(from, owner))
@@ -650,7 +667,8 @@ public final class MemoryDaemon implements AutoCloseable
             }
         }
 
-        private void createRegion(
+        /** Creates (or confirms) the owner's region; returns the plan the binding is bound to, null if refused. */
+        private ServedPlan createRegion(
             final long requestId,
             final int from,
             final int owner,
@@ -661,44 +679,43 @@ public final class MemoryDaemon implements AutoCloseable
             if (payloadLength != PlanDigest.LENGTH)
             {
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
-                return;
+                return null;
             }
             if (from != owner || owner < 0)
             {
                 // Only the owner creates its region.
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
-                return;
+                return null;
             }
             final ServedPlan served = servedPlan(digest(payload));
             if (served == null)
             {
                 respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);
-                return;
+                return null;
             }
             if (owner >= served.graph.n())
             {
                 // Nobody creates a region for a process outside the plan.
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
-                return;
+                return null;
             }
             if (dataBytes < 8 || dataBytes > context.maxRegionBytes || (dataBytes & 7) != 0)
             {
                 respond(requestId, OpStatus.BAD_LENGTH, 0, 0);
-                return;
+                return null;
             }
-            plan = served;
             final RegionMemory existing = served.regions.get(owner);
             if (existing != null)
             {
                 // A restarted owner reattaches to its state; a different size is another cluster's region.
-                respond(requestId, existing.dataBytes() == dataBytes ? OpStatus.OK : OpStatus.REGION_MISMATCH,
-                    existing.dataBytes(), 0);
-                return;
+                final boolean same = existing.dataBytes() == dataBytes;
+                respond(requestId, same ? OpStatus.OK : OpStatus.REGION_MISMATCH, existing.dataBytes(), 0);
+                return same ? served : null;
             }
             if (regionCount >= context.maxRegions || regionBytes + dataBytes > context.regionBudgetBytes())
             {
                 respond(requestId, OpStatus.BACK_PRESSURED, 0, 0);
-                return;
+                return null;
             }
             regionBytes += RegionHeader.HEADER_BYTES + dataBytes;
             final UnsafeBuffer buffer = new UnsafeBuffer(
@@ -708,6 +725,7 @@ public final class MemoryDaemon implements AutoCloseable
             regionCount++;
             releaseOlderRegions(owner, served);
             respond(requestId, OpStatus.OK, dataBytes, 0);
+            return served;
         }
 
         /**
@@ -739,39 +757,41 @@ public final class MemoryDaemon implements AutoCloseable
             }
         }
 
-        private void openRegion(
+        /** Opens the owner's region of a plan; returns the plan the binding is bound to, null if refused. */
+        private ServedPlan openRegion(
             final long requestId, final int from, final int owner, final int payload, final int payloadLength)
         {
             if (payloadLength != PlanDigest.LENGTH)
             {
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
-                return;
+                return null;
             }
             if (from < 0 || owner < 0)
             {
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
-                return;
+                return null;
             }
             final ServedPlan served = servedPlan(digest(payload));
             if (served == null)
             {
                 respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);
-                return;
+                return null;
             }
             if (!served.mayAccess(from, owner))
             {
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
-                return;
+                return null;
             }
-            // Granted: from now on this connection's operations reach this plan's regions.
-            plan = served;
+            // Granted, even before the owner created its region: the binding's operations reach this plan's
+            // regions from now on, and are answered REGION_LOST until the region exists.
             final RegionMemory region = served.regions.get(owner);
             if (region == null)
             {
                 respond(requestId, OpStatus.REGION_LOST, 0, 0);
-                return;
+                return served;
             }
             respond(requestId, OpStatus.OK, region.dataBytes(), 0);
+            return served;
         }
 
         // Control path only (CREATE, OPEN): allocates.
