@@ -230,14 +230,27 @@ final class ReconfigureCommand implements Callable<Integer>
             out.println("new        processes " + current.n() + "-" + (next.n() - 1) + " are new: after the change, " +
                 "start their nodes with --join-era (the era is printed below)");
         }
-        return propose(targets, down, leaving, next, out);
+        return propose(targets, down, leaving, current, next, docs, out);
     }
 
-    /** Proposes the change through the first node, then waits until every node serves the new plan. */
+    /**
+     * Proposes the change through the first node, waits until every node serves the new plan, then
+     * reports the links the staying nodes rewired against the diff ({@link #reportLinks}).
+     */
     private int propose(final List<String> targets, final List<String> down, final List<String> leaving,
-        final Plan next, final PrintWriter out)
+        final Plan current, final Plan next, final List<JsonNode> docs, final PrintWriter out)
         throws IOException, InterruptedException
     {
+        final List<String> staying = new ArrayList<>();
+        final List<JsonNode> stayingDocs = new ArrayList<>();
+        for (int i = 0; i < targets.size(); i++)
+        {
+            if (!leaving.contains(targets.get(i)))
+            {
+                staying.add(targets.get(i));
+                stayingDocs.add(docs.get(i));
+            }
+        }
         final long startNs = System.nanoTime();
         final long deadlineNs = startNs + timeoutS * 1_000_000_000L;
         out.println("proposing  the change through " + targets.get(0));
@@ -305,7 +318,84 @@ final class ReconfigureCommand implements Callable<Integer>
                 " (and its --state-dir: empty for a replacement host)");
         }
         out.flush();
+        reportLinks(staying, stayingDocs, current, next, deadlineNs, out);
         return MmxCommand.OK;
+    }
+
+    /**
+     * On memd, the sessions the nodes that stay opened at the switch and closed when their ended era
+     * retired (their {@code /status} {@code links}), against the ends of the edges the change adds and
+     * removes at their processes: links follow the plan diff when the two agree. Nodes on shm (no
+     * connections) report nothing, and neither does this.
+     */
+    private void reportLinks(final List<String> staying, final List<JsonNode> before, final Plan current,
+        final Plan next, final long deadlineNs, final PrintWriter out) throws InterruptedException
+    {
+        final long openedBefore = sumLinks(before, "opened");
+        final long closedBefore = sumLinks(before, "closed");
+        if (sumLinks(before, "open") == 0)
+        {
+            return;
+        }
+        final java.util.Set<Integer> hosted = new java.util.HashSet<>();
+        for (final int id : liveProcesses(before))
+        {
+            hosted.add(id);
+        }
+        final io.mmx.planner.change.GraphDiff diff = io.mmx.planner.change.GraphDiff.between(current.graph(),
+            next.graph());
+        final long added = endsAt(diff.added(), hosted);
+        final long removed = endsAt(diff.removed(), hosted);
+        List<JsonNode> now = statuses(staying);
+        out.printf("links      the staying nodes opened %d memd sessions at the switch, for the %d edge ends the " +
+            "change adds at their processes; the edges both plans have kept theirs%n",
+            sumLinks(now, "opened") - openedBefore, added);
+        out.flush();
+        // The ended era retires 2 s after the switch and closes the sessions of the removed edges.
+        final long waitUntil = Math.min(deadlineNs, System.nanoTime() + 10_000_000_000L);
+        while (sumLinks(now, "closed") - closedBefore < removed && System.nanoTime() < waitUntil)
+        {
+            Thread.sleep(100);
+            now = statuses(staying);
+        }
+        out.printf("links      and closed %d when the ended era retired, for the %d edge ends the change removes " +
+            "there%n", sumLinks(now, "closed") - closedBefore, removed);
+        out.flush();
+    }
+
+    private List<JsonNode> statuses(final List<String> targets)
+    {
+        final List<JsonNode> docs = new ArrayList<>();
+        for (final String target : targets)
+        {
+            final JsonNode doc = StatusCommand.fetch(http, mapper, target);
+            if (doc != null)
+            {
+                docs.add(doc);
+            }
+        }
+        return docs;
+    }
+
+    private static long sumLinks(final List<JsonNode> docs, final String field)
+    {
+        long sum = 0;
+        for (final JsonNode doc : docs)
+        {
+            sum += doc.path("links").path(field).asLong();
+        }
+        return sum;
+    }
+
+    /** The ends of {@code edges} at {@code hosted} processes. */
+    private static long endsAt(final io.mmx.planner.change.EdgeList edges, final java.util.Set<Integer> hosted)
+    {
+        long ends = 0;
+        for (int i = 0; i < edges.size(); i++)
+        {
+            ends += (hosted.contains(edges.u(i)) ? 1 : 0) + (hosted.contains(edges.v(i)) ? 1 : 0);
+        }
+        return ends;
     }
 
     /** The processes the answering nodes host (every one of them is up). */

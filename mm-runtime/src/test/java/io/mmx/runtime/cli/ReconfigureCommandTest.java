@@ -31,6 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ReconfigureCommandTest
 {
+    private static final byte[] KEY = "reconfigure-test-cluster-key-0123".getBytes();
+
     @TempDir
     Path dir;
 
@@ -43,8 +45,17 @@ class ReconfigureCommandTest
     private StringWriter out;
     private StringWriter err;
 
+    /** The memory daemon of {@link #onMemd}'s cluster, or null. */
+    private io.mmx.rdma.memd.MemoryDaemon daemon;
+
     @BeforeEach
     void start() throws Exception
+    {
+        start(null);
+    }
+
+    /** Two nodes on shm, or with their regions on {@code memd} ("0-4@HOST:PORT"). */
+    private void start(final String memd) throws Exception
     {
         plan = io.mmx.runtime.local.LocalCluster.plan(5, 2, 7);
         final List<Integer> ports = io.mmx.runtime.local.LocalCluster.freePorts(2, true);
@@ -68,10 +79,10 @@ class ReconfigureCommandTest
         {
             plansDirs[j] = Files.createDirectories(dir.resolve("plans-" + j));
             PlanFile.write(plan, plansDirs[j].resolve("plan.json"));
-            final MmxNode node = MmxNode.launch(new NodeContext().plan(plan).hosted(hosted[j]).directory(directory)
-                .clusterKey("reconfigure-test-cluster-key-0123".getBytes()).shmDirectory(dir.resolve("regions"))
-                .aeronDirectory(dir.resolve("aeron-" + j).toString()).plansDirectory(plansDirs[j]),
-                id -> new KeyValueStore(), leads);
+            final NodeContext ctx = new NodeContext().plan(plan).hosted(hosted[j]).directory(directory)
+                .clusterKey(KEY).aeronDirectory(dir.resolve("aeron-" + j).toString()).plansDirectory(plansDirs[j]);
+            final MmxNode node = MmxNode.launch(memd == null ? ctx.shmDirectory(dir.resolve("regions")) :
+                ctx.memory(NodeContext.Memory.MEMD).memd(memd), id -> new KeyValueStore(), leads);
             nodes.add(node);
             final StatusServer server = StatusServer.start(new java.net.InetSocketAddress("127.0.0.1", 0), node);
             servers.add(server);
@@ -86,6 +97,44 @@ class ReconfigureCommandTest
     {
         servers.forEach(StatusServer::close);
         nodes.forEach(MmxNode::close);
+        servers.clear();
+        nodes.clear();
+        if (daemon != null)
+        {
+            daemon.close();
+            daemon = null;
+        }
+    }
+
+    /**
+     * On memd the command reports the sessions the nodes opened and closed at the switch against the
+     * plan diff's edge ends at their processes: the links follow the diff when the two agree.
+     */
+    @Test
+    void onMemdReportsTheLinksTheChangeRewiredAgainstTheDiff() throws Exception
+    {
+        stop();
+        final Path daemonPlans = Files.createDirectories(dir.resolve("memd-plans"));
+        daemon = io.mmx.rdma.memd.MemoryDaemon.start(new io.mmx.rdma.memd.MemoryDaemon.Context()
+            .listen(new java.net.InetSocketAddress("127.0.0.1", 0)).clusterKey(io.mmx.rdma.region.ClusterKey.of(KEY))
+            .plan(io.mmx.runtime.local.LocalCluster.plan(5, 2, 7).graph()).plansDirectory(daemonPlans));
+        start("0-4@127.0.0.1:" + daemon.boundAddress().getPort());
+        final Plan next = io.mmx.runtime.local.LocalCluster.plan(5, 2, 9);
+        final io.mmx.planner.change.GraphDiff diff = io.mmx.planner.change.GraphDiff.between(plan.graph(),
+            next.graph());
+        assertTrue(diff.added().size() > 0 && diff.removed().size() > 0, "the new graph adds and removes edges");
+        final Path nextFile = dir.resolve("next.json");
+        for (final Path held : new Path[]{nextFile, plansDirs[0].resolve("next.json"),
+            plansDirs[1].resolve("next.json"), daemonPlans.resolve("next.json")})
+        {
+            PlanFile.write(next, held);
+        }
+        assertEquals(0, run("--plan", nextFile.toString(), "--endpoints", endpoints), err.toString());
+        // Every process is hosted by a node that stays, so each edge counts at both ends.
+        assertTrue(out.toString().contains("links      the staying nodes opened " + 2 * diff.added().size() +
+            " memd sessions at the switch, for the " + 2 * diff.added().size() + " edge ends"), out.toString());
+        assertTrue(out.toString().contains("links      and closed " + 2 * diff.removed().size() + " when the ended " +
+            "era retired, for the " + 2 * diff.removed().size() + " edge ends"), out.toString());
     }
 
     @Test
