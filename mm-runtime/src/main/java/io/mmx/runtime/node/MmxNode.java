@@ -170,6 +170,7 @@ public final class MmxNode implements AutoCloseable
         public void switchEra(final long nowNs)
         {
             final NodeEra ended = era;
+            final long sessionsBefore = shared.memdSessions.sessionsOpened();
             final NodeContext next = nextEraContext(ended);
             final NodeEra started;
             try
@@ -191,8 +192,10 @@ public final class MmxNode implements AutoCloseable
                 NodeEra.record(next.stateDirectory(), next.hosted(), next.era(), next.plan().contentHash());
             }
             EventLog.log(EventLog.Level.INFO, "era_started", "era " + started.number() + " began on plan " +
-                next.plan().contentHash() + " at log slot " + ended.host.eraEndedAt() + " (the change's slot; " +
-                "era " + ended.number() + " serves peers still behind for " + ENDED_ERA_RETAIN_NS / 1_000_000 + " ms)");
+                next.plan().contentHash() + " at log slot " + ended.host.eraEndedAt() + " (the change's slot), built " +
+                "in " + (shared.clock.nanoTime() - nowNs) / 1_000_000 + " ms (" + (shared.memdSessions.sessionsOpened() -
+                sessionsBefore) + " new memd sessions); " +
+                "era " + ended.number() + " serves peers still behind for " + ENDED_ERA_RETAIN_NS / 1_000_000 + " ms");
         }
     }
 
