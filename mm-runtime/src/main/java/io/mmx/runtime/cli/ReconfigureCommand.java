@@ -253,6 +253,28 @@ final class ReconfigureCommand implements Callable<Integer>
         }
         final long startNs = System.nanoTime();
         final long deadlineNs = startNs + timeoutS * 1_000_000_000L;
+        // Links to new neighbours open before the change takes effect: every staying node connects the
+        // memd sessions of the edges the change adds at its processes, and checks it can run the plan.
+        long prepared = 0;
+        for (final String target : staying)
+        {
+            final HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://" + target +
+                "/prepare?plan=" + URLEncoder.encode(next.contentHash(), StandardCharsets.UTF_8)))
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(timeoutS)).build(),
+                HttpResponse.BodyHandlers.ofString());
+            final JsonNode doc = mapper.readTree(answer.body());
+            if (answer.statusCode() != 200)
+            {
+                return refuse("node " + target + " cannot prepare the change: " + doc.path("error").asText(
+                    answer.body()), answer.statusCode() == 409 ? MmxCommand.BAD_INPUT : MmxCommand.UNHEALTHY);
+            }
+            prepared += doc.path("connected").asLong();
+        }
+        if (sumLinks(stayingDocs, "open") > 0)
+        {
+            out.printf("prepared   the staying nodes connected %d memd sessions for the edges the change adds, " +
+                "before proposing it%n", prepared);
+        }
         out.println("proposing  the change through " + targets.get(0));
         out.flush();
         final HttpResponse<String> decided = http.send(HttpRequest.newBuilder(URI.create("http://" + targets.get(0) +
@@ -318,18 +340,18 @@ final class ReconfigureCommand implements Callable<Integer>
                 " (and its --state-dir: empty for a replacement host)");
         }
         out.flush();
-        reportLinks(staying, stayingDocs, current, next, deadlineNs, out);
+        reportLinks(staying, stayingDocs, current, next, prepared, deadlineNs, out);
         return MmxCommand.OK;
     }
 
     /**
-     * On memd, the sessions the nodes that stay opened at the switch and closed when their ended era
-     * retired (their {@code /status} {@code links}), against the ends of the edges the change adds and
-     * removes at their processes: links follow the plan diff when the two agree. Nodes on shm (no
-     * connections) report nothing, and neither does this.
+     * On memd, the sessions the nodes that stay opened for the change (when prepared and at the switch)
+     * and closed when their ended era retired (their {@code /status} {@code links}), against the ends
+     * of the edges the change adds and removes at their processes: links follow the plan diff when the
+     * two agree. Nodes on shm (no connections) report nothing, and neither does this.
      */
     private void reportLinks(final List<String> staying, final List<JsonNode> before, final Plan current,
-        final Plan next, final long deadlineNs, final PrintWriter out) throws InterruptedException
+        final Plan next, final long prepared, final long deadlineNs, final PrintWriter out) throws InterruptedException
     {
         final long openedBefore = sumLinks(before, "opened");
         final long closedBefore = sumLinks(before, "closed");
@@ -347,9 +369,9 @@ final class ReconfigureCommand implements Callable<Integer>
         final long added = endsAt(diff.added(), hosted);
         final long removed = endsAt(diff.removed(), hosted);
         List<JsonNode> now = statuses(staying);
-        out.printf("links      the staying nodes opened %d memd sessions at the switch, for the %d edge ends the " +
-            "change adds at their processes; the edges both plans have kept theirs%n",
-            sumLinks(now, "opened") - openedBefore, added);
+        out.printf("links      the staying nodes opened %d memd sessions for the change (%d before it was " +
+            "proposed), for the %d edge ends it adds at their processes; the edges both plans have kept theirs%n",
+            sumLinks(now, "opened") - openedBefore, prepared, added);
         out.flush();
         // The ended era retires 2 s after the switch and closes the sessions of the removed edges.
         final long waitUntil = Math.min(deadlineNs, System.nanoTime() + 10_000_000_000L);

@@ -54,6 +54,8 @@ import java.util.function.IntFunction;
  */
 public final class MmxNode implements AutoCloseable
 {
+    /** How long sessions connected ahead of a plan change ({@link #preparePlan}) wait for its era. */
+    public static final long PREPARED_KEEP_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
     /** How long an era a plan change ended keeps serving its cores to peers still behind, after the switch. */
     static final long ENDED_ERA_RETAIN_NS = 2_000_000_000L;
 
@@ -148,6 +150,7 @@ public final class MmxNode implements AutoCloseable
         @Override
         public int driveEnded(final long nowNs, final int[] eraOfLines)
         {
+            shared.memdSessions.expire(nowNs); // sessions connected ahead of a change that was not made
             int work = 0;
             for (int i = endedEras.size() - 1; i >= 0; i--)
             {
@@ -255,10 +258,17 @@ public final class MmxNode implements AutoCloseable
         }
         catch (final IllegalStateException ex)
         {
-            throw new NodeAgent.EraEnded(change + ", and this node cannot run it: " + ex.getMessage() +
-                (next.directory() == null && n != ended.ctx.plan().n() ? " (a plan of another size needs its " +
-                "processes' endpoints: put them in a file NAME.directory beside the plan file NAME.json)" : ""), ex);
+            throw new NodeAgent.EraEnded(change + ", and this node cannot run it: " + unfit(next, ended.ctx, ex), ex);
         }
+    }
+
+    /** Why this node cannot run {@code next} after {@code current}'s plan, with the fix when it is a missing directory. */
+    private static String unfit(final NodeContext.HeldPlan next, final NodeContext current,
+        final IllegalStateException why)
+    {
+        return why.getMessage() + (next.directory() == null && next.plan().n() != current.plan().n() ?
+            " (a plan of another size needs its processes' endpoints: put them in a file NAME.directory beside " +
+            "the plan file NAME.json)" : "");
     }
 
     /** Membership's events the node logs itself (the replicas read the rest every tick). */
@@ -413,6 +423,70 @@ public final class MmxNode implements AutoCloseable
             return refused("plan " + contentHash + " is the plan in service: nothing to change");
         }
         return admit(Submission.planChange(next.digest().id64(), next.n()));
+    }
+
+    /**
+     * Prepares this node for a change to the plan {@code contentHash} before the change is proposed:
+     * on memd it connects, on a thread of its own, a session for each edge the plan adds at this
+     * node's processes, so that the links to new neighbours are open before the change takes effect
+     * and the switch only binds the new era's regions on them ({@code mmx reconfigure} prepares every
+     * node this way). Sessions no era binds within {@link #PREPARED_KEEP_NS} close again. On shm
+     * (no connections) and verbs there is nothing to connect. On every memory it checks that this node
+     * can run the plan (it holds it, and the endpoints of a plan of another size), so a change the node
+     * could not follow is refused before it is proposed instead of stopping the node once decided.
+     *
+     * @return completed with the number of sessions connected, or failed naming why this node cannot
+     *     run that plan (not held, endpoints missing).
+     */
+    public CompletableFuture<Integer> preparePlan(final String contentHash)
+    {
+        final NodeContext next;
+        final NodeEra current = era;
+        try
+        {
+            final Plan plan = heldPlan(contentHash);
+            if (plan == null)
+            {
+                throw new IllegalStateException("this node does not hold plan " + contentHash +
+                    (ctx.plansDirectory() == null ? "" : " in " + ctx.plansDirectory()) +
+                    ": copy the plan file into every node's plans directory first");
+            }
+            if (java.util.Arrays.stream(ctx.hosted()).allMatch(p -> p >= plan.n()))
+            {
+                return CompletableFuture.completedFuture(0); // this node leaves at that change
+            }
+            // The context the switch would build: a plan this node cannot run is refused now, before the
+            // change is proposed, rather than stopping the node once it is decided.
+            final NodeContext.HeldPlan held = ctx.heldPlan(plan.digest().id64());
+            try
+            {
+                next = current.ctx.forEra(held, current.number() + 1, transport.aeron().context().aeronDirectoryName());
+            }
+            catch (final IllegalStateException ex)
+            {
+                throw new IllegalStateException(unfit(held, current.ctx, ex), ex);
+            }
+            if (ctx.memoryKind() != NodeContext.Memory.MEMD)
+            {
+                return CompletableFuture.completedFuture(0);
+            }
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            return CompletableFuture.failedFuture(new SubmitRefusedException(ex.getMessage()));
+        }
+        final io.mmx.planner.graph.Graph graph = next.core().graph();
+        final List<io.mmx.rdma.memd.MemdSessions.Edge> edges = new ArrayList<>();
+        for (final int p : next.hosted())
+        {
+            edges.add(new io.mmx.rdma.memd.MemdSessions.Edge(p, p, NodeEra.memdAddress(next, p)));
+            for (final int q : graph.neighbours(p))
+            {
+                edges.add(new io.mmx.rdma.memd.MemdSessions.Edge(p, q, NodeEra.memdAddress(next, q)));
+            }
+        }
+        return shared.memdSessions.connectAhead(edges, next.hostKeys()::processKey, shared.clock.nanoTime(),
+            PREPARED_KEEP_NS);
     }
 
     /**

@@ -368,6 +368,12 @@ final class NodeEra implements AutoCloseable
         return store;
     }
 
+    /** The memory daemon that holds process {@code id}'s regions under {@code ctx}'s plan. */
+    static InetSocketAddress memdAddress(final NodeContext ctx, final int id)
+    {
+        return address(ctx.memdDirectory(), id);
+    }
+
     private static InetSocketAddress address(final io.mmx.aeron.transport.ProcessDirectory directory, final int id)
     {
         return io.mmx.rdma.memd.MemdCommandLine.parseAddress(directory.endpoint(directory.endpointIndexOf(id)));

@@ -33,6 +33,10 @@ import java.util.concurrent.Executors;
  * {@code POST /reconfigure?plan=sha256:...} proposes the change ({@link MmxNode#changePlan}) and
  * answers when it is decided, as {@code /probe} does, with {@code 409} when the node refused it
  * (a plan it does not hold, or the plan in service) and {@code 400} for a malformed hash.
+ * {@code POST /prepare?plan=sha256:...} prepares the node for that change before it is proposed
+ * ({@link MmxNode#preparePlan}: on memd, the sessions of the edges it adds are connected) and
+ * answers {@code 200 {"prepared":true,"connected":N}} once they are, {@code 409} for a plan the node
+ * does not hold or cannot run.
  */
 public final class StatusServer implements AutoCloseable
 {
@@ -99,6 +103,7 @@ public final class StatusServer implements AutoCloseable
             server.createContext("/plan", s::handlePlan);
             server.createContext("/plans", s::handlePlans);
             server.createContext("/reconfigure", s::handleReconfigure);
+            server.createContext("/prepare", s::handlePrepare);
             server.setExecutor(Executors.newSingleThreadExecutor(r ->
             {
                 final Thread t = new Thread(r, "mmx-status");
@@ -212,6 +217,47 @@ public final class StatusServer implements AutoCloseable
             return;
         }
         answerWhenDecided(exchange, node.changePlan(hash), true);
+    }
+
+    private void handlePrepare(final HttpExchange exchange) throws IOException
+    {
+        if (!allowed(exchange, "POST"))
+        {
+            return;
+        }
+        final String hash = queryParameter(exchange, "plan");
+        try
+        {
+            io.mmx.planner.plan.PlanDigest.parse(hash == null ? "" : hash);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            respond(exchange, 400, JSON, error("give the next plan's content hash: POST /prepare?plan=sha256:...; " +
+                ex.getMessage()));
+            return;
+        }
+        node.preparePlan(hash).whenComplete((connected, failure) ->
+        {
+            final Throwable cause = failure instanceof java.util.concurrent.CompletionException &&
+                failure != null && failure.getCause() != null ? failure.getCause() : failure;
+            try
+            {
+                if (cause == null)
+                {
+                    respond(exchange, 200, JSON, "{\"prepared\":true,\"connected\":" + connected + "}");
+                }
+                else
+                {
+                    respond(exchange, cause instanceof SubmitRefusedException ? 409 : 503, JSON,
+                        "{\"prepared\":false,\"error\":\"" + String.valueOf(cause.getMessage())
+                        .replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+                }
+            }
+            catch (final IOException ignored)
+            {
+                // The caller went away; nothing to tell it.
+            }
+        });
     }
 
     private static boolean allowed(final HttpExchange exchange, final String method) throws IOException

@@ -131,8 +131,11 @@ class ReconfigureCommandTest
         }
         assertEquals(0, run("--plan", nextFile.toString(), "--endpoints", endpoints), err.toString());
         // Every process is hosted by a node that stays, so each edge counts at both ends.
-        assertTrue(out.toString().contains("links      the staying nodes opened " + 2 * diff.added().size() +
-            " memd sessions at the switch, for the " + 2 * diff.added().size() + " edge ends"), out.toString());
+        final int ends = 2 * diff.added().size();
+        assertTrue(out.toString().contains("prepared   the staying nodes connected " + ends + " memd sessions for " +
+            "the edges the change adds, before proposing it"), out.toString());
+        assertTrue(out.toString().contains("links      the staying nodes opened " + ends + " memd sessions for the " +
+            "change (" + ends + " before it was proposed), for the " + ends + " edge ends"), out.toString());
         assertTrue(out.toString().contains("links      and closed " + 2 * diff.removed().size() + " when the ended " +
             "era retired, for the " + 2 * diff.removed().size() + " edge ends"), out.toString());
     }
@@ -187,6 +190,13 @@ class ReconfigureCommandTest
             out.toString().contains("the 5 live processes' regions are its acceptors until the 1 others join"),
             out.toString());
         assertTrue(err.toString().contains("do not hold"), err.toString());
+        // Held by both nodes but without its processes' endpoints (no bigger.directory beside it): each node's
+        // preparation refuses it before anything is proposed, naming the file that is missing.
+        PlanFile.write(bigger, plansDirs[0].resolve("bigger.json"));
+        PlanFile.write(bigger, plansDirs[1].resolve("bigger.json"));
+        assertEquals(2, run("--plan", biggerFile.toString(), "--endpoints", endpoints), out + "\n" + err);
+        assertTrue(err.toString().contains("cannot prepare the change") && err.toString().contains(".directory"),
+            err.toString());
         // A plan of 4 would keep 3 of node 3-4's processes and drop 4: refused.
         final Plan four = io.mmx.runtime.local.LocalCluster.plan(4, 2, 7);
         PlanFile.write(four, dir.resolve("four.json"));

@@ -314,13 +314,18 @@ class LivePlanChangeTest
                     "a session per edge end of a hosted process and one to its own region");
                 openedBefore[j] = link(nodes.get(j), "opened");
             }
+            // Node 0 is prepared: it connects the sessions of its added edges before the change is proposed.
+            assertEquals(added(plan, next, hosted[0]), (long)nodes.get(0).preparePlan(next.contentHash())
+                .get(20, TimeUnit.SECONDS));
+            assertEquals(added(plan, next, hosted[0]), link(nodes.get(0), "opened") - openedBefore[0]);
             nodes.get(1).proposePlanChange(next.digest().id64()).get(20, TimeUnit.SECONDS);
             for (final MmxNode node : nodes)
             {
                 NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
             }
-            // The links follow the plan diff: the switch opened sessions for the added edges only, the
-            // shared edges' sessions (and each process's own) carry era 1's regions too.
+            // The links follow the plan diff: node 0's switch bound era 1's regions on the sessions it had,
+            // node 1's opened sessions for its added edges only; the shared edges' sessions (and each
+            // process's own) carry era 1's regions too.
             for (int j = 0; j < 2; j++)
             {
                 assertEquals(added(plan, next, hosted[j]), link(nodes.get(j), "opened") - openedBefore[j],

@@ -281,6 +281,14 @@ final class MemdSession implements AutoCloseable
         return read == 0 ? 0 : parse();
     }
 
+    /** Closes a session that lost the race to join its pool: the pool never counted it. */
+    void closeUncounted()
+    {
+        closed = true;
+        CloseHelper.quietClose(channel);
+        channel = null;
+    }
+
     /** Closes the connection; the pool forgets the session. Operations in flight are abandoned. */
     @Override
     public void close()

@@ -5,9 +5,12 @@ import io.mmx.rdma.region.ProcessKey;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 
 /**
  * The memd sessions of one node's processes, one per (process, owner, daemon), shared by the links
@@ -16,21 +19,25 @@ import java.util.Map;
  * close only those of the edges it removes when it retires: the node's links follow the plan diff,
  * as queue pairs on a NIC should. A session closes with its last binding.
  *
- * <p>Counts the sessions it opened and closed, for status and benchmarks. Single-threaded: the node's
- * agent builds and drives every era (the first is built before the agent starts).
+ * <p>Counts the sessions it opened and closed, for status and benchmarks. The node's agent builds and
+ * drives every era (the first is built before the agent starts) and is the only thread that uses a
+ * session; {@link #connectAhead} connects new ones on a thread of its own and hands them over
+ * through the pool's concurrent map, touching none the agent uses.
  */
 public final class MemdSessions implements AutoCloseable
 {
-    private record Edge(int self, int owner, InetSocketAddress daemon)
+    /** One edge end's session: from process {@code self} to the daemon holding {@code owner}'s regions. */
+    public record Edge(int self, int owner, InetSocketAddress daemon)
     {
     }
 
     private final int connectTimeoutMs;
-    private final Map<Edge, MemdSession> open = new HashMap<>();
-    // Written by the agent only; read by status and benchmark threads.
-    private volatile int openCount;
-    private volatile long opened;
-    private volatile long closed;
+    // The agent opens, binds and closes sessions; connectAhead's thread only adds new ones.
+    private final Map<Edge, MemdSession> open = new ConcurrentHashMap<>();
+    /** Sessions connected ahead that no link has bound yet, with the agent time after which they close. */
+    private final Map<MemdSession, Long> unboundUntil = new ConcurrentHashMap<>();
+    private final AtomicLong opened = new AtomicLong();
+    private final AtomicLong closed = new AtomicLong();
 
     /** @param connectTimeoutMs bound on connect plus handshake of each new session. */
     public MemdSessions(final int connectTimeoutMs)
@@ -41,6 +48,7 @@ public final class MemdSessions implements AutoCloseable
     /**
      * A link from the process {@code key} names to {@code owner}'s region of {@code plan} on
      * {@code daemon}: a new binding on the session of that edge, opened first if there is none.
+     * Agent thread only.
      */
     public MemdRegionLink link(final ProcessKey key, final int owner, final InetSocketAddress daemon,
         final PlanDigest plan)
@@ -50,37 +58,122 @@ public final class MemdSessions implements AutoCloseable
         if (session == null)
         {
             session = new MemdSession(this, key, owner, daemon, connectTimeoutMs, true);
-            open.put(edge, session);
-            openCount = open.size();
-            opened++;
+            final MemdSession ahead = open.putIfAbsent(edge, session);
+            if (ahead != null)
+            {
+                // Connected ahead meanwhile: use that one.
+                session.closeUncounted();
+                session = ahead;
+            }
+            else
+            {
+                opened.incrementAndGet();
+            }
         }
+        unboundUntil.remove(session);
         return new MemdRegionLink(session, plan);
+    }
+
+    /**
+     * Connects, on a thread of its own, a session for each of {@code edges} that has none, before a
+     * plan change that adds those edges is proposed, so that the links of the new neighbours are open
+     * before the change takes effect and the switch only binds the new era's regions on them. A
+     * session no link binds within {@code keepNs} of agent time from {@code nowNs} closes at the next
+     * {@link #expire} after that (the change was not made).
+     *
+     * @param keys the key of each process an edge starts at (those a node hosts).
+     * @return completed with the number of sessions connected (an unreachable daemon's edge counts
+     *     too: its session retries from the links that bind it, as any session does).
+     */
+    public CompletableFuture<Integer> connectAhead(final List<Edge> edges, final IntFunction<ProcessKey> keys,
+        final long nowNs, final long keepNs)
+    {
+        final CompletableFuture<Integer> done = new CompletableFuture<>();
+        final Thread thread = new Thread(() ->
+        {
+            int connected = 0;
+            try
+            {
+                for (final Edge edge : edges)
+                {
+                    if (open.containsKey(edge))
+                    {
+                        continue;
+                    }
+                    final MemdSession session = new MemdSession(this, keys.apply(edge.self()), edge.owner(),
+                        edge.daemon(), connectTimeoutMs, true);
+                    unboundUntil.put(session, nowNs + keepNs);
+                    if (open.putIfAbsent(edge, session) != null)
+                    {
+                        unboundUntil.remove(session);
+                        session.closeUncounted();
+                        continue;
+                    }
+                    opened.incrementAndGet();
+                    connected++;
+                }
+                done.complete(connected);
+            }
+            catch (final RuntimeException ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        }, "mmx-memd-connect-ahead");
+        thread.setDaemon(true);
+        thread.start();
+        return done;
+    }
+
+    /**
+     * Closes the sessions connected ahead that no link bound before their time ran out. Agent thread
+     * only; costs one emptiness check when there are none.
+     */
+    public void expire(final long nowNs)
+    {
+        if (unboundUntil.isEmpty())
+        {
+            return;
+        }
+        for (final Map.Entry<MemdSession, Long> e : unboundUntil.entrySet())
+        {
+            if (nowNs - e.getValue() >= 0)
+            {
+                unboundUntil.remove(e.getKey());
+                e.getKey().close();
+            }
+        }
+    }
+
+    /** Sessions connected ahead that no link has bound yet (any thread). */
+    public int unbound()
+    {
+        return unboundUntil.size();
     }
 
     /** Sessions open now (any thread). */
     public int openSessions()
     {
-        return openCount;
+        return open.size();
     }
 
     /** Sessions opened since this pool was made (any thread). */
     public long sessionsOpened()
     {
-        return opened;
+        return opened.get();
     }
 
     /** Sessions closed since this pool was made, with their last link (any thread). */
     public long sessionsClosed()
     {
-        return closed;
+        return closed.get();
     }
 
     void closed(final MemdSession session)
     {
+        unboundUntil.remove(session);
         if (open.remove(new Edge(session.self(), session.owner(), session.daemon()), session))
         {
-            openCount = open.size();
-            closed++;
+            closed.incrementAndGet();
         }
     }
 
@@ -88,6 +181,7 @@ public final class MemdSessions implements AutoCloseable
     @Override
     public void close()
     {
+        unboundUntil.clear();
         final List<MemdSession> all = new ArrayList<>(open.values());
         for (final MemdSession session : all)
         {

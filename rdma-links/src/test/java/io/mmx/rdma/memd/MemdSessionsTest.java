@@ -192,6 +192,40 @@ class MemdSessionsTest
         overQ.close();
     }
 
+    /**
+     * Sessions connected ahead of a change: a link of the new plan then binds on the edge's session
+     * without connecting; one no link binds closes when its time runs out; an edge that has a session
+     * gets no second one.
+     */
+    @Test
+    void sessionsConnectedAheadAreBoundByTheNextPlansLinksOrExpire() throws Exception
+    {
+        final InetSocketAddress address = start(new MemoryDaemon.Context());
+        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P);
+        final java.util.List<MemdSessions.Edge> edges = java.util.List.of(new MemdSessions.Edge(0, 1, address),
+            new MemdSessions.Edge(0, 2, address), new MemdSessions.Edge(1, 2, address));
+        assertEquals(2, sessions.connectAhead(edges, KEY::processKey, 0, 1_000).get(10, TimeUnit.SECONDS),
+            "0-1 has its session already");
+        assertEquals(3, sessions.sessionsOpened());
+        assertEquals(2, sessions.unbound());
+
+        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 2, address, DIGEST_Q);
+        assertEquals(3, sessions.sessionsOpened(), "Q's new edge 0-2 binds on the session connected ahead");
+        assertEquals(OpStatus.OK, call(overQ, OpType.WRITE, 32, 9).status);
+        assertEquals(9, word(DIGEST_Q, 2, 32));
+        assertEquals(1, sessions.unbound());
+
+        sessions.expire(999);
+        assertEquals(3, sessions.openSessions(), "not yet");
+        sessions.expire(1_000);
+        assertEquals(0, sessions.unbound());
+        assertEquals(2, sessions.openSessions(), "1-2 was never bound: closed");
+        assertEquals(1, sessions.sessionsClosed());
+        assertEquals(OpStatus.OK, call(overQ, OpType.READ, 32, 0).status, "a bound one stays");
+        overP.close();
+        overQ.close();
+    }
+
     private static void await(final MemdRegionLink link, final Op... ops)
     {
         final long deadline = System.nanoTime() + TIMEOUT_NS;
