@@ -205,15 +205,9 @@ public final class StatusServer implements AutoCloseable
         {
             return;
         }
-        final String hash = queryParameter(exchange, "plan");
-        try
+        final String hash = planParameter(exchange, "/reconfigure");
+        if (hash == null)
         {
-            io.mmx.planner.plan.PlanDigest.parse(hash == null ? "" : hash);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            respond(exchange, 400, JSON, error("give the new plan's content hash: POST /reconfigure?plan=sha256:...; " +
-                ex.getMessage()));
             return;
         }
         answerWhenDecided(exchange, node.changePlan(hash), true);
@@ -225,15 +219,9 @@ public final class StatusServer implements AutoCloseable
         {
             return;
         }
-        final String hash = queryParameter(exchange, "plan");
-        try
+        final String hash = planParameter(exchange, "/prepare");
+        if (hash == null)
         {
-            io.mmx.planner.plan.PlanDigest.parse(hash == null ? "" : hash);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            respond(exchange, 400, JSON, error("give the next plan's content hash: POST /prepare?plan=sha256:...; " +
-                ex.getMessage()));
             return;
         }
         node.preparePlan(hash).whenComplete((connected, failure) ->
@@ -258,6 +246,23 @@ public final class StatusServer implements AutoCloseable
                 // The caller went away; nothing to tell it.
             }
         });
+    }
+
+    /** The request's {@code plan} parameter, a content hash; null, answered 400, when missing or malformed. */
+    private static String planParameter(final HttpExchange exchange, final String path) throws IOException
+    {
+        final String hash = queryParameter(exchange, "plan");
+        try
+        {
+            io.mmx.planner.plan.PlanDigest.parse(hash == null ? "" : hash);
+            return hash;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            respond(exchange, 400, JSON, error("give the new plan's content hash: POST " + path +
+                "?plan=sha256:...; " + ex.getMessage()));
+            return null;
+        }
     }
 
     private static boolean allowed(final HttpExchange exchange, final String method) throws IOException

@@ -226,6 +226,39 @@ class ReconfigureCommandTest
         }
     }
 
+    /** The status port's prepare endpoint: POST only, a content hash, a plan the node holds and can run. */
+    @Test
+    void thePrepareEndpointNamesWhatIsWrong() throws Exception
+    {
+        final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        final String at = "http://" + endpoints.split(",")[0];
+        final java.util.function.BiFunction<String, String, java.net.http.HttpResponse<String>> send = (method, path) ->
+        {
+            try
+            {
+                return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(at + path))
+                    .method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            }
+            catch (final java.io.IOException | InterruptedException ex)
+            {
+                throw new AssertionError(ex);
+            }
+        };
+        assertEquals(405, send.apply("GET", "/prepare?plan=x").statusCode());
+        final java.net.http.HttpResponse<String> malformed = send.apply("POST", "/prepare?plan=sha256:beef");
+        assertEquals(400, malformed.statusCode());
+        assertTrue(malformed.body().contains("POST /prepare?plan=sha256:"), malformed.body());
+        final Plan next = io.mmx.runtime.local.LocalCluster.plan(5, 4, 7);
+        final java.net.http.HttpResponse<String> unheld = send.apply("POST", "/prepare?plan=" + next.contentHash());
+        assertEquals(409, unheld.statusCode());
+        assertTrue(unheld.body().contains("does not hold plan " + next.contentHash()), unheld.body());
+        PlanFile.write(next, plansDirs[0].resolve("next.json"));
+        final java.net.http.HttpResponse<String> held = send.apply("POST", "/prepare?plan=" + next.contentHash());
+        assertEquals(200, held.statusCode(), held.body());
+        assertEquals("{\"prepared\":true,\"connected\":0}", held.body(), "shm has no sessions to connect");
+    }
+
     /** A shrink by a whole node: the node whose processes the plan leaves out leaves, and the command waits for it. */
     @Test
     void aShrinkByAWholeNodeWaitsForItToLeave() throws Exception

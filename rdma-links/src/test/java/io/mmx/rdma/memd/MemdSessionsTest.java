@@ -145,18 +145,22 @@ class MemdSessionsTest
         final InetSocketAddress address = start(new MemoryDaemon.Context());
         try (RawMemdClient client = new RawMemdClient(address))
         {
-            client.sendRaw(RawMemdClient.frame(KEY.processKey(0), client.nonce(), OpType.WRITE.ordinal(), 1, 0, 1, 1,
-                0, 8, 3, 0, new byte[0]));
+            client.sendRaw(write(client, 1, 1));
             assertEquals(OpStatus.REGION_MISMATCH, client.readResponse().status(), "binding 1 is bound to nothing");
-            client.sendRaw(RawMemdClient.frame(KEY.processKey(0), client.nonce(), OpType.WRITE.ordinal(),
-                MemdProtocol.MAX_BINDINGS, 0, 2, 1, 0, 8, 3, 0, new byte[0]));
+            client.sendRaw(write(client, MemdProtocol.MAX_BINDINGS, 2));
             assertEquals(OpStatus.PROTOCOL_ERROR, client.readResponse().status());
-            client.sendRaw(RawMemdClient.frame(KEY.processKey(0), client.nonce(), OpType.WRITE.ordinal(), 0, 0, 3, 1,
-                0, 8, 3, 0, new byte[0]));
+            client.sendRaw(write(client, 0, 3));
             assertEquals(OpStatus.OK, client.readResponse().status(), "binding 0 starts bound to the launch plan");
         }
         assertEquals(3, word(DIGEST_P, 1, 8));
         assertEquals(0, word(DIGEST_Q, 1, 8));
+    }
+
+    /** A raw WRITE of 3 by process 0 to word 8 of process 1's region, on {@code binding}. */
+    private static byte[] write(final RawMemdClient client, final int binding, final long requestId)
+    {
+        return RawMemdClient.onBinding(RawMemdClient.frame(KEY.processKey(0), client.nonce(), OpType.WRITE.ordinal(),
+            0, requestId, 1, 0, 8, 3, 0, new byte[0]), binding, KEY.processKey(0), client.nonce());
     }
 
     /** A connection the daemon closed (idle) comes back with every plan's binding opened again. */

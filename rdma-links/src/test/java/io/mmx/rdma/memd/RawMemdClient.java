@@ -76,36 +76,31 @@ final class RawMemdClient implements AutoCloseable
         final long operand2,
         final byte[] payload)
     {
-        return frame(tagKey, nonceForTag, op, 0, requester, requestId, owner, length, offset, operand1, operand2,
-            payload);
-    }
-
-    /** A request frame on {@code binding}, naming {@code requester}, tagged under {@code tagKey}. */
-    static byte[] frame(
-        final io.mmx.rdma.region.ProcessKey tagKey,
-        final byte[] nonceForTag,
-        final int op,
-        final int binding,
-        final int requester,
-        final long requestId,
-        final int owner,
-        final int length,
-        final long offset,
-        final long operand1,
-        final long operand2,
-        final byte[] payload)
-    {
         final int signed = MemdProtocol.REQUEST_HEADER + payload.length;
         final ByteBuffer b = ByteBuffer.allocate(MemdProtocol.LENGTH_PREFIX + signed + MemdProtocol.TAG_LENGTH)
             .order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(signed + MemdProtocol.TAG_LENGTH);
-        b.put(MemdProtocol.VERSION).put((byte)op).putShort((short)binding).putInt(requester).putLong(requestId)
+        b.put(MemdProtocol.VERSION).put((byte)op).putShort((short)0).putInt(requester).putLong(requestId)
             .putInt(owner).putInt(length).putLong(offset).putLong(operand1).putLong(operand2).put(payload);
         final byte[] tag = new byte[MemdProtocol.TAG_LENGTH];
         MemdProtocol.tag(tagKey.newMac(), nonceForTag, b, MemdProtocol.LENGTH_PREFIX, signed, tag, 0);
         b.position(MemdProtocol.LENGTH_PREFIX + signed);
         b.put(tag);
         return b.array();
+    }
+
+    /** {@code frame} moved to {@code binding} and tagged again under {@code tagKey}. */
+    static byte[] onBinding(final byte[] frame, final int binding, final io.mmx.rdma.region.ProcessKey tagKey,
+        final byte[] nonceForTag)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN);
+        b.putShort(MemdProtocol.LENGTH_PREFIX + MemdProtocol.REQ_BINDING, (short)binding);
+        final int signed = frame.length - MemdProtocol.LENGTH_PREFIX - MemdProtocol.TAG_LENGTH;
+        final byte[] tag = new byte[MemdProtocol.TAG_LENGTH];
+        MemdProtocol.tag(tagKey.newMac(), nonceForTag, b, MemdProtocol.LENGTH_PREFIX, signed, tag, 0);
+        b.position(MemdProtocol.LENGTH_PREFIX + signed);
+        b.put(tag);
+        return frame;
     }
 
     /** Reads one response; returns its status and value. */
