@@ -34,8 +34,10 @@ public final class MemdSessions implements AutoCloseable
     private final int connectTimeoutMs;
     // The agent opens, binds and closes sessions; connectAhead's thread only adds new ones.
     private final Map<Edge, MemdSession> open = new ConcurrentHashMap<>();
-    /** Sessions connected ahead that no link has bound yet, with the agent time after which they close. */
-    private final Map<MemdSession, Long> unboundUntil = new ConcurrentHashMap<>();
+    /** Sessions connected ahead that no link has bound yet (and that have not expired). */
+    private final java.util.concurrent.atomic.AtomicInteger ahead = new java.util.concurrent.atomic.AtomicInteger();
+    /** The earliest agent time at which one of those may expire ({@link Long#MAX_VALUE}: none). */
+    private final AtomicLong nextExpiryNs = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong closed = new AtomicLong();
 
@@ -70,7 +72,11 @@ public final class MemdSessions implements AutoCloseable
                 opened.incrementAndGet();
             }
         }
-        unboundUntil.remove(session);
+        if (session.connectedAhead)
+        {
+            session.connectedAhead = false; // bound: it lives as long as its links
+            ahead.decrementAndGet();
+        }
         return new MemdRegionLink(session, plan);
     }
 
@@ -102,13 +108,17 @@ public final class MemdSessions implements AutoCloseable
                     }
                     final MemdSession session = new MemdSession(this, keys.apply(edge.self()), edge.owner(),
                         edge.daemon(), connectTimeoutMs, true);
-                    unboundUntil.put(session, nowNs + keepNs);
+                    // Set before the map publishes the session to the agent, which alone reads them from then on.
+                    session.connectedAhead = true;
+                    session.keepUntilNs = nowNs + keepNs;
+                    ahead.incrementAndGet();
                     if (open.putIfAbsent(edge, session) != null)
                     {
-                        unboundUntil.remove(session);
+                        ahead.decrementAndGet();
                         session.closeUncounted();
                         continue;
                     }
+                    nextExpiryNs.accumulateAndGet(nowNs + keepNs, Math::min);
                     opened.incrementAndGet();
                     connected++;
                 }
@@ -130,16 +140,24 @@ public final class MemdSessions implements AutoCloseable
      */
     public void expire(final long nowNs)
     {
-        if (unboundUntil.isEmpty())
+        if (ahead.get() == 0 || nowNs - nextExpiryNs.get() < 0)
         {
             return;
         }
-        for (final Map.Entry<MemdSession, Long> e : unboundUntil.entrySet())
+        // Reset first: a session connected while this scans either is seen below or lowers it afterwards.
+        nextExpiryNs.set(Long.MAX_VALUE);
+        for (final MemdSession session : open.values())
         {
-            if (nowNs - e.getValue() >= 0)
+            if (session.connectedAhead)
             {
-                unboundUntil.remove(e.getKey());
-                e.getKey().close();
+                if (nowNs - session.keepUntilNs >= 0)
+                {
+                    session.close(); // no link bound it: the change did not come
+                }
+                else
+                {
+                    nextExpiryNs.accumulateAndGet(session.keepUntilNs, Math::min);
+                }
             }
         }
     }
@@ -147,7 +165,7 @@ public final class MemdSessions implements AutoCloseable
     /** Sessions connected ahead that no link has bound yet (any thread). */
     public int unbound()
     {
-        return unboundUntil.size();
+        return ahead.get();
     }
 
     /** Sessions open now (any thread). */
@@ -170,7 +188,11 @@ public final class MemdSessions implements AutoCloseable
 
     void closed(final MemdSession session)
     {
-        unboundUntil.remove(session);
+        if (session.connectedAhead)
+        {
+            session.connectedAhead = false;
+            ahead.decrementAndGet();
+        }
         if (open.remove(new Edge(session.self(), session.owner(), session.daemon()), session))
         {
             closed.incrementAndGet();
@@ -181,7 +203,6 @@ public final class MemdSessions implements AutoCloseable
     @Override
     public void close()
     {
-        unboundUntil.clear();
         final List<MemdSession> all = new ArrayList<>(open.values());
         for (final MemdSession session : all)
         {
