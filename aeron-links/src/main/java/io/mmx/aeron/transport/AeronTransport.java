@@ -136,6 +136,8 @@ public final class AeronTransport implements AutoCloseable
 
         MediaDriver launched = null;
         Aeron client = null;
+        // What this transport adds to its client: all it closes when the client is borrowed.
+        final java.util.List<AutoCloseable> added = new java.util.ArrayList<>();
         try
         {
             if (ctx.driverMode() == TransportContext.DriverMode.EMBEDDED)
@@ -157,20 +159,21 @@ public final class AeronTransport implements AutoCloseable
                     .counterValuesBufferLength(ctx.counterValuesBufferLengthBytes())
                     .driverTimeoutMs(ctx.driverTimeoutMs()));
             }
-            client = Aeron.connect(new Aeron.Context()
+            client = ctx.client() != null ? ctx.client() : Aeron.connect(new Aeron.Context()
                 .aeronDirectoryName(launched != null ? launched.aeronDirectoryName() : ctx.aeronDirectoryName())
                 .driverTimeoutMs(ctx.driverTimeoutMs())
                 .errorHandler(this::onClientError));
             final String ipcChannel = "aeron:ipc?term-length=" + ctx.ipcTermLengthBytes();
-            ipcSubscription = client.addSubscription(ipcChannel, ctx.streamId());
-            ipcPublication = client.addExclusivePublication(ipcChannel, ctx.streamId());
+            ipcSubscription = added(added, client.addSubscription(ipcChannel, ctx.streamId()));
+            ipcPublication = added(added, client.addExclusivePublication(ipcChannel, ctx.streamId()));
             if (udp)
             {
-                udpSubscription = client.addSubscription(UDP_PREFIX + ctx.localEndpoint(), ctx.streamId());
+                udpSubscription = added(added, client.addSubscription(UDP_PREFIX + ctx.localEndpoint(),
+                    ctx.streamId()));
                 if (ctx.broadcastMode() == TransportContext.BroadcastMode.MDC && directory.endpointCount() > 1)
                 {
-                    mdcPublication = client.addExclusivePublication(
-                        "aeron:udp?control-mode=manual" + publicationParams, ctx.streamId());
+                    mdcPublication = added(added, client.addExclusivePublication(
+                        "aeron:udp?control-mode=manual" + publicationParams, ctx.streamId()));
                     for (int e = 0; e < directory.endpointCount(); e++)
                     {
                         if (e != localEndpointIndex)
@@ -192,11 +195,24 @@ public final class AeronTransport implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietCloseAll(client, launched);
+            if (ctx.client() != null)
+            {
+                CloseHelper.quietCloseAll(added);
+            }
+            else
+            {
+                CloseHelper.quietCloseAll(client, launched);
+            }
             throw ex;
         }
         this.driver = launched;
         this.aeron = client;
+    }
+
+    private static <T extends AutoCloseable> T added(final java.util.List<AutoCloseable> added, final T resource)
+    {
+        added.add(resource);
+        return resource;
     }
 
     /**
@@ -482,6 +498,13 @@ public final class AeronTransport implements AutoCloseable
     /** Close the client, then the embedded driver, which deletes its directory. */
     public void close()
     {
+        if (ctx.client() != null)
+        {
+            // A borrowed client (a node's later era): close what this transport added, leave the client.
+            CloseHelper.closeAll(publicationByEndpoint);
+            CloseHelper.closeAll(ipcSubscription, ipcPublication, udpSubscription, mdcPublication);
+            return;
+        }
         CloseHelper.closeAll(aeron, driver);
     }
 

@@ -78,6 +78,7 @@ public final class TransportContext
     private Medium medium = Medium.UDP;
     private BroadcastMode broadcastMode = BroadcastMode.UNICAST_FANOUT;
     private DriverMode driverMode = DriverMode.EMBEDDED;
+    private io.aeron.Aeron client;
     private String aeronDirectoryName;
     private int termLengthBytes = DEFAULT_TERM_LENGTH_BYTES;
     private int ipcTermLengthBytes = DEFAULT_IPC_TERM_LENGTH_BYTES;
@@ -171,6 +172,10 @@ public final class TransportContext
         catch (final IllegalArgumentException ex)
         {
             errors.add(ex.getMessage());
+        }
+        if (client != null && aeronDirectoryName == null)
+        {
+            aeronDirectoryName = client.context().aeronDirectoryName(); // the borrowed client's driver
         }
         if (driverMode == DriverMode.EXTERNAL && aeronDirectoryName == null)
         {
@@ -322,6 +327,33 @@ public final class TransportContext
     public DriverMode driverMode()
     {
         return driverMode;
+    }
+
+    /**
+     * An Aeron client, connected to a running driver, for the transport to use instead of connecting
+     * its own: a node's later eras add their stream's publications and subscriptions to the client of
+     * its first (no second client conductor thread, no connect handshake with the driver). The
+     * transport then closes only what it added; the client stays with its owner, and the client's
+     * errors are counted by the transport that connected it. Implies {@link DriverMode#EXTERNAL} on
+     * the client's driver directory.
+     *
+     * @param client a connected client, or null for one of the transport's own.
+     * @return this.
+     */
+    public TransportContext client(final io.aeron.Aeron client)
+    {
+        this.client = client;
+        if (client != null)
+        {
+            this.driverMode = DriverMode.EXTERNAL;
+        }
+        return this;
+    }
+
+    /** The client {@link #client(io.aeron.Aeron)} gave, or null. */
+    public io.aeron.Aeron client()
+    {
+        return client;
     }
 
     /**

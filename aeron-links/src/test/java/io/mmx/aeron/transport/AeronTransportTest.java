@@ -106,6 +106,39 @@ class AeronTransportTest
         assertEquals(0, transport.counters().receiveDropped());
     }
 
+    /**
+     * A node's later era borrows its first era's Aeron client: its stream works beside the first's,
+     * and closing it leaves the client and the first stream working.
+     */
+    @Test
+    void aTransportOnABorrowedClientClosesOnlyWhatItAdded()
+    {
+        final ProcessDirectory directory = ProcessDirectory.parse("0-1@127.0.0.1:1");
+        final AeronTransport first = launch(new TransportContext()
+            .frameKey(KEY).directory(directory).medium(TransportContext.Medium.IPC), "borrowed");
+        final AeronTransport later = AeronTransport.launch(new TransportContext().frameKey(KEY).directory(directory)
+            .medium(TransportContext.Medium.IPC).streamId(TransportContext.DEFAULT_STREAM_ID + 256)
+            .client(first.aeron()));
+        closeables.add(later);
+        assertTrue(later.aeron() == first.aeron(), "no client of its own");
+        final Inbox firstInbox = new Inbox();
+        final Inbox laterInbox = new Inbox();
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
+        payload.putInt(0, 7);
+        Deadline.await("later connected", 5_000, () -> later.poll(laterInbox), () -> later.isConnected(1));
+        sendEventually(later, () -> later.poll(laterInbox), 0, 1, payload, 4);
+        Deadline.await("the later stream's frame", 5_000, () -> later.poll(laterInbox), () -> laterInbox.frames.size() == 1);
+        assertEquals(0, first.poll(firstInbox), "streams are apart");
+
+        later.close();
+        assertTrue(!first.aeron().isClosed(), "the borrowed client stays open");
+        payload.putInt(0, 8);
+        Deadline.await("first connected", 5_000, () -> first.poll(firstInbox), () -> first.isConnected(1));
+        sendEventually(first, () -> first.poll(firstInbox), 0, 1, payload, 4);
+        Deadline.await("the first stream's frame", 5_000, () -> first.poll(firstInbox), () -> firstInbox.frames.size() == 1);
+        assertEquals(8, firstInbox.frames.get(0)[2]);
+    }
+
     @Test
     void aFrameForAHostArrivesOnceForAllItsProcesses()
     {

@@ -112,7 +112,7 @@ public final class MmxNode implements AutoCloseable
                 resources.add(endpoint);
             }
             shared = new NodeEra.Shared(clock, metrics, countersById, endpoint, liveness, pendingCount, listener,
-                leaderDownLog(ctx.tickNs()));
+                leaderDownLog(ctx.tickNs()), launched.aeron());
             resources.add(shared.memdSessions); // closed after every era, whose links release their bindings
             era = NodeEra.first(ctx, launched, shared, stateMachines, resources);
             if (ctx.stateDirectory() != null)
@@ -346,9 +346,15 @@ public final class MmxNode implements AutoCloseable
     /** The node's Aeron transport; a port in use is one sentence naming the endpoint and the fix. */
     static AeronTransport launchTransport(final NodeContext ctx)
     {
+        return launchTransport(ctx, null);
+    }
+
+    /** {@link #launchTransport(NodeContext)} on {@code client}, a connected Aeron client, or on one of its own (null). */
+    static AeronTransport launchTransport(final NodeContext ctx, final io.aeron.Aeron client)
+    {
         try
         {
-            return AeronTransport.launch(ctx.transport());
+            return AeronTransport.launch(ctx.transport().client(client));
         }
         catch (final io.aeron.exceptions.AeronException ex)
         {

@@ -53,6 +53,8 @@ final class NodeEra implements AutoCloseable
         final AtomicInteger pendingCount;
         final NodeListener listener;
         final MembershipListener membershipListener;
+        /** The Aeron client of the node's first era, which later eras borrow (the node closes it last). */
+        final io.aeron.Aeron aeron;
         final SecureRandom random = new SecureRandom();
         /** One agent thread drives every era: its fabrics share the staging buffers. */
         final FabricMemory.Stages stages = new FabricMemory.Stages();
@@ -64,8 +66,9 @@ final class NodeEra implements AutoCloseable
 
         Shared(final NanoClock clock, final NodeMetrics metrics, final ProcessCounters[] countersById,
             final ClientEndpoint endpoint, final HostLiveness liveness, final AtomicInteger pendingCount,
-            final NodeListener listener, final MembershipListener membershipListener)
+            final NodeListener listener, final MembershipListener membershipListener, final io.aeron.Aeron aeron)
         {
+            this.aeron = aeron;
             this.clock = clock;
             this.metrics = metrics;
             this.countersById = countersById;
@@ -217,7 +220,8 @@ final class NodeEra implements AutoCloseable
      */
     NodeEra next(final NodeContext next, final Shared shared)
     {
-        final AeronTransport launched = MmxNode.launchTransport(next);
+        // On the client of the node's first era: the era adds its stream's publications and subscriptions.
+        final AeronTransport launched = MmxNode.launchTransport(next, shared.aeron);
         try
         {
             return new NodeEra(next, launched, true, shared, this, null, null);
