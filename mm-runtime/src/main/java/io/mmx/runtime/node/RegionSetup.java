@@ -65,17 +65,63 @@ final class RegionSetup
         }
         final long[] header = new long[RegionLayout.HEADER_WORDS];
         RegionLayout.initHeader(header, owner, planHash, lost ? 1 : 0);
+        // The header's words in flight together (one round trip on memd, not one each: a live plan
+        // change formats every hosted process's region while the cluster waits), then the magic word,
+        // only once all of them landed.
+        final long[] writes = new long[header.length];
+        int count = 0;
         for (int w = 0; w < header.length; w++)
         {
-            if (w == RegionHeader.MAGIC_WORD || w == RegionLayout.HEAD_WORD || w == RegionLayout.HEARTBEAT_WORD)
+            if (w != RegionHeader.MAGIC_WORD && w != RegionLayout.HEAD_WORD && w != RegionLayout.HEARTBEAT_WORD)
             {
-                continue;
+                writes[count++] = fabric.write(owner, 8L * w, header[w], STARTUP_TIMEOUT_NS);
             }
-            await(fabric, fabric.write(owner, 8L * w, header[w], STARTUP_TIMEOUT_NS), "format region " + owner);
         }
+        awaitAll(fabric, java.util.Arrays.copyOf(writes, count), "format region " + owner);
         await(fabric, fabric.compareAndSwap(owner, 8L * RegionHeader.MAGIC_WORD, 0, RegionHeader.PROTOCOL_MAGIC,
             STARTUP_TIMEOUT_NS), "format region " + owner);
         return true;
+    }
+
+    /** Waits for every one of {@code correlations}; each must complete OK. */
+    private static void awaitAll(final MemoryFabric fabric, final long[] correlations, final String what)
+    {
+        final OpStatus[] status = new OpStatus[correlations.length];
+        int done = 0;
+        for (int i = 0; i < correlations.length; i++)
+        {
+            if (correlations[i] < 0)
+            {
+                // Refused before it was sent: the others still complete, so wait for them first.
+                status[i] = MemoryFabric.rejection(correlations[i]);
+                done++;
+            }
+        }
+        final long deadline = System.nanoTime() + STARTUP_TIMEOUT_NS + TimeUnit.SECONDS.toNanos(1);
+        final int[] finished = {done};
+        while (finished[0] < correlations.length && System.nanoTime() < deadline)
+        {
+            fabric.poll((id, type, owner, s, value) ->
+            {
+                for (int i = 0; i < correlations.length; i++)
+                {
+                    if (correlations[i] == id && status[i] == null)
+                    {
+                        status[i] = s;
+                        finished[0]++;
+                    }
+                }
+            }, 16);
+            Thread.onSpinWait();
+        }
+        for (final OpStatus s : status)
+        {
+            if (s != OpStatus.OK)
+            {
+                throw new IllegalStateException("could not " + what + ": " + (s == null ? "no completion" : s) +
+                    "; check the region directory or memory daemon and the cluster key");
+            }
+        }
     }
 
     /**
