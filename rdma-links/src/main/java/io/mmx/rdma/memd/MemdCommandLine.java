@@ -103,8 +103,8 @@ public final class MemdCommandLine implements Callable<Integer>
 
     @Option(names = "--verbs-listen", paramLabel = "IP:PORT",
         description = "verbs mode: also serve this host's shm regions over RDMA (rdma_cm on PORT, the edge handshake " +
-            "on PORT + 1; IP of the RDMA interface), so they stay served when their processes die; the launch plan's " +
-            "regions only")
+            "on PORT + 1; IP of the RDMA interface), so they stay served when their processes die; every era's " +
+            "regions (--shm-dir and its era-N directories) of the launch plan and of the plans in --plans")
     String verbsListen;
 
     @Option(names = "--shm-dir", paramLabel = "DIR",
@@ -258,8 +258,10 @@ public final class MemdCommandLine implements Callable<Integer>
     }
 
     /**
-     * Verbs mode: a region host in this daemon's process serving the host's shm regions. It checks
-     * for libdisni, libibverbs and a device with atomics before creating anything.
+     * Verbs mode: a region host in this daemon's process serving the host's shm regions of every era
+     * (the base directory's era-N directories) of the launch plan and of the plans directory's plans,
+     * so nodes on verbs memory switch plans live. It checks for libdisni, libibverbs and a device with
+     * atomics before creating anything.
      *
      * @throws io.mmx.rdma.verbs.VerbsUnavailableException naming what is missing.
      */
@@ -269,8 +271,11 @@ public final class MemdCommandLine implements Callable<Integer>
         io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
         final io.mmx.rdma.shm.ShmRegionStore store = new io.mmx.rdma.shm.ShmRegionStore(shmDir);
         final io.mmx.rdma.verbs.VerbsHostAddress address = io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(cm);
-        return io.mmx.rdma.verbs.DisniRegionHost.start(address.cm(), address.handshake(), context.plan(),
-            context.planDigest(), context.clusterKey(), store.resolver(context.planDigest(), context.clusterKey()));
+        final io.mmx.rdma.verbs.VerbsEdgeAcceptor.ServedPlan launch =
+            new io.mmx.rdma.verbs.VerbsEdgeAcceptor.ServedPlan(context.planDigest(), context.plan());
+        return io.mmx.rdma.verbs.DisniRegionHost.start(address.cm(), address.handshake(),
+            new io.mmx.rdma.verbs.VerbsServedPlans(launch, context.plansDirectory()), launch, context.clusterKey(),
+            store.eraResolver(context.clusterKey()));
     }
 
     private static void closeQuietly(final AutoCloseable closeable)

@@ -47,6 +47,9 @@ public final class ShmRegionStore
     /** Default directory: tmpfs on Linux. */
     public static final Path DEFAULT_DIRECTORY = Path.of("/dev/shm/mmx");
 
+    /** Era N (N &gt; 0) of a node keeps its regions in this subdirectory of the base directory, plus N. */
+    public static final String ERA_DIRECTORY_PREFIX = "era-";
+
     private static final String SUFFIX = ".region";
     private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwx------");
     private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
@@ -115,10 +118,24 @@ public final class ShmRegionStore
         return directory;
     }
 
+    /**
+     * Where era {@code era}'s regions live when era 0's are in {@code base}: {@code base} itself for
+     * era 0, else its subdirectory {@code era-N}. A node creates them there; a verbs region host finds
+     * them there ({@link #eraResolver}).
+     */
+    public static Path eraDirectory(final Path base, final int era)
+    {
+        if (era < 0)
+        {
+            throw new IllegalArgumentException("era " + era + " is negative: eras count live plan changes from 0");
+        }
+        return era == 0 ? base : base.resolve(ERA_DIRECTORY_PREFIX + era);
+    }
+
     /** The file that holds {@code owner}'s region. */
     public Path regionFile(final int owner)
     {
-        return directory.resolve("process-" + owner + SUFFIX);
+        return directory.resolve(fileName(owner));
     }
 
     /**
@@ -176,30 +193,55 @@ public final class ShmRegionStore
     public RegionResolver resolver(final PlanDigest plan, final RegionKeyCheck key)
     {
         final ConcurrentHashMap<Integer, Held> mapped = new ConcurrentHashMap<>();
-        return (owner) ->
+        return (owner) -> resolveMapped(mapped, owner, regionFile(owner), owner, plan, key);
+    }
+
+    /**
+     * A resolver of every era's regions: era N's region of an owner is the file in
+     * {@link #eraDirectory}(this directory, N), validated against the plan asked for and {@code key},
+     * mapped once and held as {@link #resolver} holds them (a replaced file is mapped anew). So a
+     * verbs region host serves the regions of the eras that overlap during a live plan change, each
+     * era's own, even when two eras run the same plan. Era directories are never created here.
+     */
+    public io.mmx.rdma.region.EraRegionResolver eraResolver(final RegionKeyCheck key)
+    {
+        final ConcurrentHashMap<EraOwner, Held> mapped = new ConcurrentHashMap<>();
+        return (owner, era, plan) -> resolveMapped(mapped, new EraOwner(owner, era, plan),
+            eraDirectory(directory, era).resolve(fileName(owner)), owner, plan, key);
+    }
+
+    private record EraOwner(int owner, int era, PlanDigest plan)
+    {
+    }
+
+    private static <K> RegionResolver.Resolution resolveMapped(final ConcurrentHashMap<K, Held> mapped, final K id,
+        final Path file, final int owner, final PlanDigest plan, final RegionKeyCheck key)
+    {
+        final Object identity = fileKey(file);
+        final Held known = mapped.get(id);
+        if (known != null && (identity == null || identity.equals(known.fileKey())))
         {
-            final Path file = regionFile(owner);
-            final Object identity = fileKey(file);
-            final Held known = mapped.get(owner);
-            if (known != null && (identity == null || identity.equals(known.fileKey())))
-            {
-                return RegionResolver.Resolution.found(known.memory());
-            }
-            final Mapping mapping = map(owner, file, plan, key);
-            if (mapping.region == null)
-            {
-                return RegionResolver.Resolution.failed(mapping.status, mapping.message);
-            }
-            final Held fresh = new Held(mapping.region.memory(), identity);
-            final Held winner = known == null ? mapped.putIfAbsent(owner, fresh) :
-                (mapped.replace(owner, known, fresh) ? null : mapped.get(owner));
-            if (winner != null)
-            {
-                mapping.region.close(); // a concurrent resolution mapped it first
-                return RegionResolver.Resolution.found(winner.memory());
-            }
-            return RegionResolver.Resolution.found(fresh.memory());
-        };
+            return RegionResolver.Resolution.found(known.memory());
+        }
+        final Mapping mapping = map(owner, file, plan, key);
+        if (mapping.region == null)
+        {
+            return RegionResolver.Resolution.failed(mapping.status, mapping.message);
+        }
+        final Held fresh = new Held(mapping.region.memory(), identity);
+        final Held winner = known == null ? mapped.putIfAbsent(id, fresh) :
+            (mapped.replace(id, known, fresh) ? null : mapped.get(id));
+        if (winner != null)
+        {
+            mapping.region.close(); // a concurrent resolution mapped it first
+            return RegionResolver.Resolution.found(winner.memory());
+        }
+        return RegionResolver.Resolution.found(fresh.memory());
+    }
+
+    private static String fileName(final int owner)
+    {
+        return "process-" + owner + SUFFIX;
     }
 
     private record Held(RegionMemory memory, Object fileKey)

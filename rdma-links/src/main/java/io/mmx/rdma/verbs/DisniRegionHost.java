@@ -14,13 +14,14 @@ import io.mmx.planner.graph.Graph;
 import io.mmx.planner.plan.PlanDigest;
 import io.mmx.rdma.fabric.FabricCounters;
 import io.mmx.rdma.region.ClusterKey;
+import io.mmx.rdma.region.EraRegionResolver;
 import io.mmx.rdma.region.RegionResolver;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,11 +31,15 @@ import java.util.concurrent.TimeUnit;
  * {@link VerbsHandshakeChannel}, and accepts an rdma_cm connection request only when a grant of
  * its {@link VerbsEdgeAcceptor} announced it; any other request is destroyed unanswered, which
  * the requester sees as REJECTED. {@link HostedEdges} decides and keeps the registrations; this
- * class only makes the native calls.
+ * class only makes the native calls. It serves every era of every plan it knows at once
+ * ({@link #start(InetSocketAddress, InetSocketAddress, VerbsEdgeAcceptor.ServedPlans,
+ * VerbsEdgeAcceptor.ServedPlan, ClusterKey, EraRegionResolver)}): a live plan change registers the
+ * new era's region of an edge in the edge's protection domain, where the edge's queue pair reaches it.
  *
  * <p>Access per edge ({@link EdgeRegistrations}): each (owner, requester) edge has its own
  * protection domain holding one registration of the owner's data area and that edge's queue
- * pairs, so its rkey works only for its own QPs, and revoking one edge leaves the others. (Type-2
+ * pairs, so its rkeys work only for its own QPs, and revoking one edge leaves the others; the PD is
+ * freed when the edge's last registration and queue pair are gone. (Type-2
  * memory windows would bind an rkey to one QP within a shared PD; DiSNI 2.1 does not expose them.)
  * Compiled against DiSNI 2.1, not yet run on RDMA hardware.
  */
@@ -47,7 +52,8 @@ public final class DisniRegionHost implements AutoCloseable
     private final RdmaCmId listenId;
     private final IbvCQ cq;
     private final HostedEdges<IbvPd, IbvMr> edges;
-    private final List<RdmaCmId> connections = new ArrayList<>();
+    // The queue pairs accepted, with their edge (owner, requester): its PD is freed after its last one.
+    private final Map<RdmaCmId, int[]> connections = new HashMap<>();
     private final VerbsHandshakeChannel handshakes;
     private final Thread thread;
     private volatile boolean running = true;
@@ -56,10 +62,10 @@ public final class DisniRegionHost implements AutoCloseable
     private DisniRegionHost(
         final InetSocketAddress cmListen,
         final InetSocketAddress handshakeListen,
-        final Graph plan,
-        final PlanDigest digest,
+        final VerbsEdgeAcceptor.ServedPlans plans,
+        final VerbsEdgeAcceptor.ServedPlan launch,
         final ClusterKey key,
-        final RegionResolver resolver) throws IOException
+        final EraRegionResolver resolver) throws IOException
     {
         this.channel = RdmaEventChannel.createEventChannel();
         this.listenId = channel.createId(RdmaCm.RDMA_PS_TCP);
@@ -71,7 +77,7 @@ public final class DisniRegionHost implements AutoCloseable
             throw new IOException(cmListen + " is not the address of an RDMA interface: bind the verbs host to the IP " +
                 "of its RoCE or IPoIB interface");
         }
-        this.edges = new HostedEdges<>(plan, digest, key, resolver, new DisniRegistrations(context), GRANT_TTL_NS);
+        this.edges = new HostedEdges<>(plans, launch, key, resolver, new DisniRegistrations(context), GRANT_TTL_NS);
         // Requesters post nothing to the host's side of a QP; one CQ serves them all.
         this.cq = context.createCQ(null, 16, 0);
         this.handshakes = VerbsHandshakeChannel.serve(handshakeListen, (request, length, from) ->
@@ -96,10 +102,30 @@ public final class DisniRegionHost implements AutoCloseable
         final ClusterKey key,
         final RegionResolver resolver)
     {
+        final VerbsEdgeAcceptor.ServedPlan launch = new VerbsEdgeAcceptor.ServedPlan(digest, plan);
+        return start(cmListen, handshakeListen, VerbsEdgeAcceptor.ServedPlans.of(launch), launch, key,
+            EraRegionResolver.launchOnly(resolver, digest));
+    }
+
+    /**
+     * Starts serving the regions of every era of every plan {@code plans} finds (memd in verbs mode:
+     * the host's shm era directories, the plans of its plans directory).
+     *
+     * @throws VerbsUnavailableException if libdisni, libibverbs or an RDMA device is missing.
+     * @throws UncheckedIOException      if the addresses cannot be bound.
+     */
+    public static DisniRegionHost start(
+        final InetSocketAddress cmListen,
+        final InetSocketAddress handshakeListen,
+        final VerbsEdgeAcceptor.ServedPlans plans,
+        final VerbsEdgeAcceptor.ServedPlan launch,
+        final ClusterKey key,
+        final EraRegionResolver resolver)
+    {
         VerbsBackend.requireAvailable();
         try
         {
-            return new DisniRegionHost(cmListen, handshakeListen, plan, digest, key, resolver);
+            return new DisniRegionHost(cmListen, handshakeListen, plans, launch, key, resolver);
         }
         catch (final IOException ex)
         {
@@ -189,9 +215,13 @@ public final class DisniRegionHost implements AutoCloseable
                 }
                 else if (type == CmEvent.DISCONNECTED && id != null)
                 {
-                    connections.remove(id);
+                    final int[] edge = connections.remove(id);
                     DisniVerbsConnector.quietly(id::destroyQP);
                     DisniVerbsConnector.quietly(id::destroyId);
+                    if (edge != null)
+                    {
+                        edges.queuePairClosed(edge[0], edge[1]);
+                    }
                 }
             }
             catch (final IOException ex)
@@ -234,12 +264,22 @@ public final class DisniRegionHost implements AutoCloseable
         attr.cap().setMax_recv_wr(1);
         attr.cap().setMax_send_sge(1);
         attr.cap().setMax_recv_sge(1);
-        id.createQP(edge.pd(), attr); // in the edge's PD: only this edge's rkey works on it
-        final RdmaConnParam param = new RdmaConnParam();
-        param.setRetry_count(DisniVerbsConnector.RETRY_COUNT);
-        param.setRnr_retry_count(DisniVerbsConnector.RETRY_COUNT);
-        id.accept(param);
-        connections.add(id);
+        try
+        {
+            id.createQP(edge.pd(), attr); // in the edge's PD: only this edge's rkeys work on it
+            final RdmaConnParam param = new RdmaConnParam();
+            param.setRetry_count(DisniVerbsConnector.RETRY_COUNT);
+            param.setRnr_retry_count(DisniVerbsConnector.RETRY_COUNT);
+            id.accept(param);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            DisniVerbsConnector.quietly(id::destroyQP);
+            DisniVerbsConnector.quietly(id::destroyId);
+            edges.queuePairClosed(edge.owner(), edge.requester());
+            throw ex;
+        }
+        connections.put(id, new int[]{edge.owner(), edge.requester()});
     }
 
     @Override
@@ -255,7 +295,7 @@ public final class DisniRegionHost implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
-        for (final RdmaCmId id : connections)
+        for (final RdmaCmId id : connections.keySet())
         {
             DisniVerbsConnector.quietly(id::disconnect);
             DisniVerbsConnector.quietly(id::destroyQP);

@@ -35,11 +35,13 @@ import java.util.function.IntFunction;
  * decision is in the state machine, every byte in {@link VerbsHandshake}.
  *
  * <p>Blocking: {@link #connect} returns within the connect timeout, as memd's links do. Compiled
- * against DiSNI 2.1, not yet run on RDMA hardware.
+ * against DiSNI 2.1, not yet run on RDMA hardware. As a {@link VerbsEdgeConnector} it opens the
+ * shared queue pairs of a {@link VerbsQueuePairs} pool, with scratch and a send queue for several
+ * eras' bindings.
  */
-public final class DisniVerbsConnector implements VerbsConnector
+public final class DisniVerbsConnector implements VerbsConnector, VerbsEdgeConnector
 {
-    /** Work requests the send queue holds: every slot of a link may be in flight. */
+    /** Work requests the send queue holds per binding: every slot of a link may be in flight. */
     static final int SEND_QUEUE_DEPTH = VerbsRegionLink.WORD_SLOTS + VerbsRegionLink.BULK_SLOTS;
     /** Attempts per RC retransmission and RNR retry: the maximum rdma_cm allows. */
     static final byte RETRY_COUNT = 7;
@@ -99,6 +101,18 @@ public final class DisniVerbsConnector implements VerbsConnector
         });
     }
 
+    /** A connector for a {@link VerbsQueuePairs} pool: each connection names its host and codec. */
+    static DisniVerbsConnector forPool(final int timeoutMs)
+    {
+        return new DisniVerbsConnector((owner) ->
+        {
+            throw new IllegalStateException("a pool's connector is given each edge's host");
+        }, (self) ->
+        {
+            throw new IllegalStateException("a pool's connector is given each link's codec");
+        }, timeoutMs);
+    }
+
     private DisniVerbsConnector(
         final IntFunction<VerbsHostAddress> placement, final IntFunction<VerbsHandshake> codecOf, final int timeoutMs)
     {
@@ -119,10 +133,16 @@ public final class DisniVerbsConnector implements VerbsConnector
     @Override
     public Connection connect(final int self, final int owner)
     {
-        final VerbsHostAddress host = placement.apply(owner);
-        final Edge edge = new Edge(host);
+        return connect(codecOf.apply(self), self, owner, placement.apply(owner), 1);
+    }
+
+    @Override
+    public Connection connect(final VerbsHandshake codec, final int self, final int owner, final VerbsHostAddress host,
+        final int bindings)
+    {
+        final Edge edge = new Edge(host, bindings);
         final long startNs = System.nanoTime();
-        final VerbsConnectAttempt attempt = new VerbsConnectAttempt(self, owner, host.cm().toString(), codecOf.apply(self),
+        final VerbsConnectAttempt attempt = new VerbsConnectAttempt(self, owner, host.cm().toString(), codec,
             random.nextLong(), startNs, TimeUnit.MILLISECONDS.toNanos(timeoutMs), edge);
         try
         {
@@ -212,6 +232,7 @@ public final class DisniVerbsConnector implements VerbsConnector
     private final class Edge implements VerbsConnectAttempt.Actions
     {
         private final VerbsHostAddress host;
+        private final int bindings;
         private RdmaEventChannel channel;
         private RdmaCmId id;
         private IbvCQ cq;
@@ -221,9 +242,10 @@ public final class DisniVerbsConnector implements VerbsConnector
         private IbvMr scratchMr;
         private byte[] request;
 
-        Edge(final VerbsHostAddress host)
+        Edge(final VerbsHostAddress host, final int bindings)
         {
             this.host = host;
+            this.bindings = bindings;
         }
 
         void open() throws IOException
@@ -268,19 +290,20 @@ public final class DisniVerbsConnector implements VerbsConnector
         {
             final IbvContext context = id.getVerbs();
             final IbvPd pd = protectionDomain(context);
-            cq = context.createCQ(null, SEND_QUEUE_DEPTH, 0);
+            cq = context.createCQ(null, SEND_QUEUE_DEPTH * bindings, 0);
             final IbvQPInitAttr attr = new IbvQPInitAttr();
             attr.setQp_type((byte)VerbsAbi.IBV_QPT_RC);
             attr.setSend_cq(cq);
             attr.setRecv_cq(cq);
-            attr.cap().setMax_send_wr(SEND_QUEUE_DEPTH);
+            attr.cap().setMax_send_wr(SEND_QUEUE_DEPTH * bindings);
             attr.cap().setMax_recv_wr(1);
             attr.cap().setMax_send_sge(1);
             attr.cap().setMax_recv_sge(1);
             qp = id.createQP(pd, attr);
-            scratchMemory = BufferUtil.allocateDirectAligned(VerbsRegionLink.SCRATCH_BYTES, 64);
+            scratchMemory = BufferUtil.allocateDirectAligned(VerbsRegionLink.SCRATCH_BYTES * bindings, 64);
             scratch = new UnsafeBuffer(scratchMemory);
-            scratchMr = DisniPostSend.registerRegion(pd, scratch.addressOffset(), VerbsRegionLink.SCRATCH_BYTES);
+            scratchMr = DisniPostSend.registerRegion(pd, scratch.addressOffset(),
+                VerbsRegionLink.SCRATCH_BYTES * bindings);
             final RdmaConnParam param = new RdmaConnParam();
             param.setRetry_count(RETRY_COUNT);
             param.setRnr_retry_count(RETRY_COUNT);
@@ -289,7 +312,7 @@ public final class DisniVerbsConnector implements VerbsConnector
 
         VerbsQueuePair queuePair() throws IOException
         {
-            final DisniQueuePair pair = new DisniQueuePair(poster, qp, cq, SEND_QUEUE_DEPTH);
+            final DisniQueuePair pair = new DisniQueuePair(poster, qp, cq, SEND_QUEUE_DEPTH * bindings);
             return new VerbsQueuePair()
             {
                 @Override

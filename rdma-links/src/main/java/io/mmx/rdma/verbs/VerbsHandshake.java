@@ -13,8 +13,14 @@ import java.security.MessageDigest;
 import java.util.Arrays;
 
 /**
- * The two messages that set up the queue pair of one plan edge: the requester asks for the
- * owner's region, the region's host answers with where it is and its rkey, or why not. Both are
+ * The two messages that set up the queue pair of one plan edge and each era's binding on it: the
+ * requester asks for the owner's region of one era (its plan and era number), the region's host
+ * answers with where it is and its rkey, or why not. The request's operation says what for:
+ * {@link #OP_CONNECT} a new queue pair (the host then admits its rdma_cm connection request),
+ * {@link #OP_BIND} the region of another era on the edge's existing queue pair (registered in the
+ * edge's protection domain, so that queue pair reaches it with the new rkey; a live plan change
+ * keeps the queue pairs of the edges both plans share), {@link #OP_RELEASE} the end of an era's
+ * binding (the host deregisters that region for the edge). Both are
  * fixed-size, little-endian, and end with a 16-byte tag: HMAC-SHA256 under the requester's
  * process key ({@link ClusterKey#processKey}) over a label, the message before the tag and the
  * sender's full 32-byte plan digest, truncated to 128 bits. So a request proves its requester (a
@@ -24,31 +30,40 @@ import java.util.Arrays;
  * data of an InfiniBand connect request.
  *
  * <pre>
- * REQUEST (48 bytes)
- *   0 u8 version=2  1 u8 kind=0x51  2 u16 cmPort (the requester's rdma_cm source port)
- *   4 i32 requester  8 i32 owner  12 u32 reserved=0  16 u64 nonce  24 u8[8] plan digest prefix
- *  32 u8[16] tag
+ * REQUEST (52 bytes)
+ *   0 u8 version=3  1 u8 kind=0x51  2 u16 cmPort (the requester's rdma_cm source port; 0 unless CONNECT)
+ *   4 i32 requester  8 i32 owner  12 u8 op (0 CONNECT, 1 BIND, 2 RELEASE)  13 u8[3] reserved=0
+ *  16 u64 nonce  24 u8[8] plan digest prefix  32 i32 era  36 u8[16] tag
  * REPLY (56 bytes)
- *   0 u8 version=2  1 u8 kind=0x52  2 u8 status (OpStatus ordinal)  3 u8 reserved=0
+ *   0 u8 version=3  1 u8 kind=0x52  2 u8 status (OpStatus ordinal)  3 u8 op (echoed)
  *   4 i32 requester  8 i32 owner  12 u32 rkey  16 u64 nonce (echoed)  24 u64 remote base
  *  32 u64 data bytes  40 u8[16] tag
  * </pre>
  *
- * A reply is bound to its request by the echoed nonce, requester and owner, so an old reply
- * cannot be replayed to a new request. A codec, not a channel: no I/O, one instance per thread.
+ * A reply is bound to its request by the echoed nonce, requester, owner and operation, so an old
+ * reply cannot be replayed to a new request. The era tells the host which of an owner's regions of
+ * one plan is meant: two eras may run the same graph (a change that replaces a host), and each has
+ * fresh regions. A codec, not a channel: no I/O, one instance per thread.
  */
 public final class VerbsHandshake
 {
     /** Private data an rdma_cm connect request carries on InfiniBand (92 bytes minus rdma_cm's 36-byte header). */
     public static final int PRIVATE_DATA_LIMIT = 56;
     /** Bytes of a request. */
-    public static final int REQUEST_LENGTH = 48;
+    public static final int REQUEST_LENGTH = 52;
     /** Bytes of a reply. */
     public static final int REPLY_LENGTH = 56;
     /** Protocol version. */
-    public static final byte VERSION = 2;
+    public static final byte VERSION = 3;
     /** Bytes of the truncated tag. */
     public static final int TAG_LENGTH = 16;
+
+    /** A new queue pair for the edge, and the region of the request's era on it. */
+    public static final byte OP_CONNECT = 0;
+    /** The region of the request's era on the edge's existing queue pair (its protection domain). */
+    public static final byte OP_BIND = 1;
+    /** The requester no longer uses the region of the request's era on this edge. */
+    public static final byte OP_RELEASE = 2;
 
     static final byte KIND_REQUEST = 0x51;
     static final byte KIND_REPLY = 0x52;
@@ -57,11 +72,14 @@ public final class VerbsHandshake
     static final int REQ_CM_PORT = 2;
     static final int REQ_REQUESTER = 4;
     static final int REQ_OWNER = 8;
+    static final int REQ_OP = 12;
     static final int REQ_NONCE = 16;
     static final int REQ_PLAN_PREFIX = 24;
-    static final int REQ_TAG = 32;
+    static final int REQ_ERA = 32;
+    static final int REQ_TAG = 36;
 
     static final int RSP_STATUS = 2;
+    static final int RSP_OP = 3;
     static final int RSP_REQUESTER = 4;
     static final int RSP_OWNER = 8;
     static final int RSP_RKEY = 12;
@@ -70,35 +88,71 @@ public final class VerbsHandshake
     static final int RSP_DATA_BYTES = 32;
     static final int RSP_TAG = 40;
 
-    private static final byte[] LABEL = "mmx verbs handshake v2".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LABEL = "mmx verbs handshake v3".getBytes(StandardCharsets.US_ASCII);
 
     // The MAC of a process's key, or null when this side does not hold it.
     private final java.util.function.IntFunction<Mac> macOf;
     private final PlanDigest plan;
     private final byte[] planBytes;
+    private final int era;
 
     /**
      * A codec that holds the cluster key, so it derives every process's key: a region host, which
-     * checks requests from any process, or a tool.
+     * checks requests from any process of any era of {@code plan}, or a tool (requesting in era 0).
      */
     public VerbsHandshake(final ClusterKey key, final PlanDigest plan)
+    {
+        this(key, plan, 0);
+    }
+
+    /** A codec holding the cluster key that requests in era {@code era} of {@code plan} (tools, tests). */
+    public VerbsHandshake(final ClusterKey key, final PlanDigest plan, final int era)
     {
         final java.util.Map<Integer, Mac> macs = new java.util.HashMap<>();
         this.macOf = (process) -> macs.computeIfAbsent(process, (p) -> key.processKey(p).newMac());
         this.plan = plan;
         this.planBytes = plan.toByteArray();
+        this.era = checkEra(era);
     }
 
     /**
      * A codec of one process that holds only its own key: it can request as that process and
-     * verify replies to it, nothing else.
+     * verify replies to it, nothing else. Its requests name era 0 of {@code plan}.
      */
     public VerbsHandshake(final ProcessKey key, final PlanDigest plan)
+    {
+        this(key, plan, 0);
+    }
+
+    /** A codec of one process whose requests name the region of era {@code era} of {@code plan}. */
+    public VerbsHandshake(final ProcessKey key, final PlanDigest plan, final int era)
     {
         final Mac mac = key.newMac();
         this.macOf = (process) -> process == key.process() ? mac : null;
         this.plan = plan;
         this.planBytes = plan.toByteArray();
+        this.era = checkEra(era);
+    }
+
+    private static int checkEra(final int era)
+    {
+        if (era < 0)
+        {
+            throw new IllegalArgumentException("era " + era + " is negative: eras count live plan changes from 0");
+        }
+        return era;
+    }
+
+    /** The plan this codec requests under and whose requests it verifies. */
+    public PlanDigest plan()
+    {
+        return plan;
+    }
+
+    /** The era this codec's requests name. */
+    public int era()
+    {
+        return era;
     }
 
     /**
@@ -111,8 +165,11 @@ public final class VerbsHandshake
      * @param owner     the process whose region is asked for.
      * @param cmPort    the requester's rdma_cm source port.
      * @param nonce     the requester's nonce.
+     * @param op        {@link #OP_CONNECT}, {@link #OP_BIND} or {@link #OP_RELEASE}.
+     * @param era       the era whose region of the owner is meant.
      */
-    public record Request(OpStatus status, String message, int requester, int owner, int cmPort, long nonce)
+    public record Request(OpStatus status, String message, int requester, int owner, int cmPort, long nonce,
+        byte op, int era)
     {
     }
 
@@ -142,6 +199,21 @@ public final class VerbsHandshake
      */
     public byte[] request(final int requester, final int owner, final int cmPort, final long nonce)
     {
+        return request(OP_CONNECT, requester, owner, cmPort, nonce);
+    }
+
+    /**
+     * Encodes a request with operation {@code op} of {@code requester} for the region of {@code owner}
+     * of this codec's era, tagged under the requester's process key.
+     *
+     * @throws IllegalArgumentException if this codec does not hold {@code requester}'s key, or {@code op} is unknown.
+     */
+    public byte[] request(final byte op, final int requester, final int owner, final int cmPort, final long nonce)
+    {
+        if (op != OP_CONNECT && op != OP_BIND && op != OP_RELEASE)
+        {
+            throw new IllegalArgumentException("handshake operation " + op + " is none of CONNECT, BIND, RELEASE");
+        }
         if (macOf.apply(requester) == null)
         {
             throw new IllegalArgumentException("this codec holds no key for process " + requester +
@@ -154,8 +226,8 @@ public final class VerbsHandshake
         final byte[] bytes = new byte[REQUEST_LENGTH];
         final ByteBuffer b = le(bytes);
         b.put(0, VERSION).put(1, KIND_REQUEST).putShort(REQ_CM_PORT, (short)cmPort)
-            .putInt(REQ_REQUESTER, requester).putInt(REQ_OWNER, owner).putLong(REQ_NONCE, nonce)
-            .put(REQ_PLAN_PREFIX, planBytes, 0, PLAN_PREFIX_LENGTH);
+            .putInt(REQ_REQUESTER, requester).putInt(REQ_OWNER, owner).put(REQ_OP, op).putLong(REQ_NONCE, nonce)
+            .put(REQ_PLAN_PREFIX, planBytes, 0, PLAN_PREFIX_LENGTH).putInt(REQ_ERA, era);
         tag(requester, bytes, REQ_TAG, bytes, REQ_TAG);
         return bytes;
     }
@@ -171,28 +243,37 @@ public final class VerbsHandshake
         {
             return new Request(OpStatus.PROTOCOL_ERROR, "a verbs connection request of " + length +
                 " bytes is not an mmx handshake version " + VERSION + ": run the same mmx version on every process",
-                -1, -1, 0, 0);
+                -1, -1, 0, 0, OP_CONNECT, 0);
         }
         final ByteBuffer b = le(bytes);
         final int requester = b.getInt(REQ_REQUESTER);
         final int owner = b.getInt(REQ_OWNER);
         final int cmPort = b.getShort(REQ_CM_PORT) & 0xFFFF;
         final long nonce = b.getLong(REQ_NONCE);
+        final byte op = bytes[REQ_OP];
+        final int requestEra = b.getInt(REQ_ERA);
+        if ((op != OP_CONNECT && op != OP_BIND && op != OP_RELEASE) || requestEra < 0 || bytes[REQ_OP + 1] != 0 ||
+            bytes[REQ_OP + 2] != 0 || bytes[REQ_OP + 3] != 0)
+        {
+            return new Request(OpStatus.PROTOCOL_ERROR, "a verbs handshake request names operation " + op + " and era " +
+                requestEra + ", which version " + VERSION + " does not have: run the same mmx version on every process",
+                -1, -1, 0, 0, OP_CONNECT, 0);
+        }
         if (!Arrays.equals(bytes, REQ_PLAN_PREFIX, REQ_PLAN_PREFIX + PLAN_PREFIX_LENGTH,
             planBytes, 0, PLAN_PREFIX_LENGTH))
         {
             return new Request(OpStatus.REGION_MISMATCH, "process " + requester + " asks for the region of process " +
                 owner + " under plan " + hex(bytes, REQ_PLAN_PREFIX) + " but this host serves plan " + plan.shortHex() +
-                ": activate the same plan on every process", requester, owner, cmPort, nonce);
+                ": activate the same plan on every process", requester, owner, cmPort, nonce, op, requestEra);
         }
         if (!verify(requester, bytes, REQ_TAG))
         {
             return new Request(OpStatus.BAD_CLUSTER_KEY, "a verbs connection request claiming to be from process " +
                 requester + " is not authenticated by that process's key (derived from this cluster's key): give " +
-                "every process and host the same cluster key file", requester, owner, cmPort, nonce);
+                "every process and host the same cluster key file", requester, owner, cmPort, nonce, op, requestEra);
         }
-        return new Request(OpStatus.OK, "process " + requester + " asks for the region of process " + owner,
-            requester, owner, cmPort, nonce);
+        return new Request(OpStatus.OK, "process " + requester + " asks for the region of process " + owner +
+            " of era " + requestEra, requester, owner, cmPort, nonce, op, requestEra);
     }
 
     /**
@@ -204,7 +285,7 @@ public final class VerbsHandshake
     {
         final boolean ok = status == OpStatus.OK;
         final byte[] bytes = new byte[REPLY_LENGTH];
-        le(bytes).put(0, VERSION).put(1, KIND_REPLY).put(RSP_STATUS, (byte)status.ordinal())
+        le(bytes).put(0, VERSION).put(1, KIND_REPLY).put(RSP_STATUS, (byte)status.ordinal()).put(RSP_OP, request.op())
             .putInt(RSP_REQUESTER, request.requester()).putInt(RSP_OWNER, request.owner())
             .putInt(RSP_RKEY, ok ? rkey : 0).putLong(RSP_NONCE, request.nonce())
             .putLong(RSP_BASE, ok ? remoteBase : 0).putLong(RSP_DATA_BYTES, ok ? dataBytes : 0);
@@ -222,6 +303,16 @@ public final class VerbsHandshake
      * {@code nonce}); a reply to another request (replayed, or for another edge) is a PROTOCOL_ERROR.
      */
     public Grant parseReply(final byte[] bytes, final int length, final int requester, final int owner, final long nonce)
+    {
+        return parseReply(bytes, length, OP_CONNECT, requester, owner, nonce);
+    }
+
+    /**
+     * Decodes and authenticates the reply to this side's request {@code op} ({@code requester},
+     * {@code owner}, {@code nonce}); a reply to another request or operation is a PROTOCOL_ERROR.
+     */
+    public Grant parseReply(final byte[] bytes, final int length, final byte op, final int requester, final int owner,
+        final long nonce)
     {
         final String edge = "the host of process " + owner;
         if (length < REPLY_LENGTH || bytes[0] != VERSION || bytes[1] != KIND_REPLY)
@@ -243,7 +334,8 @@ public final class VerbsHandshake
                 "key file and plan");
         }
         final ByteBuffer b = le(bytes);
-        if (b.getInt(RSP_REQUESTER) != requester || b.getInt(RSP_OWNER) != owner || b.getLong(RSP_NONCE) != nonce)
+        if (b.getInt(RSP_REQUESTER) != requester || b.getInt(RSP_OWNER) != owner || b.getLong(RSP_NONCE) != nonce ||
+            bytes[RSP_OP] != op)
         {
             return Grant.refused(OpStatus.PROTOCOL_ERROR, edge + " answered a different request (process " +
                 b.getInt(RSP_REQUESTER) + " for process " + b.getInt(RSP_OWNER) + "): a replayed or misrouted reply; " +
@@ -256,7 +348,7 @@ public final class VerbsHandshake
         {
             return Grant.refused(status, refusalMessage(status, requester, owner));
         }
-        return new Grant(OpStatus.OK, edge + " granted process " + requester + " its region",
+        return new Grant(OpStatus.OK, edge + " granted process " + requester + " its region of era " + era,
             b.getLong(RSP_BASE), b.getInt(RSP_RKEY), b.getLong(RSP_DATA_BYTES));
     }
 
@@ -274,6 +366,9 @@ public final class VerbsHandshake
                     "next operation";
             case REGION_MISMATCH:
                 return who + "that host serves another plan; activate the same plan on every process";
+            case NOT_CONNECTED:
+                return who + "it holds no queue pair of this edge to bind another era's region on; the queue pair " +
+                    "is connected again on the next operation";
             case BAD_CLUSTER_KEY:
                 return who + "the request is not authenticated by that host's cluster key; give every process and " +
                     "host the same cluster key file";

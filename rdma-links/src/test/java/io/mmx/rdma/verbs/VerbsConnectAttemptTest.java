@@ -152,7 +152,7 @@ class VerbsConnectAttemptTest
     {
         final VerbsConnectAttempt a = routed();
         final VerbsHandshake stranger = new VerbsHandshake(ClusterKey.ofPassphrase("some other cluster key"), PLAN);
-        final byte[] forged = stranger.reply(host.parseRequest(sentRequest, 48), OpStatus.OK, 1, 2, 8);
+        final byte[] forged = stranger.reply(host.parseRequest(sentRequest, VerbsHandshake.REQUEST_LENGTH), OpStatus.OK, 1, 2, 8);
         a.onHandshakeReply(forged, 56, 3);
         assertEquals(OpStatus.BAD_CLUSTER_KEY, a.status());
         assertFalse(steps.contains("connect"));

@@ -31,18 +31,19 @@ class VerbsEdgeAcceptorTest
 
     private final FabricCounters counters = new FabricCounters();
     private final List<Integer> registrationsAskedFor = new ArrayList<>();
-    private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(RING, PLAN, KEY, (owner, requester) ->
+    private final FakeRegions regions = new FakeRegions((owner, requester) ->
     {
         registrationsAskedFor.add(owner);
         return owner <= 1 ? new VerbsEdgeAcceptor.Registration(0x10_0000L * (owner + 1), 0x700 + owner, 4096) : null;
-    }, counters, 4, TTL_NS);
+    });
+    private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(RING, PLAN, KEY, regions, counters, 4, TTL_NS);
     private final VerbsHandshake requester = new VerbsHandshake(KEY, PLAN);
     private final InetAddress peer = InetAddress.getLoopbackAddress();
 
     @Test
     void aNeighbourIsGrantedAndItsConnectionAdmittedOnce()
     {
-        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(3, 0, 40000, 1), 48, peer, 0);
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(3, 0, 40000, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0);
         assertEquals(OpStatus.OK, d.status(), d.message());
         final VerbsHandshake.Grant g = requester.parseReply(d.reply(), d.reply().length, 3, 0, 1);
         assertEquals(0x700, g.rkey());
@@ -57,13 +58,13 @@ class VerbsEdgeAcceptorTest
     @Test
     void theOwnerIsGrantedItsOwnRegionForTheLoopbackQueuePair()
     {
-        assertEquals(OpStatus.OK, acceptor.onRequest(requester.request(1, 1, 40000, 1), 48, peer, 0).status());
+        assertEquals(OpStatus.OK, acceptor.onRequest(requester.request(1, 1, 40000, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0).status());
     }
 
     @Test
     void aNonNeighbourIsRefusedCountedAndGetsNothing()
     {
-        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(2, 0, 40000, 1), 48, peer, 0);
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(2, 0, 40000, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0);
         assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, d.status());
         assertTrue(d.message().contains("plan neighbour"), d.message());
         assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, requester.parseReply(d.reply(), 56, 2, 0, 1).status());
@@ -77,18 +78,18 @@ class VerbsEdgeAcceptorTest
     void idsOutsideThePlanAreNonNeighbours()
     {
         assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR,
-            acceptor.onRequest(requester.request(-1, 0, 1, 1), 48, peer, 0).status());
+            acceptor.onRequest(requester.request(-1, 0, 1, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0).status());
         assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR,
-            acceptor.onRequest(requester.request(1, 4, 1, 2), 48, peer, 0).status());
+            acceptor.onRequest(requester.request(1, 4, 1, 2), VerbsHandshake.REQUEST_LENGTH, peer, 0).status());
     }
 
     @Test
     void wrongKeyAndOtherPlanAreRefusedAndCounted()
     {
         final VerbsHandshake stranger = new VerbsHandshake(ClusterKey.ofPassphrase("not this cluster's key"), PLAN);
-        assertEquals(OpStatus.BAD_CLUSTER_KEY, acceptor.onRequest(stranger.request(1, 0, 1, 1), 48, peer, 0).status());
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, acceptor.onRequest(stranger.request(1, 0, 1, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0).status());
         final VerbsHandshake oldPlan = new VerbsHandshake(KEY, PlanDigest.of64(5));
-        assertEquals(OpStatus.REGION_MISMATCH, acceptor.onRequest(oldPlan.request(1, 0, 1, 2), 48, peer, 0).status());
+        assertEquals(OpStatus.REGION_MISMATCH, acceptor.onRequest(oldPlan.request(1, 0, 1, 2), VerbsHandshake.REQUEST_LENGTH, peer, 0).status());
         assertEquals(1, counters.get(OpStatus.BAD_CLUSTER_KEY));
         assertEquals(1, counters.get(OpStatus.REGION_MISMATCH));
         assertEquals(0, acceptor.pendingGrants());
@@ -99,8 +100,8 @@ class VerbsEdgeAcceptorTest
     void aReplayedRequestIsRefusedAndCounted()
     {
         final byte[] request = requester.request(1, 0, 40000, 77);
-        assertEquals(OpStatus.OK, acceptor.onRequest(request, 48, peer, 0).status());
-        final VerbsEdgeAcceptor.Decision replay = acceptor.onRequest(request, 48, peer, 1);
+        assertEquals(OpStatus.OK, acceptor.onRequest(request, VerbsHandshake.REQUEST_LENGTH, peer, 0).status());
+        final VerbsEdgeAcceptor.Decision replay = acceptor.onRequest(request, VerbsHandshake.REQUEST_LENGTH, peer, 1);
         assertEquals(OpStatus.PROTOCOL_ERROR, replay.status());
         assertEquals(1, counters.get(FabricCounters.Other.REPLAYED_REQUEST));
         assertEquals(1, acceptor.pendingGrants(), "only the first request's grant");
@@ -109,7 +110,7 @@ class VerbsEdgeAcceptorTest
     @Test
     void garbledBytesAreCountedAndNotAnswered()
     {
-        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(new byte[48], 48, peer, 0);
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(new byte[VerbsHandshake.REQUEST_LENGTH], VerbsHandshake.REQUEST_LENGTH, peer, 0);
         assertEquals(OpStatus.PROTOCOL_ERROR, d.status());
         assertNull(d.reply());
         assertEquals(1, counters.get(FabricCounters.Other.MALFORMED_FRAME));
@@ -118,7 +119,7 @@ class VerbsEdgeAcceptorTest
     @Test
     void aRegionNotHostedHereIsRegionLost()
     {
-        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(2, 3, 1, 1), 48, peer, 0);
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(2, 3, 1, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0);
         assertEquals(OpStatus.REGION_LOST, d.status());
         assertEquals(0, acceptor.pendingGrants());
     }
@@ -126,7 +127,7 @@ class VerbsEdgeAcceptorTest
     @Test
     void anUnclaimedGrantExpires()
     {
-        assertEquals(OpStatus.OK, acceptor.onRequest(requester.request(1, 0, 40000, 1), 48, peer, 0).status());
+        assertEquals(OpStatus.OK, acceptor.onRequest(requester.request(1, 0, 40000, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0).status());
         assertNull(acceptor.admit(peer, 40000, TTL_NS));
         assertEquals(0, acceptor.pendingGrants());
     }

@@ -30,7 +30,8 @@ class VerbsHandshakeChannelTest
 
     private final FabricCounters counters = new FabricCounters();
     private final VerbsEdgeAcceptor acceptor = new VerbsEdgeAcceptor(PATH, PLAN, KEY,
-        (owner, requester) -> new VerbsEdgeAcceptor.Registration(0x4000_0000L + owner * 4096L, 0x300 + owner, 4096), counters,
+        new FakeRegions((owner, requester) -> new VerbsEdgeAcceptor.Registration(0x4000_0000L + owner * 4096L,
+        0x300 + owner, 4096)), counters,
         1024, 5_000_000_000L);
     private final VerbsHandshakeChannel host = VerbsHandshakeChannel.serve(
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
@@ -103,7 +104,7 @@ class VerbsHandshakeChannelTest
     @Test
     void garbledOrShortRequestsGetNoReply() throws Exception
     {
-        assertThrows(IOException.class, () -> VerbsHandshakeChannel.exchange(host.boundAddress(), new byte[48], 2000));
+        assertThrows(IOException.class, () -> VerbsHandshakeChannel.exchange(host.boundAddress(), new byte[VerbsHandshake.REQUEST_LENGTH], 2000));
         try (Socket s = new Socket())
         {
             s.connect(host.boundAddress(), 2000);
@@ -217,7 +218,7 @@ class VerbsHandshakeChannelTest
             closed = (InetSocketAddress)s.getLocalSocketAddress();
         }
         final IOException ex = assertThrows(IOException.class,
-            () -> VerbsHandshakeChannel.exchange(closed, new byte[48], 2000));
+            () -> VerbsHandshakeChannel.exchange(closed, new byte[VerbsHandshake.REQUEST_LENGTH], 2000));
         assertNotNull(ex.getMessage());
     }
 }

@@ -24,8 +24,8 @@ class VerbsHandshakeTest
     @Test
     void bothMessagesFitTheConnectRequestPrivateData()
     {
-        assertEquals(48, requester.request(3, 7, 40000, 1).length);
-        assertEquals(56, host.reply(host.parseRequest(requester.request(3, 7, 1, 1), 48), OpStatus.OK, 1, 2, 8)
+        assertEquals(52, requester.request(3, 7, 40000, 1).length);
+        assertEquals(56, host.reply(host.parseRequest(requester.request(3, 7, 1, 1), VerbsHandshake.REQUEST_LENGTH), OpStatus.OK, 1, 2, 8)
             .length);
         assertTrue(VerbsHandshake.REQUEST_LENGTH <= VerbsHandshake.PRIVATE_DATA_LIMIT);
         assertTrue(VerbsHandshake.REPLY_LENGTH <= VerbsHandshake.PRIVATE_DATA_LIMIT);
@@ -54,11 +54,11 @@ class VerbsHandshakeTest
     void wrongClusterKeyIsRefusedOnBothSides()
     {
         final VerbsHandshake stranger = new VerbsHandshake(ClusterKey.ofPassphrase("another cluster's key"), PLAN);
-        final VerbsHandshake.Request r = host.parseRequest(stranger.request(3, 7, 1, 9), 48);
+        final VerbsHandshake.Request r = host.parseRequest(stranger.request(3, 7, 1, 9), VerbsHandshake.REQUEST_LENGTH);
         assertEquals(OpStatus.BAD_CLUSTER_KEY, r.status());
         assertTrue(r.message().contains("cluster key"), r.message());
 
-        final byte[] reply = stranger.reply(host.parseRequest(requester.request(3, 7, 1, 9), 48), OpStatus.OK, 1, 2, 8);
+        final byte[] reply = stranger.reply(host.parseRequest(requester.request(3, 7, 1, 9), VerbsHandshake.REQUEST_LENGTH), OpStatus.OK, 1, 2, 8);
         final VerbsHandshake.Grant g = requester.parseReply(reply, reply.length, 3, 7, 9);
         assertEquals(OpStatus.BAD_CLUSTER_KEY, g.status());
     }
@@ -67,7 +67,7 @@ class VerbsHandshakeTest
     void anotherPlanIsRefusedAsRegionMismatchNamingBothPlans()
     {
         final VerbsHandshake otherPlan = new VerbsHandshake(KEY, PlanDigest.of64(99));
-        final VerbsHandshake.Request r = host.parseRequest(otherPlan.request(3, 7, 1, 9), 48);
+        final VerbsHandshake.Request r = host.parseRequest(otherPlan.request(3, 7, 1, 9), VerbsHandshake.REQUEST_LENGTH);
         assertEquals(OpStatus.REGION_MISMATCH, r.status());
         assertTrue(r.message().contains(PLAN.shortHex()) && r.message().contains(PlanDigest.of64(99).shortHex()),
             r.message());
@@ -77,7 +77,7 @@ class VerbsHandshakeTest
     void aRequesterOfAnotherPlanHearsRegionMismatchNotAWrongKey()
     {
         final VerbsHandshake otherPlan = new VerbsHandshake(KEY, PlanDigest.of64(99));
-        final VerbsHandshake.Request r = host.parseRequest(otherPlan.request(3, 7, 1, 9), 48);
+        final VerbsHandshake.Request r = host.parseRequest(otherPlan.request(3, 7, 1, 9), VerbsHandshake.REQUEST_LENGTH);
         final byte[] refusal = host.reply(r, r.status(), 0, 0, 0);
         final VerbsHandshake.Grant heard = otherPlan.parseReply(refusal, refusal.length, 3, 7, 9);
         assertEquals(OpStatus.REGION_MISMATCH, heard.status(), heard.message());
@@ -94,7 +94,7 @@ class VerbsHandshakeTest
         final byte[] digest = PLAN.toByteArray();
         digest[31] ^= 1;
         final VerbsHandshake almost = new VerbsHandshake(KEY, PlanDigest.of(digest));
-        assertEquals(OpStatus.BAD_CLUSTER_KEY, host.parseRequest(almost.request(3, 7, 1, 9), 48).status(),
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, host.parseRequest(almost.request(3, 7, 1, 9), VerbsHandshake.REQUEST_LENGTH).status(),
             "the whole digest is authenticated, not only the prefix that is sent");
     }
 
@@ -125,13 +125,13 @@ class VerbsHandshakeTest
         final byte[] good = requester.request(3, 7, 1, 1);
         assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(good, 47).status());
         good[0] = 9;
-        assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(good, 48).status(), "another version");
+        assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(good, VerbsHandshake.REQUEST_LENGTH).status(), "another version");
     }
 
     @Test
     void aReplyToAnotherRequestIsRefused()
     {
-        final byte[] reply = host.reply(host.parseRequest(requester.request(3, 7, 1, 100), 48), OpStatus.OK, 1, 2, 8);
+        final byte[] reply = host.reply(host.parseRequest(requester.request(3, 7, 1, 100), VerbsHandshake.REQUEST_LENGTH), OpStatus.OK, 1, 2, 8);
         assertEquals(OpStatus.PROTOCOL_ERROR, requester.parseReply(reply, 56, 3, 7, 101).status(), "other nonce");
         assertEquals(OpStatus.PROTOCOL_ERROR, requester.parseReply(reply, 56, 4, 7, 100).status(), "other requester");
         assertEquals(OpStatus.PROTOCOL_ERROR, requester.parseReply(reply, 56, 3, 8, 100).status(), "other owner");
@@ -144,7 +144,7 @@ class VerbsHandshakeTest
     @Test
     void aRefusalCarriesTheHostsReasonAndNoAddress()
     {
-        final VerbsHandshake.Request r = host.parseRequest(requester.request(3, 7, 1, 5), 48);
+        final VerbsHandshake.Request r = host.parseRequest(requester.request(3, 7, 1, 5), VerbsHandshake.REQUEST_LENGTH);
         final byte[] reply = host.reply(r, OpStatus.REFUSED_NOT_NEIGHBOUR, 0x1000, 0x55, 4096);
         assertEquals(0, reply[VerbsHandshake.RSP_RKEY]);
         final VerbsHandshake.Grant g = requester.parseReply(reply, 56, 3, 7, 5);
