@@ -46,6 +46,15 @@ class VerbsBackendSelectionTest
             DisniRegionHost.start(NOWHERE, NOWHERE, plan, PlanDigest.ofGraph(plan), KEY,
                 (owner) -> RegionResolver.Resolution.failed(OpStatus.REGION_LOST, "none")));
         assertEquals(preflight.message(), host.getMessage(), "the host side refuses the same way");
+
+        final VerbsUnavailableException pool = assertThrows(VerbsUnavailableException.class, () ->
+            VerbsQueuePairs.open(1000));
+        assertEquals(preflight.message(), pool.getMessage(), "so does a node's pool of queue pairs");
+        final VerbsEdgeAcceptor.ServedPlan launch = new VerbsEdgeAcceptor.ServedPlan(PlanDigest.ofGraph(plan), plan);
+        final VerbsUnavailableException eras = assertThrows(VerbsUnavailableException.class, () ->
+            DisniRegionHost.start(NOWHERE, NOWHERE, new VerbsServedPlans(launch, null), launch, KEY,
+                (owner, era, digest) -> RegionResolver.Resolution.failed(OpStatus.REGION_LOST, "none")));
+        assertEquals(preflight.message(), eras.getMessage(), "and the host of several eras");
     }
 
     @Test

@@ -131,4 +131,49 @@ class VerbsEdgeAcceptorTest
         assertNull(acceptor.admit(peer, 40000, TTL_NS));
         assertEquals(0, acceptor.pendingGrants());
     }
+
+    @Test
+    void aBindNeedsTheEdgesQueuePairAndAnnouncesNoConnection()
+    {
+        final VerbsHandshake era1 = new VerbsHandshake(KEY, PLAN, 1);
+        final VerbsEdgeAcceptor.Decision early = acceptor.onRequest(era1.request(VerbsHandshake.OP_BIND, 1, 0, 0, 1),
+            VerbsHandshake.REQUEST_LENGTH, peer, 0);
+        assertEquals(OpStatus.NOT_CONNECTED, early.status(), "no queue pair of 1->0 here yet");
+        assertEquals(0, regions.granted.size(), "nothing registered");
+
+        assertEquals(OpStatus.OK, acceptor.onRequest(requester.request(1, 0, 40000, 2), VerbsHandshake.REQUEST_LENGTH,
+            peer, 0).status());
+        final VerbsEdgeAcceptor.Decision bind = acceptor.onRequest(era1.request(VerbsHandshake.OP_BIND, 1, 0, 0, 3),
+            VerbsHandshake.REQUEST_LENGTH, peer, 0);
+        assertEquals(OpStatus.OK, bind.status(), bind.message());
+        assertEquals(List.of(new EdgeRegistrations.Region(0, PLAN), new EdgeRegistrations.Region(1, PLAN)),
+            regions.granted, "each era's own region");
+        assertEquals(1, acceptor.pendingGrants(), "only the CONNECT waits for a connection request");
+
+        final VerbsEdgeAcceptor.Decision release = acceptor.onRequest(era1.request(VerbsHandshake.OP_RELEASE, 1, 0, 0,
+            4), VerbsHandshake.REQUEST_LENGTH, peer, 0);
+        assertEquals(OpStatus.OK, release.status());
+        assertEquals(List.of(new EdgeRegistrations.Region(1, PLAN)), regions.released);
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, acceptor.onRequest(era1.request(VerbsHandshake.OP_RELEASE, 2, 0,
+            0, 5), VerbsHandshake.REQUEST_LENGTH, peer, 0).status(), "a non-neighbour releases nothing");
+    }
+
+    @Test
+    void eachServedPlanGrantsAlongItsOwnEdges()
+    {
+        // Plan B is the ring 0-2-1-3-0: 2 is a neighbour of 0 there, not in RING.
+        final Graph other = Graph.fromEdges(4, new int[]{0, 2, 1, 3}, new int[]{2, 1, 3, 0});
+        final PlanDigest otherDigest = PlanDigest.ofGraph(other);
+        final VerbsEdgeAcceptor.ServedPlan launch = new VerbsEdgeAcceptor.ServedPlan(PLAN, RING);
+        final VerbsEdgeAcceptor both = new VerbsEdgeAcceptor(new VerbsServedPlans(launch, null).add(other), launch,
+            KEY, regions, counters, 64, TTL_NS);
+        final VerbsHandshake inB = new VerbsHandshake(KEY, otherDigest, 1);
+        assertEquals(OpStatus.OK, both.onRequest(inB.request(2, 0, 40000, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0)
+            .status(), "2->0 is an edge of plan B");
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, both.onRequest(requester.request(2, 0, 40001, 2),
+            VerbsHandshake.REQUEST_LENGTH, peer, 0).status(), "and not of plan A");
+        final VerbsHandshake unknown = new VerbsHandshake(KEY, PlanDigest.of64(0x77L), 1);
+        assertEquals(OpStatus.REGION_MISMATCH, both.onRequest(unknown.request(1, 0, 40002, 3),
+            VerbsHandshake.REQUEST_LENGTH, peer, 0).status(), "a plan not served");
+    }
 }

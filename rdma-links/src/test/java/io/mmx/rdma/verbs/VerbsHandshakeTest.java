@@ -177,4 +177,61 @@ class VerbsHandshakeTest
         final VerbsHandshake onlyThree = new VerbsHandshake(KEY.processKey(3), PLAN);
         assertEquals(OpStatus.BAD_CLUSTER_KEY, onlyThree.parseReply(reply, reply.length, 2, 0, 7).status());
     }
+
+    @Test
+    void aBindNamesItsEraAndOperationAndRoundTrips()
+    {
+        final VerbsHandshake era5 = new VerbsHandshake(KEY.processKey(3), PLAN, 5);
+        final byte[] bind = era5.request(VerbsHandshake.OP_BIND, 3, 7, 0, 42);
+        final VerbsHandshake.Request r = host.parseRequest(bind, bind.length);
+        assertEquals(OpStatus.OK, r.status(), r.message());
+        assertEquals(VerbsHandshake.OP_BIND, r.op());
+        assertEquals(5, r.era());
+        final byte[] reply = host.reply(r, OpStatus.OK, 0x9000, 0x55, 4096);
+        final VerbsHandshake.Grant g = era5.parseReply(reply, reply.length, VerbsHandshake.OP_BIND, 3, 7, 42);
+        assertEquals(OpStatus.OK, g.status(), g.message());
+        assertEquals(0x55, g.rkey());
+        assertEquals(0x9000, g.remoteBase());
+        assertEquals(OpStatus.PROTOCOL_ERROR, era5.parseReply(reply, reply.length, VerbsHandshake.OP_CONNECT, 3, 7, 42)
+            .status(), "a BIND's reply is not a CONNECT's");
+    }
+
+    @Test
+    void aTamperedEraOrOperationIsRefused()
+    {
+        final VerbsHandshake era1 = new VerbsHandshake(KEY.processKey(3), PLAN, 1);
+        final byte[] bind = era1.request(VerbsHandshake.OP_BIND, 3, 7, 0, 42);
+        final byte[] otherEra = bind.clone();
+        otherEra[VerbsHandshake.REQ_ERA] = 0; // claims era 0's region with era 1's tag
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, host.parseRequest(otherEra, otherEra.length).status());
+        final byte[] otherOp = bind.clone();
+        otherOp[VerbsHandshake.REQ_OP] = VerbsHandshake.OP_RELEASE;
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, host.parseRequest(otherOp, otherOp.length).status());
+        final byte[] unknownOp = bind.clone();
+        unknownOp[VerbsHandshake.REQ_OP] = 9;
+        assertEquals(OpStatus.PROTOCOL_ERROR, host.parseRequest(unknownOp, unknownOp.length).status());
+
+        final VerbsHandshake.Request r = host.parseRequest(bind, bind.length);
+        final byte[] reply = host.reply(r, OpStatus.OK, 0x9000, 0x55, 4096);
+        final byte[] otherRkey = reply.clone();
+        otherRkey[VerbsHandshake.RSP_RKEY] ^= 0x40; // an rkey of another registration
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, era1.parseReply(otherRkey, otherRkey.length, VerbsHandshake.OP_BIND,
+            3, 7, 42).status());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> new VerbsHandshake(KEY.processKey(3), PLAN, -1));
+    }
+
+    @Test
+    void aReplyUnderAnotherPlanIsNotAGrant()
+    {
+        // A host answering era 1's BIND under plan A's digest while the requester runs plan B.
+        final PlanDigest planB = PlanDigest.of64(0x4321L);
+        final VerbsHandshake requesterB = new VerbsHandshake(KEY.processKey(3), planB, 1);
+        final VerbsHandshake hostB = new VerbsHandshake(KEY, planB);
+        final VerbsHandshake.Request r = hostB.parseRequest(requesterB.request(VerbsHandshake.OP_BIND, 3, 7, 0, 5),
+            VerbsHandshake.REQUEST_LENGTH);
+        final byte[] underA = host.reply(r, OpStatus.OK, 0x9000, 0x55, 4096);
+        assertEquals(OpStatus.BAD_CLUSTER_KEY, requesterB.parseReply(underA, underA.length, VerbsHandshake.OP_BIND, 3,
+            7, 5).status());
+    }
 }
