@@ -114,6 +114,7 @@ public final class MmxNode implements AutoCloseable
             shared = new NodeEra.Shared(clock, metrics, countersById, endpoint, liveness, pendingCount, listener,
                 leaderDownLog(ctx.tickNs()), launched.aeron());
             resources.add(shared.memdSessions); // closed after every era, whose links release their bindings
+            resources.add(shared::closeVerbsQueuePairs); // likewise
             era = NodeEra.first(ctx, launched, shared, stateMachines, resources);
             if (ctx.stateDirectory() != null)
             {
@@ -237,12 +238,6 @@ public final class MmxNode implements AutoCloseable
                 (ctx.plansDirectory() == null ? " (no plans directory: pass --plans DIR)" : " in " +
                 ctx.plansDirectory()) + ": copy the plan file there on every node before proposing a change; " +
                 "this node stopped, restart it with --plan naming the new plan (docs/protocol.md §8b)");
-        }
-        if (ctx.memoryKind() == NodeContext.Memory.VERBS)
-        {
-            throw new NodeAgent.EraEnded(change + ", and a node on verbs memory cannot switch plans live yet (the " +
-                "verbs region host serves one plan's regions): stop every node and start them with the new plan " +
-                "(docs/protocol.md §8b)");
         }
         final long outside = java.util.Arrays.stream(hosted).filter(p -> p >= n).count();
         if (outside > 0)
@@ -646,14 +641,20 @@ public final class MmxNode implements AutoCloseable
     }
 
     /**
-     * The connections this node's links hold to memory daemons, as JSON: {@code open} now, and
-     * {@code opened} and {@code closed} since launch. One per edge of a hosted process (and one to each
-     * hosted process's own region), kept across live plan changes for the edges both plans share. Zero
-     * on shm (mappings, no connections) and verbs (queue pairs, not yet counted here).
+     * The connections this node's links hold, as JSON: {@code open} now, and {@code opened} and
+     * {@code closed} since launch: memd sessions on memd, queue pairs on verbs. One per edge of a
+     * hosted process (and one to each hosted process's own region), kept across live plan changes for
+     * the edges both plans share. Zero on shm (mappings, no connections).
      */
     public String linksJson()
     {
         final io.mmx.rdma.memd.MemdSessions sessions = shared.memdSessions;
+        final io.mmx.rdma.verbs.VerbsQueuePairs queuePairs = shared.verbsQueuePairsIfOpen();
+        if (queuePairs != null)
+        {
+            return "{\"open\":" + queuePairs.openQueuePairs() + ",\"opened\":" + queuePairs.queuePairsOpened() +
+                ",\"closed\":" + queuePairs.queuePairsClosed() + "}";
+        }
         return "{\"open\":" + sessions.openSessions() + ",\"opened\":" + sessions.sessionsOpened() +
             ",\"closed\":" + sessions.sessionsClosed() + "}";
     }

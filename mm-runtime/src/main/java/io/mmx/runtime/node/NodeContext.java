@@ -717,7 +717,7 @@ public final class NodeContext
     /** Where era {@code era}'s regions of a node whose era-0 regions are in {@code base} live. */
     static Path regionDirectoryOfEra(final Path base, final int era)
     {
-        return era == 0 ? base : base.resolve("era-" + era);
+        return io.mmx.rdma.shm.ShmRegionStore.eraDirectory(base, era); // where memd's verbs host looks for them
     }
 
     /**

@@ -41,6 +41,8 @@ final class NodeEra implements AutoCloseable
 {
     /** Bound on connecting and authenticating one memd session. */
     private static final int MEMD_CONNECT_TIMEOUT_MS = 2000;
+    /** Bound on setting up one verbs queue pair (rdma_cm, handshake, connect) and on each handshake exchange. */
+    private static final int VERBS_CONNECT_TIMEOUT_MS = 5000;
 
     /** What every era of one node shares: its counters, clients' endpoint, liveness and pending bound. */
     static final class Shared
@@ -63,6 +65,12 @@ final class NodeEra implements AutoCloseable
          * a plan change opens those of the edges it adds and closes those it removes (the node closes it).
          */
         final MemdSessions memdSessions = new MemdSessions(MEMD_CONNECT_TIMEOUT_MS);
+        /**
+         * The node's verbs queue pairs, one per edge end of a hosted process, which every era's links
+         * bind on, as {@link #memdSessions} on memd; made by the first era on verbs memory (it needs
+         * the RDMA device), and closed by the node ({@link #closeVerbsQueuePairs}). Read by status.
+         */
+        private volatile io.mmx.rdma.verbs.VerbsQueuePairs verbsQueuePairs;
 
         Shared(final NanoClock clock, final NodeMetrics metrics, final ProcessCounters[] countersById,
             final ClientEndpoint endpoint, final HostLiveness liveness, final AtomicInteger pendingCount,
@@ -77,6 +85,36 @@ final class NodeEra implements AutoCloseable
             this.pendingCount = pendingCount;
             this.listener = listener;
             this.membershipListener = membershipListener;
+        }
+
+        /**
+         * The verbs queue pairs, opened on first use (the agent's thread, or the launching one).
+         *
+         * @throws io.mmx.rdma.verbs.VerbsUnavailableException if libdisni, libibverbs or an RDMA device is missing.
+         */
+        io.mmx.rdma.verbs.VerbsQueuePairs verbsQueuePairs()
+        {
+            if (verbsQueuePairs == null)
+            {
+                verbsQueuePairs = io.mmx.rdma.verbs.VerbsQueuePairs.open(VERBS_CONNECT_TIMEOUT_MS);
+            }
+            return verbsQueuePairs;
+        }
+
+        /** The verbs queue pairs if any era opened them, else null (any thread). */
+        io.mmx.rdma.verbs.VerbsQueuePairs verbsQueuePairsIfOpen()
+        {
+            return verbsQueuePairs;
+        }
+
+        /** Closes the verbs queue pairs, if any were opened: after every era, whose links release their bindings. */
+        void closeVerbsQueuePairs()
+        {
+            final io.mmx.rdma.verbs.VerbsQueuePairs pool = verbsQueuePairs;
+            if (pool != null)
+            {
+                pool.close();
+            }
         }
     }
 
@@ -108,7 +146,7 @@ final class NodeEra implements AutoCloseable
         try
         {
             final RegionLinkFactory links = linkFactory(ctx, hosted, config.layout(), PlanDigest.ofGraph(graph),
-                ctx.hostKeys(), resources, shared.memdSessions);
+                ctx.hostKeys(), resources, shared);
             replicas = new ProcessReplica[hosted.length];
             opened = replicas;
             final ProcessReplica[] byId = new ProcessReplica[graph.n()];
@@ -305,11 +343,11 @@ final class NodeEra implements AutoCloseable
     }
 
     private static RegionLinkFactory linkFactory(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final HostKeys key, final List<AutoCloseable> resources, final MemdSessions sessions)
+        final PlanDigest digest, final HostKeys key, final List<AutoCloseable> resources, final Shared shared)
     {
         if (ctx.memoryKind() == NodeContext.Memory.VERBS)
         {
-            return verbsLinks(ctx, hosted, layout, digest, key);
+            return verbsLinks(ctx, hosted, layout, digest, key, shared);
         }
         if (ctx.memoryKind() == NodeContext.Memory.SHM)
         {
@@ -321,16 +359,19 @@ final class NodeEra implements AutoCloseable
         {
             RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest);
         }
-        return new MemdLinkFactory(sessions, daemonOf, (self) -> keys[self], digest);
+        return new MemdLinkFactory(shared.memdSessions, daemonOf, (self) -> keys[self], digest);
     }
 
     /**
-     * Regions in shm files here, served over RDMA by this host's memd in verbs mode ({@code mmx memd
-     * --verbs-listen}), which holds their registrations, so a region stays served when this node dies;
-     * every link, the loopback to a hosted process's own region included, is a queue pair by rdma_cm.
+     * Regions in shm files here, in the era's directory ({@code <shm-dir>/era-N}), served over RDMA by
+     * this host's memd in verbs mode ({@code mmx memd --verbs-listen}, with {@code --plans} for the
+     * plans of later eras), which holds their registrations, so a region stays served when this node
+     * dies; every link, the loopback to a hosted process's own region included, is a binding of the
+     * era's region on the node's queue pair of its edge end, shared with the node's other eras: a live
+     * plan change connects queue pairs only for the edges it adds.
      */
     private static RegionLinkFactory verbsLinks(final NodeContext ctx, final int[] hosted, final RegionLayout layout,
-        final PlanDigest digest, final HostKeys key)
+        final PlanDigest digest, final HostKeys key, final Shared shared)
     {
         // Fail before creating anything: one message naming libdisni, libibverbs, the device or its atomics.
         io.mmx.rdma.verbs.VerbsBackend.requireAvailable();
@@ -342,7 +383,8 @@ final class NodeEra implements AutoCloseable
         final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
             io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(address(ctx.verbsDirectory(), owner));
         final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
-        return io.mmx.rdma.verbs.VerbsLinkFactory.open(hostOf, (self) -> keys[self], digest, 5000);
+        return new io.mmx.rdma.verbs.VerbsLinkFactory(shared.verbsQueuePairs(), hostOf, (self) -> keys[self], digest,
+            ctx.era());
     }
 
     /**
