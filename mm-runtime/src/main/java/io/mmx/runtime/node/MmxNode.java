@@ -432,7 +432,8 @@ public final class MmxNode implements AutoCloseable
      * node's processes, so that the links to new neighbours are open before the change takes effect
      * and the switch only binds the new era's regions on them ({@code mmx reconfigure} prepares every
      * node this way). Sessions no era binds within {@link #PREPARED_KEEP_NS} close again. On shm
-     * (no connections) and verbs there is nothing to connect. On every memory it checks that this node
+     * there is nothing to connect (no connections); on verbs the queue pairs of added edges are
+     * connected by the switch itself, not ahead. On every memory it checks that this node
      * can run the plan (it holds it, and the endpoints of a plan of another size), so a change the node
      * could not follow is refused before it is proposed instead of stopping the node once decided.
      *
