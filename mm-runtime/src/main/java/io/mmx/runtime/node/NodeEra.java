@@ -357,9 +357,9 @@ final class NodeEra implements AutoCloseable
         final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
         for (final int id : hosted)
         {
-            RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest);
+            RegionSetup.createMemd(daemonOf.apply(id), keys[id], layout, digest, ctx.era());
         }
-        return new MemdLinkFactory(shared.memdSessions, daemonOf, (self) -> keys[self], digest);
+        return new MemdLinkFactory(shared.memdSessions, daemonOf, (self) -> keys[self], digest, ctx.era());
     }
 
     /**

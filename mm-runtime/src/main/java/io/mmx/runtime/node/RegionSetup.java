@@ -26,10 +26,10 @@ final class RegionSetup
 
     /** Asks the memory daemon to create (or confirm) the region of the process {@code key} authenticates. */
     static void createMemd(final InetSocketAddress daemon, final ProcessKey key, final RegionLayout layout,
-        final PlanDigest plan)
+        final PlanDigest plan, final int era)
     {
         final int owner = key.process();
-        final OpStatus status = MemdRegionLink.createRegion(daemon, key, 8L * layout.regionWords(), plan,
+        final OpStatus status = MemdRegionLink.createRegion(daemon, key, 8L * layout.regionWords(), plan, era,
             STARTUP_TIMEOUT_NS);
         if (status != OpStatus.OK)
         {

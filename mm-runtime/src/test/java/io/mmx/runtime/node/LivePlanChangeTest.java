@@ -357,6 +357,50 @@ class LivePlanChangeTest
         }
     }
 
+    /**
+     * A change to a plan of the same graph (another placement, say): the new era must still begin on
+     * fresh regions, though memd finds the plan by the graph's digest, and each era's acceptors see
+     * only their own era's state.
+     */
+    @Test
+    void aChangeToAPlanOfTheSameGraphBeginsOnFreshRegions() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final Plan next = Plan.sealed(plan.graph(), plan.degree(), "same-graph", plan.seed(), null,
+            com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode());
+        assertNotEquals(plan.contentHash(), next.contentHash());
+        final Path plans = Files.createDirectories(dir.resolve("plans"));
+        io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
+        final io.mmx.rdma.memd.MemoryDaemon daemon = io.mmx.rdma.memd.MemoryDaemon.start(
+            new io.mmx.rdma.memd.MemoryDaemon.Context().listen(new java.net.InetSocketAddress("127.0.0.1", 0))
+                .clusterKey(io.mmx.rdma.region.ClusterKey.of(NodeTestSupport.KEY)).plan(plan.graph())
+                .plansDirectory(plans));
+        try
+        {
+            final String memd = "0-4@127.0.0.1:" + daemon.boundAddress().getPort();
+            final String directory = directory();
+            launch(context(plan, directory, 0, 1, 2).plansDirectory(plans).memory(NodeContext.Memory.MEMD).memd(memd));
+            launch(context(plan, directory, 3, 4).plansDirectory(plans).memory(NodeContext.Memory.MEMD).memd(memd));
+            awaitLeader();
+            final KeyValueClient a = new KeyValueClient(nodes.get(0));
+            assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
+            assertEquals(5, daemon.regionCount());
+            nodes.get(0).changePlan(next.contentHash()).get(20, TimeUnit.SECONDS);
+            for (final MmxNode node : nodes)
+            {
+                NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
+            }
+            assertEquals(10, daemon.regionCount(), "era 1's regions are fresh, beside era 0's, for the same graph");
+            assertEquals(1L, new KeyValueClient(nodes.get(1)).put("x", 2).get(20, TimeUnit.SECONDS));
+        }
+        finally
+        {
+            nodes.forEach(MmxNode::close);
+            nodes.clear();
+            daemon.close();
+        }
+    }
+
     /** The memd sessions of {@code hosted} under {@code plan}: one per edge end, one per own region. */
     private static long sessions(final Plan plan, final int[] hosted)
     {

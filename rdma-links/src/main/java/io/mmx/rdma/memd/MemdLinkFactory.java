@@ -21,6 +21,7 @@ public final class MemdLinkFactory implements RegionLinkFactory
     private final IntFunction<InetSocketAddress> placement;
     private final IntFunction<ProcessKey> keys;
     private final PlanDigest plan;
+    private final int era;
 
     /**
      * Links for processes whose keys this caller holds.
@@ -35,20 +36,21 @@ public final class MemdLinkFactory implements RegionLinkFactory
     public MemdLinkFactory(final IntFunction<InetSocketAddress> placement, final IntFunction<ProcessKey> keys,
         final PlanDigest plan, final int connectTimeoutMs)
     {
-        this(new MemdSessions(connectTimeoutMs), placement, keys, plan);
+        this(new MemdSessions(connectTimeoutMs), placement, keys, plan, 0);
     }
 
     /**
-     * Links of {@code plan} on the sessions of {@code sessions}, shared with the factories of other
-     * plans on the same pool (a node's eras).
+     * Links to the regions of {@code plan} in {@code era} on the sessions of {@code sessions}, shared
+     * with the factories of other eras on the same pool (a node's).
      */
     public MemdLinkFactory(final MemdSessions sessions, final IntFunction<InetSocketAddress> placement,
-        final IntFunction<ProcessKey> keys, final PlanDigest plan)
+        final IntFunction<ProcessKey> keys, final PlanDigest plan, final int era)
     {
         this.sessions = sessions;
         this.placement = placement;
         this.keys = keys;
         this.plan = plan;
+        this.era = era;
     }
 
     /** Links for any process, its key derived from the cluster key (tests, tools, benchmarks). */
@@ -67,6 +69,6 @@ public final class MemdLinkFactory implements RegionLinkFactory
             throw new IllegalArgumentException("no key for process " + self + " here: a node holds the keys of the " +
                 "processes it hosts only");
         }
-        return sessions.link(key, owner, placement.apply(owner), plan);
+        return sessions.link(key, owner, placement.apply(owner), plan, era);
     }
 }

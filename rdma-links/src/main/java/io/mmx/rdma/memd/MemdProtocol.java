@@ -33,8 +33,8 @@ import java.nio.ByteBuffer;
  *   0 u8 version  1 u8 op (OpType ordinal, 0x10 CREATE_REGION, 0x11 OPEN_REGION, 0x12 PING)  2 u16 binding
  *   4 i32 requester   8 i64 requestId   16 i32 owner   20 i32 length
  *  24 i64 offset     32 i64 operand1   40 i64 operand2
- *  48 payload: WRITE_BULK: length bytes; CREATE_REGION: 32-byte plan digest (operand1 = data bytes);
- *              OPEN_REGION: 32-byte plan digest
+ *  48 payload: WRITE_BULK: length bytes; CREATE_REGION: 32-byte plan digest (operand1 = data bytes,
+ *              operand2 = era); OPEN_REGION: 32-byte plan digest (operand2 = era)
  *  .. u8[32] tag
  *
  * RESPONSE (daemon to client, 24 + payload + 32 bytes)

@@ -43,13 +43,13 @@ public final class MemdRegionLink implements RegionLink
         final PlanDigest plan,
         final int connectTimeoutMs)
     {
-        this(new MemdSession(null, key, owner, daemon, connectTimeoutMs, true), plan);
+        this(new MemdSession(null, key, owner, daemon, connectTimeoutMs, true), plan, 0);
     }
 
-    MemdRegionLink(final MemdSession session, final PlanDigest plan)
+    MemdRegionLink(final MemdSession session, final PlanDigest plan, final int era)
     {
         this.session = session;
-        this.binding = session.bind(plan);
+        this.binding = session.bind(plan, era);
     }
 
     /**
@@ -67,7 +67,7 @@ public final class MemdRegionLink implements RegionLink
         {
             session.handshake(); // its failure (a timeout, a peer that is not memd) is the answer
             final long[] value = new long[1];
-            final OpStatus status = session.call(MemdProtocol.OP_PING, null, 0, value);
+            final OpStatus status = session.call(MemdProtocol.OP_PING, null, 0, 0, value);
             if (status != OpStatus.OK)
             {
                 throw new IOException(status == OpStatus.BAD_CLUSTER_KEY ?
@@ -107,10 +107,26 @@ public final class MemdRegionLink implements RegionLink
         final PlanDigest plan,
         final long timeoutNs)
     {
+        return createRegion(daemon, key, dataBytes, plan, 0, timeoutNs);
+    }
+
+    /**
+     * Creates the region of the process {@code key} authenticates under {@code plan} in {@code era}, or
+     * confirms the existing one: each era has regions of its own, even for a plan of the same graph as
+     * the era before.
+     */
+    public static OpStatus createRegion(
+        final InetSocketAddress daemon,
+        final ProcessKey key,
+        final long dataBytes,
+        final PlanDigest plan,
+        final int era,
+        final long timeoutNs)
+    {
         try (MemdSession session = new MemdSession(null, key, key.process(), daemon,
             (int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs)), true))
         {
-            return session.connected() ? session.call(MemdProtocol.OP_CREATE_REGION, plan, dataBytes, null) :
+            return session.connected() ? session.call(MemdProtocol.OP_CREATE_REGION, plan, era, dataBytes, null) :
                 OpStatus.NOT_CONNECTED;
         }
         catch (final IOException ex)

@@ -74,6 +74,7 @@ final class MemdSession implements AutoCloseable
     private final UnsafeBuffer inView = new UnsafeBuffer(in);
     private final UnsafeBuffer outView = new UnsafeBuffer(out);
     private final PlanDigest[] plans = new PlanDigest[MemdProtocol.MAX_BINDINGS];
+    private final int[] eras = new int[MemdProtocol.MAX_BINDINGS];
     private final OpStatus[] bindingState = new OpStatus[MemdProtocol.MAX_BINDINGS];
     private final String[] bindingMessage = new String[MemdProtocol.MAX_BINDINGS];
     private final Long2ObjectHashMap<Pending> pending = new Long2ObjectHashMap<>();
@@ -152,7 +153,7 @@ final class MemdSession implements AutoCloseable
      *
      * @throws IllegalStateException when every binding is taken.
      */
-    int bind(final PlanDigest plan)
+    int bind(final PlanDigest plan, final int era)
     {
         int binding = -1;
         for (int b = 0; b < plans.length && binding < 0; b++)
@@ -166,10 +167,11 @@ final class MemdSession implements AutoCloseable
                 " eras can overlap; wait for the ended eras to retire before another plan change");
         }
         plans[binding] = plan;
+        eras[binding] = era;
         bindings++;
         bindingState[binding] = OpStatus.OK;
         bindingMessage[binding] = "opening the region of process " + owner + " of plan " + plan.shortHex() +
-            " on memd " + daemon;
+            " in era " + era + " on memd " + daemon;
         if (channel != null)
         {
             open(binding);
@@ -316,20 +318,21 @@ final class MemdSession implements AutoCloseable
     }
 
     /**
-     * A blocking request without a plan (PING), or CREATE of {@code plan}'s region on binding 0, on a
-     * fresh connection: tools and start-up only.
+     * A blocking request without a plan (PING), or CREATE of {@code plan}'s region of {@code era} on
+     * binding 0, on a fresh connection: tools and start-up only.
      *
      * @param valueOut receives the answer's value, or null.
      * @return the daemon's status, or PROTOCOL_ERROR for no answer.
      */
-    OpStatus call(final byte op, final PlanDigest plan, final long operand1, final long[] valueOut) throws IOException
+    OpStatus call(final byte op, final PlanDigest plan, final int era, final long operand1, final long[] valueOut)
+        throws IOException
     {
         if (channel == null)
         {
             throw new IOException(connectionMessage);
         }
         final Pending answer = control(0, plan);
-        encodeControl(op, 0, plan, operand1, answer);
+        encodeControl(op, 0, plan, operand1, era, answer);
         final OpStatus status = awaitControl(answer);
         if (valueOut != null)
         {
@@ -343,7 +346,7 @@ final class MemdSession implements AutoCloseable
         final Pending answer = control(binding, plans[binding]);
         if (!blocking)
         {
-            if (!encodeControl(MemdProtocol.OP_OPEN_REGION, binding, plans[binding], 0, answer))
+            if (!encodeControl(MemdProtocol.OP_OPEN_REGION, binding, plans[binding], 0, eras[binding], answer))
             {
                 fail("the session to memd " + daemon + " has no room to open a region: its output is full");
                 return;
@@ -353,7 +356,7 @@ final class MemdSession implements AutoCloseable
         }
         try
         {
-            encodeControl(MemdProtocol.OP_OPEN_REGION, binding, plans[binding], 0, answer);
+            encodeControl(MemdProtocol.OP_OPEN_REGION, binding, plans[binding], 0, eras[binding], answer);
             awaitControl(answer);
         }
         catch (final IOException ex)
@@ -381,12 +384,13 @@ final class MemdSession implements AutoCloseable
         return p;
     }
 
+    // CREATE and OPEN name the plan (payload) and the era (operand 2): each era has regions of its own.
     private boolean encodeControl(final byte op, final int binding, final PlanDigest plan, final long operand1,
-        final Pending answer)
+        final int era, final Pending answer)
     {
         final boolean withPlan = plan != null && op != MemdProtocol.OP_PING;
-        return encode(binding, op, 0, operand1, 0, withPlan ? new UnsafeBuffer(plan.toByteArray()) : null, 0,
-            withPlan ? PlanDigest.LENGTH : 0, 0, answer);
+        return encode(binding, op, 0, operand1, withPlan ? era : 0,
+            withPlan ? new UnsafeBuffer(plan.toByteArray()) : null, 0, withPlan ? PlanDigest.LENGTH : 0, 0, answer);
     }
 
     // A blocking round trip on the still-blocking channel, of the one request just encoded.

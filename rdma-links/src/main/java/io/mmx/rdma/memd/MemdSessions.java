@@ -48,12 +48,12 @@ public final class MemdSessions implements AutoCloseable
     }
 
     /**
-     * A link from the process {@code key} names to {@code owner}'s region of {@code plan} on
-     * {@code daemon}: a new binding on the session of that edge, opened first if there is none.
-     * Agent thread only.
+     * A link from the process {@code key} names to {@code owner}'s region of {@code plan} in
+     * {@code era} on {@code daemon}: a new binding on the session of that edge, opened first if there
+     * is none. Agent thread only.
      */
     public MemdRegionLink link(final ProcessKey key, final int owner, final InetSocketAddress daemon,
-        final PlanDigest plan)
+        final PlanDigest plan, final int era)
     {
         final Edge edge = new Edge(key.process(), owner, daemon);
         MemdSession session = open.get(edge);
@@ -77,7 +77,7 @@ public final class MemdSessions implements AutoCloseable
             session.connectedAhead = false; // bound: it lives as long as its links
             ahead.decrementAndGet();
         }
-        return new MemdRegionLink(session, plan);
+        return new MemdRegionLink(session, plan, era);
     }
 
     /**

@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Several plans at once: when the cluster changes plans, every process starts the new era on
  * fresh regions while the old era's regions are still read by peers finishing it. So regions are
- * kept per plan, keyed by (plan digest, owner): the same process may own one region under each
+ * kept per plan and era, keyed by (plan digest, era, owner): the same process may own one region under each
  * plan, and they are distinct memory. CREATE and OPEN name a plan by its digest; the daemon
  * serves its launch plan ({@link Context#plan}), the plans given with {@link Context#plans}, and
  * any plan it finds, when first named, in the plans directory ({@link Context#plansDirectory}).
@@ -83,7 +83,10 @@ public final class MemoryDaemon implements AutoCloseable
     private final PlanDigest planDigest;
     private final ServedPlan launchPlan;
     // Every plan served, by digest: read by the control path and diagnostics, written by the I/O thread.
-    private final ConcurrentHashMap<PlanDigest, ServedPlan> plans = new ConcurrentHashMap<>();
+    /** The regions served, by plan and era (a plan's regions of era 0 are its launch regions). */
+    private final ConcurrentHashMap<PlanEra, ServedPlan> plans = new ConcurrentHashMap<>();
+    /** The graphs of the plans known, by digest: given at start or learned from the plans directory. */
+    private final ConcurrentHashMap<PlanDigest, Graph> graphs = new ConcurrentHashMap<>();
     private final io.mmx.planner.plan.PlanDirectory plansDirectory;
     private final FabricCounters counters = new FabricCounters();
     private final SecureRandom random = new SecureRandom();
@@ -105,13 +108,14 @@ public final class MemoryDaemon implements AutoCloseable
     {
         this.context = context;
         this.planDigest = context.planDigest;
-        this.launchPlan = new ServedPlan(context.planDigest, context.plan);
-        plans.put(planDigest, launchPlan);
+        this.launchPlan = new ServedPlan(context.planDigest, context.plan, 0);
+        plans.put(new PlanEra(planDigest, 0), launchPlan);
+        graphs.put(planDigest, context.plan);
         int largestN = context.plan.n();
         for (final Graph graph : context.plans)
         {
             final PlanDigest digest = PlanDigest.ofGraph(graph);
-            plans.putIfAbsent(digest, new ServedPlan(digest, graph));
+            graphs.putIfAbsent(digest, graph);
             largestN = Math.max(largestN, graph.n());
         }
         this.plansDirectory = context.plansDirectory == null ? null :
@@ -199,10 +203,16 @@ public final class MemoryDaemon implements AutoCloseable
         return launchPlan.region(owner);
     }
 
-    /** The region of {@code owner} under the plan with digest {@code plan}, or null; for diagnostics and tests. */
+    /** The region of {@code owner} under the plan with digest {@code plan} in era 0, or null; for diagnostics and tests. */
     public RegionMemory region(final PlanDigest plan, final int owner)
     {
-        final ServedPlan served = plans.get(plan);
+        return region(plan, 0, owner);
+    }
+
+    /** The region of {@code owner} under the plan with digest {@code plan} in {@code era}, or null. */
+    public RegionMemory region(final PlanDigest plan, final int era, final int owner)
+    {
+        final ServedPlan served = plans.get(new PlanEra(plan, era));
         return served == null ? null : served.region(owner);
     }
 
@@ -215,7 +225,7 @@ public final class MemoryDaemon implements AutoCloseable
     /** The digests of every plan served now: the launch plan, the plans given, those learned from the plans directory. */
     public java.util.Set<PlanDigest> planDigests()
     {
-        return java.util.Set.copyOf(plans.keySet());
+        return java.util.Set.copyOf(graphs.keySet());
     }
 
     /** Regions held now, over all plans. */
@@ -296,29 +306,41 @@ public final class MemoryDaemon implements AutoCloseable
         return processMacs[process];
     }
 
-    // The plan a CREATE or OPEN names, learning it from the plans directory if need be; null when unknown.
-    // Control path only: it allocates, and may read files.
-    private ServedPlan servedPlan(final PlanDigest digest)
+    // The regions of the plan a CREATE or OPEN names in the era it names, learning the plan from the plans
+    // directory if need be; null when unknown. Control path only: it allocates, and may read files.
+    private ServedPlan servedPlan(final PlanDigest digest, final int era)
     {
-        final ServedPlan known = plans.get(digest);
-        if (known != null || plansDirectory == null)
+        final PlanEra key = new PlanEra(digest, era);
+        final ServedPlan known = plans.get(key);
+        if (known != null)
         {
             return known;
         }
-        final io.mmx.planner.plan.PlanDirectory.Found found =
-            plansDirectory.find(plan -> PlanDigest.ofGraph(plan.graph()).equals(digest));
-        if (found == null)
+        Graph graph = graphs.get(digest);
+        if (graph == null && plansDirectory != null)
+        {
+            final io.mmx.planner.plan.PlanDirectory.Found found =
+                plansDirectory.find(plan -> PlanDigest.ofGraph(plan.graph()).equals(digest));
+            graph = found == null ? null : found.plan().graph();
+        }
+        if (graph == null)
         {
             return null;
         }
-        final ServedPlan learned = new ServedPlan(digest, found.plan().graph());
-        plans.put(digest, learned);
-        return learned;
+        graphs.putIfAbsent(digest, graph);
+        final ServedPlan served = new ServedPlan(digest, graph, era);
+        plans.put(key, served);
+        return served;
+    }
+
+    /** A plan's regions of one era: two eras of one graph (a change of placement only) are distinct memory. */
+    private record PlanEra(PlanDigest digest, int era)
+    {
     }
 
     /**
-     * A plan served: its digest (recorded in its regions' headers), the graph whose edges grant
-     * access to its regions, and those regions by owner.
+     * A plan served in one era: its digest (recorded in its regions' headers), the graph whose edges
+     * grant access to its regions, and those regions by owner.
      */
     private static final class ServedPlan
     {
@@ -326,7 +348,7 @@ public final class MemoryDaemon implements AutoCloseable
         private final Graph graph;
         private final AtomicReferenceArray<RegionMemory> regions;
 
-        ServedPlan(final PlanDigest digest, final Graph graph)
+        ServedPlan(final PlanDigest digest, final Graph graph, final int era)
         {
             this.digest = digest;
             this.graph = graph;
@@ -608,7 +630,7 @@ public final class MemoryDaemon implements AutoCloseable
 
             if (op == MemdProtocol.OP_CREATE_REGION)
             {
-                bound[binding] = createRegion(requestId, from, owner, operand1, payload, payloadLength);
+                bound[binding] = createRegion(requestId, from, owner, operand1, operand2, payload, payloadLength);
                 return;
             }
             if (op == MemdProtocol.OP_PING)
@@ -618,7 +640,7 @@ public final class MemoryDaemon implements AutoCloseable
             }
             if (op == MemdProtocol.OP_OPEN_REGION)
             {
-                bound[binding] = openRegion(requestId, from, owner, payload, payloadLength);
+                bound[binding] = openRegion(requestId, from, owner, operand2, payload, payloadLength);
                 return;
             }
             final OpType type = OpType.fromCode(op);
@@ -673,10 +695,11 @@ public final class MemoryDaemon implements AutoCloseable
             final int from,
             final int owner,
             final long dataBytes,
+            final long era,
             final int payload,
             final int payloadLength)
         {
-            if (payloadLength != PlanDigest.LENGTH)
+            if (payloadLength != PlanDigest.LENGTH || era < 0 || era > Integer.MAX_VALUE)
             {
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
                 return null;
@@ -687,7 +710,7 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
                 return null;
             }
-            final ServedPlan served = servedPlan(digest(payload));
+            final ServedPlan served = servedPlan(digest(payload), (int)era);
             if (served == null)
             {
                 respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);
@@ -759,9 +782,10 @@ public final class MemoryDaemon implements AutoCloseable
 
         /** Opens the owner's region of a plan; returns the plan the binding is bound to, null if refused. */
         private ServedPlan openRegion(
-            final long requestId, final int from, final int owner, final int payload, final int payloadLength)
+            final long requestId, final int from, final int owner, final long era, final int payload,
+            final int payloadLength)
         {
-            if (payloadLength != PlanDigest.LENGTH)
+            if (payloadLength != PlanDigest.LENGTH || era < 0 || era > Integer.MAX_VALUE)
             {
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
                 return null;
@@ -771,7 +795,7 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.REFUSED_NOT_NEIGHBOUR, 0, 0);
                 return null;
             }
-            final ServedPlan served = servedPlan(digest(payload));
+            final ServedPlan served = servedPlan(digest(payload), (int)era);
             if (served == null)
             {
                 respond(requestId, OpStatus.REGION_MISMATCH, 0, 0);

@@ -80,8 +80,8 @@ class MemdSessionsTest
     void oneSessionCarriesAnEdgeInTwoPlansAndClosesWithItsLastLink()
     {
         final InetSocketAddress address = start(new MemoryDaemon.Context());
-        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P);
-        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q);
+        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P, 0);
+        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q, 0);
         assertEquals(1, sessions.sessionsOpened(), "the edge 0-1 is in both plans: one session");
         assertEquals(OpStatus.OK, overP.state(), overP.stateMessage());
         assertEquals(DIGEST_Q, overQ.plan());
@@ -102,13 +102,37 @@ class MemdSessionsTest
         overP.close();
         assertEquals(1, sessions.openSessions(), "the ended plan's link closes, the edge's session stays");
         assertEquals(OpStatus.OK, call(overQ, OpType.READ, 8, 0).status);
-        final MemdRegionLink added = sessions.link(KEY.processKey(0), 2, address, DIGEST_Q);
+        final MemdRegionLink added = sessions.link(KEY.processKey(0), 2, address, DIGEST_Q, 0);
         assertEquals(2, sessions.sessionsOpened(), "an edge only Q has gets a session of its own");
         overQ.close();
         added.close();
         assertEquals(0, sessions.openSessions());
         assertEquals(2, sessions.sessionsClosed());
         assertEquals(OpStatus.CLOSED, overQ.state());
+    }
+
+    /**
+     * Two eras of one graph (a plan change that moves processes, not edges): each era has regions of
+     * its own, and a link of each era reaches its own, though one session carries both.
+     */
+    @Test
+    void twoErasOfOnePlanHaveRegionsOfTheirOwn()
+    {
+        final InetSocketAddress address = start(new MemoryDaemon.Context());
+        assertEquals(OpStatus.OK, MemdRegionLink.createRegion(address, KEY.processKey(1), DATA_BYTES, DIGEST_Q, 5,
+            TIMEOUT_NS));
+        final MemdRegionLink era0 = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q, 0);
+        final MemdRegionLink era5 = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q, 5);
+        assertEquals(1, sessions.sessionsOpened());
+        assertEquals(OpStatus.OK, call(era0, OpType.WRITE, 40, 1).status);
+        assertEquals(OpStatus.OK, call(era5, OpType.WRITE, 40, 2).status);
+        assertEquals(1, word(DIGEST_Q, 1, 40));
+        assertEquals(2, daemon.region(DIGEST_Q, 5, 1).buffer().getLongVolatile(RegionHeader.HEADER_BYTES + 40));
+        final MemdRegionLink era6 = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q, 6);
+        assertEquals(OpStatus.REGION_LOST, call(era6, OpType.READ, 40, 0).status, "era 6's region is not made yet");
+        era0.close();
+        era5.close();
+        era6.close();
     }
 
     /**
@@ -120,12 +144,12 @@ class MemdSessionsTest
     void anOperationRightBehindARefusedOpenIsNeverServedFromTheBindingsOldPlan()
     {
         final InetSocketAddress address = start(new MemoryDaemon.Context());
-        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P);
-        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q);
+        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P, 0);
+        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q, 0);
         assertEquals(OpStatus.OK, call(overP, OpType.WRITE, 16, 5).status);
         overP.close(); // binding 0 is free on the client; the daemon still has it bound to P
 
-        final MemdRegionLink overR = sessions.link(KEY.processKey(0), 1, address, DIGEST_R);
+        final MemdRegionLink overR = sessions.link(KEY.processKey(0), 1, address, DIGEST_R, 0);
         final Op behind = new Op();
         overR.submit(2, OpType.WRITE, 16, 99, 0, null, null, 0, 0, behind);
         await(overR, behind);
@@ -168,8 +192,8 @@ class MemdSessionsTest
     void aReconnectedSessionOpensEveryBindingAgain() throws Exception
     {
         final InetSocketAddress address = start(new MemoryDaemon.Context().idleTimeoutMs(200));
-        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P);
-        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q);
+        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P, 0);
+        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 1, address, DIGEST_Q, 0);
         assertEquals(OpStatus.OK, call(overP, OpType.WRITE, 24, 1).status);
         // Wait for the daemon to drop the idle connection, then for the session to notice and come back.
         final long deadline = System.nanoTime() + TIMEOUT_NS;
@@ -205,7 +229,7 @@ class MemdSessionsTest
     void sessionsConnectedAheadAreBoundByTheNextPlansLinksOrExpire() throws Exception
     {
         final InetSocketAddress address = start(new MemoryDaemon.Context());
-        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P);
+        final MemdRegionLink overP = sessions.link(KEY.processKey(0), 1, address, DIGEST_P, 0);
         final java.util.List<MemdSessions.Edge> edges = java.util.List.of(new MemdSessions.Edge(0, 1, address),
             new MemdSessions.Edge(0, 2, address), new MemdSessions.Edge(1, 2, address));
         assertEquals(2, sessions.connectAhead(edges, KEY::processKey, 0, 1_000).get(10, TimeUnit.SECONDS),
@@ -213,7 +237,7 @@ class MemdSessionsTest
         assertEquals(3, sessions.sessionsOpened());
         assertEquals(2, sessions.unbound());
 
-        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 2, address, DIGEST_Q);
+        final MemdRegionLink overQ = sessions.link(KEY.processKey(0), 2, address, DIGEST_Q, 0);
         assertEquals(3, sessions.sessionsOpened(), "Q's new edge 0-2 binds on the session connected ahead");
         assertEquals(OpStatus.OK, call(overQ, OpType.WRITE, 32, 9).status);
         assertEquals(9, word(DIGEST_Q, 2, 32));
