@@ -32,10 +32,36 @@ class LivePlanChangeTest
 
     private final List<MmxNode> nodes = new ArrayList<>();
 
+    /** Memory daemons of the memd tests, closed after the nodes. */
+    private final List<io.mmx.rdma.memd.MemoryDaemon> daemons = new ArrayList<>();
+
     @AfterEach
     void close()
     {
         nodes.forEach(MmxNode::close);
+        nodes.clear();
+        daemons.forEach(io.mmx.rdma.memd.MemoryDaemon::close);
+    }
+
+    /**
+     * Two nodes (processes 0-2 and 3-4) on {@code plan} with their regions on one memd, which learns
+     * {@code next} from the plans directory both nodes hold it in; returns once a process leads.
+     */
+    private io.mmx.rdma.memd.MemoryDaemon launchOnMemd(final Plan plan, final Plan next) throws Exception
+    {
+        final Path plans = Files.createDirectories(dir.resolve("plans"));
+        io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
+        final io.mmx.rdma.memd.MemoryDaemon daemon = io.mmx.rdma.memd.MemoryDaemon.start(
+            new io.mmx.rdma.memd.MemoryDaemon.Context().listen(new java.net.InetSocketAddress("127.0.0.1", 0))
+                .clusterKey(io.mmx.rdma.region.ClusterKey.of(NodeTestSupport.KEY)).plan(plan.graph())
+                .plansDirectory(plans));
+        daemons.add(daemon);
+        final String memd = "0-4@127.0.0.1:" + daemon.boundAddress().getPort();
+        final String directory = directory();
+        launch(context(plan, directory, 0, 1, 2).plansDirectory(plans).memory(NodeContext.Memory.MEMD).memd(memd));
+        launch(context(plan, directory, 3, 4).plansDirectory(plans).memory(NodeContext.Memory.MEMD).memd(memd));
+        awaitLeader();
+        return daemon;
     }
 
     /**
@@ -289,71 +315,50 @@ class LivePlanChangeTest
         final int[][] hosted = {{0, 1, 2}, {3, 4}};
         assertTrue(added(plan, next, hosted[0]) > 0 && added(next, plan, hosted[0]) > 0,
             "the new graph adds edges at node 0 and removes others");
-        final Path plans = Files.createDirectories(dir.resolve("plans"));
-        io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
-        final io.mmx.rdma.memd.MemoryDaemon daemon = io.mmx.rdma.memd.MemoryDaemon.start(
-            new io.mmx.rdma.memd.MemoryDaemon.Context().listen(new java.net.InetSocketAddress("127.0.0.1", 0))
-                .clusterKey(io.mmx.rdma.region.ClusterKey.of(NodeTestSupport.KEY)).plan(plan.graph())
-                .plansDirectory(plans));
-        try
+        final io.mmx.rdma.memd.MemoryDaemon daemon = launchOnMemd(plan, next);
+        final KeyValueClient a = new KeyValueClient(nodes.get(0));
+        assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
+        assertEquals(5, daemon.regionCount(), "era 0's regions");
+        final long[] openedBefore = new long[2];
+        for (int j = 0; j < 2; j++)
         {
-            final String memd = "0-4@127.0.0.1:" + daemon.boundAddress().getPort();
-            final String directory = directory();
-            launch(context(plan, directory, 0, 1, 2).plansDirectory(plans)
-                .memory(NodeContext.Memory.MEMD).memd(memd));
-            launch(context(plan, directory, 3, 4).plansDirectory(plans)
-                .memory(NodeContext.Memory.MEMD).memd(memd));
-            awaitLeader();
-            final KeyValueClient a = new KeyValueClient(nodes.get(0));
-            assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
-            assertEquals(5, daemon.regionCount(), "era 0's regions");
-            final long[] openedBefore = new long[2];
-            for (int j = 0; j < 2; j++)
-            {
-                assertEquals(sessions(plan, hosted[j]), link(nodes.get(j), "open"),
-                    "a session per edge end of a hosted process and one to its own region");
-                openedBefore[j] = link(nodes.get(j), "opened");
-            }
-            // Node 0 is prepared: it connects the sessions of its added edges before the change is proposed.
-            assertEquals(added(plan, next, hosted[0]), (long)nodes.get(0).preparePlan(next.contentHash())
-                .get(20, TimeUnit.SECONDS));
-            assertEquals(added(plan, next, hosted[0]), link(nodes.get(0), "opened") - openedBefore[0]);
-            nodes.get(1).proposePlanChange(next.digest().id64()).get(20, TimeUnit.SECONDS);
-            for (final MmxNode node : nodes)
-            {
-                NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
-            }
-            // The links follow the plan diff: node 0's switch bound era 1's regions on the sessions it had,
-            // node 1's opened sessions for its added edges only; the shared edges' sessions (and each
-            // process's own) carry era 1's regions too.
-            for (int j = 0; j < 2; j++)
-            {
-                assertEquals(added(plan, next, hosted[j]), link(nodes.get(j), "opened") - openedBefore[j],
-                    "sessions node " + j + " opened at the switch");
-            }
-            assertEquals(1L, new KeyValueClient(nodes.get(1)).put("x", 2).get(20, TimeUnit.SECONDS));
-            assertEquals(10, daemon.regionCount(), "era 1's regions beside era 0's");
-            assertTrue(daemon.planDigests().contains(io.mmx.planner.plan.PlanDigest.ofGraph(next.graph())),
-                "the daemon learnt the new plan from its plans directory");
-            for (final MmxNode node : nodes)
-            {
-                NodeTestSupport.await(() -> node.status().stream().allMatch(ProcessStatus::regionServed), 20_000,
-                    "every process of era 1 to report its region served");
-            }
-            for (int j = 0; j < 2; j++)
-            {
-                final MmxNode node = nodes.get(j);
-                final long closed = added(next, plan, hosted[j]);
-                NodeTestSupport.await(() -> link(node, "closed") == closed, 20_000,
-                    "the ended era to retire, closing the sessions of the edges the change removed");
-                assertEquals(sessions(next, hosted[j]), link(node, "open"));
-            }
+            assertEquals(sessions(plan, hosted[j]), link(nodes.get(j), "open"),
+                "a session per edge end of a hosted process and one to its own region");
+            openedBefore[j] = link(nodes.get(j), "opened");
         }
-        finally
+        // Node 0 is prepared: it connects the sessions of its added edges before the change is proposed.
+        assertEquals(added(plan, next, hosted[0]), (long)nodes.get(0).preparePlan(next.contentHash())
+            .get(20, TimeUnit.SECONDS));
+        assertEquals(added(plan, next, hosted[0]), link(nodes.get(0), "opened") - openedBefore[0]);
+        nodes.get(1).proposePlanChange(next.digest().id64()).get(20, TimeUnit.SECONDS);
+        for (final MmxNode node : nodes)
         {
-            nodes.forEach(MmxNode::close);
-            nodes.clear();
-            daemon.close();
+            NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
+        }
+        // The links follow the plan diff: node 0's switch bound era 1's regions on the sessions it had,
+        // node 1's opened sessions for its added edges only; the shared edges' sessions (and each
+        // process's own) carry era 1's regions too.
+        for (int j = 0; j < 2; j++)
+        {
+            assertEquals(added(plan, next, hosted[j]), link(nodes.get(j), "opened") - openedBefore[j],
+                "sessions node " + j + " opened at the switch");
+        }
+        assertEquals(1L, new KeyValueClient(nodes.get(1)).put("x", 2).get(20, TimeUnit.SECONDS));
+        assertEquals(10, daemon.regionCount(), "era 1's regions beside era 0's");
+        assertTrue(daemon.planDigests().contains(io.mmx.planner.plan.PlanDigest.ofGraph(next.graph())),
+            "the daemon learnt the new plan from its plans directory");
+        for (final MmxNode node : nodes)
+        {
+            NodeTestSupport.await(() -> node.status().stream().allMatch(ProcessStatus::regionServed), 20_000,
+                "every process of era 1 to report its region served");
+        }
+        for (int j = 0; j < 2; j++)
+        {
+            final MmxNode node = nodes.get(j);
+            final long closed = added(next, plan, hosted[j]);
+            NodeTestSupport.await(() -> link(node, "closed") == closed, 20_000,
+                "the ended era to retire, closing the sessions of the edges the change removed");
+            assertEquals(sessions(next, hosted[j]), link(node, "open"));
         }
     }
 
@@ -369,36 +374,17 @@ class LivePlanChangeTest
         final Plan next = Plan.sealed(plan.graph(), plan.degree(), "same-graph", plan.seed(), null,
             com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode());
         assertNotEquals(plan.contentHash(), next.contentHash());
-        final Path plans = Files.createDirectories(dir.resolve("plans"));
-        io.mmx.planner.plan.PlanFile.write(next, plans.resolve("next.json"));
-        final io.mmx.rdma.memd.MemoryDaemon daemon = io.mmx.rdma.memd.MemoryDaemon.start(
-            new io.mmx.rdma.memd.MemoryDaemon.Context().listen(new java.net.InetSocketAddress("127.0.0.1", 0))
-                .clusterKey(io.mmx.rdma.region.ClusterKey.of(NodeTestSupport.KEY)).plan(plan.graph())
-                .plansDirectory(plans));
-        try
+        final io.mmx.rdma.memd.MemoryDaemon daemon = launchOnMemd(plan, next);
+        final KeyValueClient a = new KeyValueClient(nodes.get(0));
+        assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
+        assertEquals(5, daemon.regionCount());
+        nodes.get(0).changePlan(next.contentHash()).get(20, TimeUnit.SECONDS);
+        for (final MmxNode node : nodes)
         {
-            final String memd = "0-4@127.0.0.1:" + daemon.boundAddress().getPort();
-            final String directory = directory();
-            launch(context(plan, directory, 0, 1, 2).plansDirectory(plans).memory(NodeContext.Memory.MEMD).memd(memd));
-            launch(context(plan, directory, 3, 4).plansDirectory(plans).memory(NodeContext.Memory.MEMD).memd(memd));
-            awaitLeader();
-            final KeyValueClient a = new KeyValueClient(nodes.get(0));
-            assertEquals(KeyValueCommand.ABSENT, a.put("x", 1).get(20, TimeUnit.SECONDS));
-            assertEquals(5, daemon.regionCount());
-            nodes.get(0).changePlan(next.contentHash()).get(20, TimeUnit.SECONDS);
-            for (final MmxNode node : nodes)
-            {
-                NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
-            }
-            assertEquals(10, daemon.regionCount(), "era 1's regions are fresh, beside era 0's, for the same graph");
-            assertEquals(1L, new KeyValueClient(nodes.get(1)).put("x", 2).get(20, TimeUnit.SECONDS));
+            NodeTestSupport.await(() -> node.era() == 1, 20_000, "every node to begin era 1");
         }
-        finally
-        {
-            nodes.forEach(MmxNode::close);
-            nodes.clear();
-            daemon.close();
-        }
+        assertEquals(10, daemon.regionCount(), "era 1's regions are fresh, beside era 0's, for the same graph");
+        assertEquals(1L, new KeyValueClient(nodes.get(1)).put("x", 2).get(20, TimeUnit.SECONDS));
     }
 
     /** The memd sessions of {@code hosted} under {@code plan}: one per edge end, one per own region. */
