@@ -62,6 +62,8 @@ public final class MmxNode implements AutoCloseable
     private final NodeContext ctx;
     /** Era 0's transport: it holds the node's media driver, which later eras' streams share. */
     private final AeronTransport transport;
+    /** The context of the era retired last, whose region files go when the next one retires; agent only. */
+    private NodeContext retiredBefore;
     /** Node-lifetime resources: the clients' endpoint, liveness locks, counters and the journal. */
     private final List<AutoCloseable> resources;
     private final NodeEra.Shared shared;
@@ -161,8 +163,12 @@ public final class MmxNode implements AutoCloseable
                 {
                     endedEras.remove(i);
                     ended.close();
+                    // Like memd, which keeps each owner's regions of its latest two plans: the files of the
+                    // era retired before this one go now (this one's stay until the next retires).
+                    final String deleted = retiredBefore == null ? "" : NodeEra.deleteRegionFiles(retiredBefore);
+                    retiredBefore = ended.ctx;
                     EventLog.log(EventLog.Level.INFO, "era_retired", "era " + ended.number() + " (plan " +
-                        ended.ctx.plan().contentHash() + ") stopped serving its peers");
+                        ended.ctx.plan().contentHash() + ") stopped serving its peers" + deleted);
                     continue;
                 }
                 work += ended.host.doWork(nowNs);

@@ -414,6 +414,51 @@ final class NodeEra implements AutoCloseable
         return store;
     }
 
+    /**
+     * Deletes the region files the node's processes had in the era of {@code retired}, when they are
+     * files (shm, and verbs, whose host serves them): two eras retired, nobody reads them any more
+     * (peers still behind join the running era by snapshot). A mapping another process holds stays
+     * valid. The era's directory goes too once empty (never the base directory: era 0's, which holds
+     * the liveness locks).
+     *
+     * @return a clause for the retirement's event line, or "" when there was nothing to delete.
+     */
+    static String deleteRegionFiles(final NodeContext retired)
+    {
+        if (retired.memoryKind() == NodeContext.Memory.MEMD)
+        {
+            return ""; // memd releases an owner's older regions itself
+        }
+        final java.nio.file.Path directory = retired.regionDirectory();
+        final ShmRegionStore store = new ShmRegionStore(directory);
+        int deleted = 0;
+        try
+        {
+            for (final int id : retired.hosted())
+            {
+                deleted += java.nio.file.Files.exists(store.regionFile(id)) ? 1 : 0;
+                store.delete(id);
+            }
+            if (!directory.equals(retired.shmBaseDirectory()))
+            {
+                try (java.util.stream.Stream<java.nio.file.Path> left = java.nio.file.Files.list(directory))
+                {
+                    if (left.findAny().isEmpty())
+                    {
+                        java.nio.file.Files.deleteIfExists(directory);
+                    }
+                }
+            }
+        }
+        catch (final java.io.IOException | java.io.UncheckedIOException ex)
+        {
+            return "; could not delete its region files in " + directory + " (" + ex.getMessage() + "): delete " +
+                "them by hand, no era uses them";
+        }
+        return deleted == 0 ? "" : "; the " + deleted + " region files of era " + retired.era() + " in " + directory +
+            " were deleted (the node keeps its latest two eras')";
+    }
+
     /** The memory daemon that holds process {@code id}'s regions under {@code ctx}'s plan. */
     static InetSocketAddress memdAddress(final NodeContext ctx, final int id)
     {

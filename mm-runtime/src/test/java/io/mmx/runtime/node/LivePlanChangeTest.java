@@ -254,6 +254,17 @@ class LivePlanChangeTest
         assertTrue(StatusServer.json(third).contains("\"left\":true"));
         assertEquals(3L, a.put("x", 4).get(20, TimeUnit.SECONDS), "era 2 commits with 5 processes");
         assertEquals(4L, new KeyValueClient(nodes.get(1)).get("x").get(20, TimeUnit.SECONDS));
+
+        // Region files follow the eras as memd's regions do: once era 1 retired, era 0's files of the
+        // staying nodes' processes are deleted; era 1's and era 2's stay.
+        final Path regions = dir.resolve("regions");
+        NodeTestSupport.await(() -> java.util.stream.IntStream.range(0, 5).noneMatch(id ->
+            Files.exists(regions.resolve("process-" + id + ".region"))), 20_000, "era 0's region files to go");
+        for (int id = 0; id < 5; id++)
+        {
+            assertTrue(Files.exists(regions.resolve("era-1").resolve("process-" + id + ".region")), "era 1, " + id);
+            assertTrue(Files.exists(regions.resolve("era-2").resolve("process-" + id + ".region")), "era 2, " + id);
+        }
     }
 
     /**
