@@ -254,7 +254,8 @@ final class ReconfigureCommand implements Callable<Integer>
         final long startNs = System.nanoTime();
         final long deadlineNs = startNs + timeoutS * 1_000_000_000L;
         // Links to new neighbours open before the change takes effect: every staying node connects the
-        // memd sessions of the edges the change adds at its processes, and checks it can run the plan.
+        // memd sessions (or verbs queue pairs) of the edges the change adds at its processes, and checks
+        // it can run the plan.
         long prepared = 0;
         for (final String target : staying)
         {
@@ -272,8 +273,8 @@ final class ReconfigureCommand implements Callable<Integer>
         }
         if (sumLinks(stayingDocs, "open") > 0)
         {
-            out.printf("prepared   the staying nodes connected %d memd sessions for the edges the change adds, " +
-                "before proposing it%n", prepared);
+            out.printf("prepared   the staying nodes connected %d %s for the edges the change adds, " +
+                "before proposing it%n", prepared, linkKind(stayingDocs));
         }
         out.println("proposing  the change through " + targets.get(0));
         out.flush();
@@ -345,7 +346,7 @@ final class ReconfigureCommand implements Callable<Integer>
     }
 
     /**
-     * On memd, the sessions the nodes that stay opened for the change (when prepared and at the switch)
+     * On memd (verbs), the sessions (queue pairs) the nodes that stay opened for the change (when prepared and at the switch)
      * and closed when their ended era retired (their {@code /status} {@code links}), against the ends
      * of the edges the change adds and removes at their processes: links follow the plan diff when the
      * two agree. Nodes on shm (no connections) report nothing, and neither does this.
@@ -369,9 +370,9 @@ final class ReconfigureCommand implements Callable<Integer>
         final long added = endsAt(diff.added(), hosted);
         final long removed = endsAt(diff.removed(), hosted);
         List<JsonNode> now = statuses(staying);
-        out.printf("links      the staying nodes opened %d memd sessions for the change (%d before it was " +
+        out.printf("links      the staying nodes opened %d %s for the change (%d before it was " +
             "proposed), for the %d edge ends it adds at their processes; the edges both plans have kept theirs%n",
-            sumLinks(now, "opened") - openedBefore, prepared, added);
+            sumLinks(now, "opened") - openedBefore, linkKind(before), prepared, added);
         out.flush();
         // The ended era retires 2 s after the switch and closes the sessions of the removed edges.
         final long waitUntil = Math.min(deadlineNs, System.nanoTime() + 10_000_000_000L);
@@ -397,6 +398,12 @@ final class ReconfigureCommand implements Callable<Integer>
             }
         }
         return docs;
+    }
+
+    /** What the nodes' links are, as their {@code /status} names them: memd sessions or verbs queue pairs. */
+    private static String linkKind(final List<JsonNode> docs)
+    {
+        return docs.isEmpty() ? "links" : docs.get(0).path("links").path("kind").asText("links");
     }
 
     private static long sumLinks(final List<JsonNode> docs, final String field)

@@ -154,6 +154,11 @@ public final class MmxNode implements AutoCloseable
         public int driveEnded(final long nowNs, final int[] eraOfLines)
         {
             shared.memdSessions.expire(nowNs); // sessions connected ahead of a change that was not made
+            final io.mmx.rdma.verbs.VerbsQueuePairs queuePairs = shared.verbsQueuePairsIfOpen();
+            if (queuePairs != null)
+            {
+                queuePairs.expire(nowNs); // likewise queue pairs
+            }
             int work = 0;
             for (int i = endedEras.size() - 1; i >= 0; i--)
             {
@@ -437,14 +442,15 @@ public final class MmxNode implements AutoCloseable
      * on memd it connects, on a thread of its own, a session for each edge the plan adds at this
      * node's processes, so that the links to new neighbours are open before the change takes effect
      * and the switch only binds the new era's regions on them ({@code mmx reconfigure} prepares every
-     * node this way). Sessions no era binds within {@link #PREPARED_KEEP_NS} close again. On shm
-     * there is nothing to connect (no connections); on verbs the queue pairs of added edges are
-     * connected by the switch itself, not ahead. On every memory it checks that this node
+     * node this way). On verbs it connects the queue pairs of those edges likewise (an OPEN each: the
+     * region host admits a queue pair with no region yet, and the switch binds the new era's region on
+     * it). Sessions and queue pairs no era binds within {@link #PREPARED_KEEP_NS} close again. On shm
+     * there is nothing to connect (no connections). On every memory it checks that this node
      * can run the plan (it holds it, and the endpoints of a plan of another size), so a change the node
      * could not follow is refused before it is proposed instead of stopping the node once decided.
      *
-     * @return completed with the number of sessions connected, or failed naming why this node cannot
-     *     run that plan (not held, endpoints missing).
+     * @return completed with the number of sessions or queue pairs connected, or failed naming why this
+     *     node cannot run that plan (not held, endpoints missing).
      */
     public CompletableFuture<Integer> preparePlan(final String contentHash)
     {
@@ -474,6 +480,10 @@ public final class MmxNode implements AutoCloseable
             {
                 throw new IllegalStateException(unfit(held, current.ctx, ex), ex);
             }
+            if (ctx.memoryKind() == NodeContext.Memory.VERBS)
+            {
+                return connectQueuePairsAhead(next, current.number() + 1);
+            }
             if (ctx.memoryKind() != NodeContext.Memory.MEMD)
             {
                 return CompletableFuture.completedFuture(0);
@@ -495,6 +505,28 @@ public final class MmxNode implements AutoCloseable
         }
         return shared.memdSessions.connectAhead(edges, next.hostKeys()::processKey, shared.clock.nanoTime(),
             PREPARED_KEEP_NS);
+    }
+
+    // The verbs queue pairs of every edge end of this node's processes in the era {@code next} would run.
+    private CompletableFuture<Integer> connectQueuePairsAhead(final NodeContext next, final int nextEra)
+    {
+        final io.mmx.rdma.verbs.VerbsQueuePairs pool = shared.verbsQueuePairsIfOpen();
+        if (pool == null)
+        {
+            return CompletableFuture.completedFuture(0); // no era of this node runs on verbs yet
+        }
+        final io.mmx.planner.graph.Graph graph = next.core().graph();
+        final List<io.mmx.rdma.verbs.VerbsQueuePairs.Edge> edges = new ArrayList<>();
+        for (final int p : next.hosted())
+        {
+            edges.add(new io.mmx.rdma.verbs.VerbsQueuePairs.Edge(p, p, NodeEra.verbsHostAddress(next, p)));
+            for (final int q : graph.neighbours(p))
+            {
+                edges.add(new io.mmx.rdma.verbs.VerbsQueuePairs.Edge(p, q, NodeEra.verbsHostAddress(next, q)));
+            }
+        }
+        return pool.connectAhead(edges, next.hostKeys()::processKey, next.plan().digest(), nextEra,
+            shared.clock.nanoTime(), PREPARED_KEEP_NS);
     }
 
     /**
@@ -659,10 +691,13 @@ public final class MmxNode implements AutoCloseable
         final io.mmx.rdma.verbs.VerbsQueuePairs queuePairs = shared.verbsQueuePairsIfOpen();
         if (queuePairs != null)
         {
-            return "{\"open\":" + queuePairs.openQueuePairs() + ",\"opened\":" + queuePairs.queuePairsOpened() +
+            return "{\"kind\":\"verbs queue pairs\",\"open\":" + queuePairs.openQueuePairs() + ",\"opened\":" +
+                queuePairs.queuePairsOpened() +
                 ",\"closed\":" + queuePairs.queuePairsClosed() + "}";
         }
-        return "{\"open\":" + sessions.openSessions() + ",\"opened\":" + sessions.sessionsOpened() +
+        final String kind = ctx.memoryKind() == NodeContext.Memory.SHM ? "none" : "memd sessions";
+        return "{\"kind\":\"" + kind + "\",\"open\":" + sessions.openSessions() + ",\"opened\":" +
+            sessions.sessionsOpened() +
             ",\"closed\":" + sessions.sessionsClosed() + "}";
     }
 

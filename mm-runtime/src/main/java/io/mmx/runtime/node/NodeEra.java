@@ -380,8 +380,7 @@ final class NodeEra implements AutoCloseable
         final List<AutoCloseable> mappings = new ArrayList<>();
         shmRegions(ctx, hosted, layout, digest, key, mappings);
         mappings.forEach(CloseHelper::quietClose);
-        final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) ->
-            io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(address(ctx.verbsDirectory(), owner));
+        final IntFunction<io.mmx.rdma.verbs.VerbsHostAddress> hostOf = (owner) -> verbsHostAddress(ctx, owner);
         final io.mmx.rdma.region.ProcessKey[] keys = hostedKeys(ctx, hosted, key);
         return new io.mmx.rdma.verbs.VerbsLinkFactory(shared.verbsQueuePairs(), hostOf, (self) -> keys[self], digest,
             ctx.era());
@@ -463,6 +462,12 @@ final class NodeEra implements AutoCloseable
     static InetSocketAddress memdAddress(final NodeContext ctx, final int id)
     {
         return address(ctx.memdDirectory(), id);
+    }
+
+    /** The verbs region host (memd in verbs mode) that serves process {@code id}'s regions under {@code ctx}'s plan. */
+    static io.mmx.rdma.verbs.VerbsHostAddress verbsHostAddress(final NodeContext ctx, final int id)
+    {
+        return io.mmx.rdma.verbs.VerbsHostAddress.handshakeOnNextPort(address(ctx.verbsDirectory(), id));
     }
 
     private static InetSocketAddress address(final io.mmx.aeron.transport.ProcessDirectory directory, final int id)

@@ -247,7 +247,7 @@ public final class DisniRegionHost implements AutoCloseable
     private void onConnectRequest(final RdmaCmId id) throws IOException
     {
         final InetSocketAddress peer = (InetSocketAddress)id.getDestination();
-        final EdgeRegistrations.Edge<IbvPd, IbvMr> edge = edges.admit(peer.getAddress(), peer.getPort(),
+        final EdgeRegistrations.EdgeDomain<IbvPd> edge = edges.admit(peer.getAddress(), peer.getPort(),
             System.nanoTime());
         if (edge == null)
         {

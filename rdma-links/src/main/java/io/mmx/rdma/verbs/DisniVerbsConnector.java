@@ -133,16 +133,16 @@ public final class DisniVerbsConnector implements VerbsConnector, VerbsEdgeConne
     @Override
     public Connection connect(final int self, final int owner)
     {
-        return connect(codecOf.apply(self), self, owner, placement.apply(owner), 1);
+        return connect(codecOf.apply(self), VerbsHandshake.OP_CONNECT, self, owner, placement.apply(owner), 1);
     }
 
     @Override
-    public Connection connect(final VerbsHandshake codec, final int self, final int owner, final VerbsHostAddress host,
-        final int bindings)
+    public Connection connect(final VerbsHandshake codec, final byte op, final int self, final int owner,
+        final VerbsHostAddress host, final int bindings)
     {
         final Edge edge = new Edge(host, bindings);
         final long startNs = System.nanoTime();
-        final VerbsConnectAttempt attempt = new VerbsConnectAttempt(self, owner, host.cm().toString(), codec,
+        final VerbsConnectAttempt attempt = new VerbsConnectAttempt(self, owner, host.cm().toString(), codec, op,
             random.nextLong(), startNs, TimeUnit.MILLISECONDS.toNanos(timeoutMs), edge);
         try
         {

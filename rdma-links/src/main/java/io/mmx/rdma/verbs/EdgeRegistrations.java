@@ -72,6 +72,11 @@ public final class EdgeRegistrations<P, M>
     {
     }
 
+    /** The protection domain of the edge requester → owner, in which its queue pairs are created. */
+    public record EdgeDomain<P>(int owner, int requester, P pd)
+    {
+    }
+
     private record EdgeId(int owner, int requester)
     {
     }
@@ -181,6 +186,25 @@ public final class EdgeRegistrations<P, M>
     {
         final Domain<P, M> domain = domains.get(new EdgeId(owner, requester));
         return domain == null ? null : domain.pd;
+    }
+
+    /**
+     * The protection domain of the edge requester → owner, allocated now if it has none: for a queue
+     * pair opened ahead of the era whose region it will carry ({@link VerbsHandshake#OP_OPEN}). Attach
+     * the queue pair at once ({@link #attach}): a domain holding neither is freed with the next release.
+     *
+     * @throws IOException if the native allocation fails.
+     */
+    public EdgeDomain<P> openDomain(final int owner, final int requester) throws IOException
+    {
+        final EdgeId id = new EdgeId(owner, requester);
+        Domain<P, M> domain = domains.get(id);
+        if (domain == null)
+        {
+            domain = new Domain<>(nativeCalls.allocPd());
+            domains.put(id, domain);
+        }
+        return new EdgeDomain<>(owner, requester, domain.pd);
     }
 
     /** A queue pair of the edge was created in its protection domain: the PD stays until it is destroyed. */

@@ -116,19 +116,44 @@ public final class HostedEdges<P, M>
     }
 
     /**
-     * The edge an rdma_cm connection request from {@code peer}:{@code port} was granted, or null
-     * (no grant, or the edge was revoked since: refused and counted, destroy the request). Create
-     * the connection's queue pair in the edge's protection domain.
+     * The edge an rdma_cm connection request from {@code peer}:{@code port} was granted, with its
+     * protection domain, or null (no grant, the edge was revoked since, or its domain could not be
+     * made: refused and counted, destroy the request). Create the connection's queue pair in that
+     * domain. An OPEN's queue pair gets the edge's domain (allocated now if the edge has none) with
+     * no region in it yet.
      */
-    public synchronized EdgeRegistrations.Edge<P, M> admit(final InetAddress peer, final int port, final long nowNs)
+    public synchronized EdgeRegistrations.EdgeDomain<P> admit(final InetAddress peer, final int port,
+        final long nowNs)
     {
-        final VerbsEdgeAcceptor.Registration granted = acceptor.admit(peer, port, nowNs);
-        final EdgeRegistrations.Edge<P, M> edge = granted == null ? null : registrations.byRkey(granted.rkey());
-        if (edge != null)
+        final VerbsEdgeAcceptor.Admitted admitted = acceptor.admit(peer, port, nowNs);
+        if (admitted == null)
         {
-            registrations.attach(edge.owner(), edge.requester());
+            return null;
         }
-        return edge;
+        final EdgeRegistrations.EdgeDomain<P> domain;
+        if (admitted.registration() == null)
+        {
+            try
+            {
+                domain = registrations.openDomain(admitted.owner(), admitted.requester());
+            }
+            catch (final IOException ex)
+            {
+                counters().increment(io.mmx.rdma.fabric.FabricCounters.Other.CONNECTION_REFUSED);
+                return null;
+            }
+        }
+        else
+        {
+            final EdgeRegistrations.Edge<P, M> edge = registrations.byRkey(admitted.registration().rkey());
+            if (edge == null)
+            {
+                return null;
+            }
+            domain = new EdgeRegistrations.EdgeDomain<>(edge.owner(), edge.requester(), edge.pd());
+        }
+        registrations.attach(domain.owner(), domain.requester());
+        return domain;
     }
 
     /**

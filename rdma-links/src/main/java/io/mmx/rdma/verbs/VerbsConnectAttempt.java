@@ -79,6 +79,7 @@ public final class VerbsConnectAttempt
     private final int owner;
     private final String peer;
     private final VerbsHandshake codec;
+    private final byte op;
     private final long nonce;
     private final long timeoutNs;
     private final long deadlineNs;
@@ -108,6 +109,30 @@ public final class VerbsConnectAttempt
         final long timeoutNs,
         final Actions actions)
     {
+        this(self, owner, peer, codec, VerbsHandshake.OP_CONNECT, nonce, nowNs, timeoutNs, actions);
+    }
+
+    /**
+     * An attempt whose handshake is {@code op}: {@link VerbsHandshake#OP_CONNECT} (the queue pair and
+     * the codec's era's region on it) or {@link VerbsHandshake#OP_OPEN} (the queue pair only, ahead of
+     * that era; its grant names no region).
+     */
+    public VerbsConnectAttempt(
+        final int self,
+        final int owner,
+        final String peer,
+        final VerbsHandshake codec,
+        final byte op,
+        final long nonce,
+        final long nowNs,
+        final long timeoutNs,
+        final Actions actions)
+    {
+        if (op != VerbsHandshake.OP_CONNECT && op != VerbsHandshake.OP_OPEN)
+        {
+            throw new IllegalArgumentException("a connection attempt's handshake is CONNECT or OPEN, not " + op);
+        }
+        this.op = op;
         this.self = self;
         this.owner = owner;
         this.peer = peer;
@@ -161,7 +186,7 @@ public final class VerbsConnectAttempt
                 {
                     state = State.ROUTE_RESOLVED;
                     step("sending the handshake", () -> actions.sendHandshake(
-                        codec.request(self, owner, actions.localCmPort(), nonce)));
+                        codec.request(op, self, owner, actions.localCmPort(), nonce)));
                 }
                 else if (event == CmEvent.ROUTE_ERROR)
                 {
@@ -213,7 +238,7 @@ public final class VerbsConnectAttempt
             }
             return;
         }
-        final VerbsHandshake.Grant g = codec.parseReply(bytes, length, self, owner, nonce);
+        final VerbsHandshake.Grant g = codec.parseReply(bytes, length, op, self, owner, nonce);
         if (g.status() != OpStatus.OK)
         {
             refusal = g.status();

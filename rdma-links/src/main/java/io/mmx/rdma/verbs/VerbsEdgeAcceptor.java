@@ -18,8 +18,10 @@ import java.util.Map;
  * rdma_cm connection requests get a queue pair (only one that a CONNECT grant announced, from the
  * same address and port, before the grant expires). A BIND grant adds another era's region to the
  * edge's existing queue pair (its protection domain), so a live plan change keeps the queue pairs
- * of the edges both plans share; it is refused when the edge has no queue pair here. A RELEASE
- * drops the edge's registration of an ended era's region. Every refusal is counted in
+ * of the edges both plans share; it is refused when the edge has no queue pair here. An OPEN grant
+ * announces a queue pair with no region yet, for an edge of a plan served here whose era has no
+ * regions yet (connected ahead of the change that adds the edge; the era's region is bound on it
+ * later). A RELEASE drops the edge's registration of an ended era's region. Every refusal is counted in
  * {@link #counters()} and creates nothing: no queue pair, no registration, no grant.
  *
  * <p>The host serves several plans at once (the eras that overlap during a change): the request's
@@ -89,6 +91,14 @@ public final class VerbsEdgeAcceptor
     }
 
     private record PeerPort(InetAddress address, int port)
+    {
+    }
+
+    /**
+     * An admitted rdma_cm connection request: the edge owner ← requester it is for, and the region its
+     * CONNECT grant registered, or null when it was an OPEN (a queue pair with no region yet).
+     */
+    public record Admitted(int owner, int requester, Registration registration)
     {
     }
 
@@ -207,6 +217,14 @@ public final class VerbsEdgeAcceptor
                 "process " + owner + " of era " + request.era() + " for process " + requester,
                 codec.reply(request, OpStatus.OK, 0, 0, 0));
         }
+        if (request.op() == VerbsHandshake.OP_OPEN)
+        {
+            // No region: the connection request is admitted in the edge's protection domain, made then.
+            pending.put(new PeerPort(from, request.cmPort()), new Pending(null, requester, owner, nowNs + grantTtlNs));
+            return new Decision(OpStatus.OK, "granted process " + requester + " a queue pair to the regions of " +
+                "process " + owner + " ahead of era " + request.era() + ", for its connection from " +
+                from.getHostAddress() + ":" + request.cmPort(), codec.reply(request, OpStatus.OK, 0, 0, 0));
+        }
         if (request.op() == VerbsHandshake.OP_BIND && !regions.hasDomain(owner, requester))
         {
             return refuse(OpStatus.NOT_CONNECTED, VerbsHandshake.refusalMessage(OpStatus.NOT_CONNECTED, requester,
@@ -234,9 +252,10 @@ public final class VerbsEdgeAcceptor
 
     /**
      * Admits an rdma_cm connection request from {@code peer}:{@code port} if a grant announced it;
-     * returns the granted registration, or null (refused and counted: destroy the request).
+     * returns the edge and the granted registration (none for an OPEN), or null (refused and counted:
+     * destroy the request).
      */
-    public Registration admit(final InetAddress peer, final int port, final long nowNs)
+    public Admitted admit(final InetAddress peer, final int port, final long nowNs)
     {
         expire(nowNs);
         final Pending grant = pending.remove(new PeerPort(peer, port));
@@ -245,7 +264,7 @@ public final class VerbsEdgeAcceptor
             counters.increment(FabricCounters.Other.CONNECTION_REFUSED);
             return null;
         }
-        return grant.registration();
+        return new Admitted(grant.owner(), grant.requester(), grant.registration());
     }
 
     /** Grants waiting for their connection request (diagnostics, tests). */

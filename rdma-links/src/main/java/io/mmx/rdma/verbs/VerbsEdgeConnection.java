@@ -27,6 +27,13 @@ final class VerbsEdgeConnection
         /** Opens a new queue pair (scratch for {@code bindings} links) with a CONNECT for {@code link}'s region; never throws. */
         VerbsConnector.Connection connect(VerbsRegionLink link, int bindings);
 
+        /**
+         * Opens a new queue pair of process {@code self} to {@code owner}'s host (scratch for
+         * {@code bindings} links) with no region on it yet: an OPEN under {@code codec}, which names the
+         * plan and era the queue pair is opened ahead of; never throws.
+         */
+        VerbsConnector.Connection open(VerbsHandshake codec, int self, int owner, int bindings);
+
         /** A BIND of {@code link}'s region on the open queue pair; never throws. */
         VerbsHandshake.Grant bind(VerbsRegionLink link);
 
@@ -49,6 +56,13 @@ final class VerbsEdgeConnection
     private int generation;
     private int bindings;
     private boolean closed;
+    /**
+     * Opened ahead of a plan change ({@link VerbsQueuePairs#connectAhead}) and not bound by a link yet:
+     * it closes at {@link #keepUntilNs} unless a link binds it. Written before the pool publishes the
+     * connection to the agent, and by the agent only from then on.
+     */
+    boolean connectedAhead;
+    long keepUntilNs;
 
     /**
      * @param pool     where the connection leaves when its last binding is released, or null.
@@ -82,6 +96,25 @@ final class VerbsEdgeConnection
     Object edgeKey()
     {
         return edgeKey;
+    }
+
+    /**
+     * Connects the queue pair with no binding, ahead of the era {@code codec} names (an OPEN): that
+     * era's links then bind their regions on it (a BIND each) instead of connecting it.
+     *
+     * @return the failure, or null when the queue pair is up.
+     */
+    VerbsConnector.Connection openAhead(final VerbsHandshake codec)
+    {
+        final VerbsConnector.Connection opened = dial.open(codec, self, owner, links.length);
+        if (opened.status() != OpStatus.OK)
+        {
+            return opened;
+        }
+        connection = opened;
+        checkScratch();
+        generation++;
+        return null;
     }
 
     /** Whether a queue pair is up now. */

@@ -15,13 +15,17 @@ public interface VerbsEdgeConnector
 {
     /**
      * Connects a new queue pair of process {@code self} to {@code owner}'s region host, granted the
-     * region {@code codec} names; never throws: a failure is a {@link VerbsConnector.Connection} with a status.
+     * region {@code codec} names ({@code op} {@link VerbsHandshake#OP_CONNECT}), or no region yet
+     * ({@link VerbsHandshake#OP_OPEN}: connected ahead of the codec's era, whose region is bound on it
+     * later; the connection's address, rkey and size are zero); never throws: a failure is a
+     * {@link VerbsConnector.Connection} with a status.
      *
      * @param bindings links the queue pair carries at once: its scratch memory is
      *                 {@code bindings} × {@link VerbsRegionLink#SCRATCH_BYTES} and its send queue holds
      *                 every slot of each.
      */
-    VerbsConnector.Connection connect(VerbsHandshake codec, int self, int owner, VerbsHostAddress host, int bindings);
+    VerbsConnector.Connection connect(VerbsHandshake codec, byte op, int self, int owner, VerbsHostAddress host,
+        int bindings);
 
     /**
      * One handshake exchange with a host's {@link VerbsHandshakeChannel}: the request's bytes out, the

@@ -20,7 +20,9 @@ import java.util.Arrays;
  * {@link #OP_BIND} the region of another era on the edge's existing queue pair (registered in the
  * edge's protection domain, so that queue pair reaches it with the new rkey; a live plan change
  * keeps the queue pairs of the edges both plans share), {@link #OP_RELEASE} the end of an era's
- * binding (the host deregisters that region for the edge). Both are
+ * binding (the host deregisters that region for the edge), {@link #OP_OPEN} a new queue pair with no
+ * region on it yet (connected ahead of a plan change, before the era it names has regions; the
+ * era's region is then bound on it by a BIND). Both are
  * fixed-size, little-endian, and end with a 16-byte tag: HMAC-SHA256 under the requester's
  * process key ({@link ClusterKey#processKey}) over a label, the message before the tag and the
  * sender's full 32-byte plan digest, truncated to 128 bits. So a request proves its requester (a
@@ -32,7 +34,7 @@ import java.util.Arrays;
  * <pre>
  * REQUEST (52 bytes)
  *   0 u8 version=3  1 u8 kind=0x51  2 u16 cmPort (the requester's rdma_cm source port; 0 unless CONNECT)
- *   4 i32 requester  8 i32 owner  12 u8 op (0 CONNECT, 1 BIND, 2 RELEASE)  13 u8[3] reserved=0
+ *   4 i32 requester  8 i32 owner  12 u8 op (0 CONNECT, 1 BIND, 2 RELEASE, 3 OPEN)  13 u8[3] reserved=0
  *  16 u64 nonce  24 u8[8] plan digest prefix  32 i32 era  36 u8[16] tag
  * REPLY (56 bytes)
  *   0 u8 version=3  1 u8 kind=0x52  2 u8 status (OpStatus ordinal)  3 u8 op (echoed)
@@ -64,6 +66,12 @@ public final class VerbsHandshake
     public static final byte OP_BIND = 1;
     /** The requester no longer uses the region of the request's era on this edge. */
     public static final byte OP_RELEASE = 2;
+    /**
+     * A new queue pair for the edge of the request's plan, with no region on it yet: opened ahead of
+     * a plan change that adds the edge (the host admits its rdma_cm connection request in the edge's
+     * protection domain; the reply grants no region: address, rkey and size are zero).
+     */
+    public static final byte OP_OPEN = 3;
 
     static final byte KIND_REQUEST = 0x51;
     static final byte KIND_REPLY = 0x52;
@@ -165,7 +173,7 @@ public final class VerbsHandshake
      * @param owner     the process whose region is asked for.
      * @param cmPort    the requester's rdma_cm source port.
      * @param nonce     the requester's nonce.
-     * @param op        {@link #OP_CONNECT}, {@link #OP_BIND} or {@link #OP_RELEASE}.
+     * @param op        {@link #OP_CONNECT}, {@link #OP_BIND}, {@link #OP_RELEASE} or {@link #OP_OPEN}.
      * @param era       the era whose region of the owner is meant.
      */
     public record Request(OpStatus status, String message, int requester, int owner, int cmPort, long nonce,
@@ -210,9 +218,9 @@ public final class VerbsHandshake
      */
     public byte[] request(final byte op, final int requester, final int owner, final int cmPort, final long nonce)
     {
-        if (op != OP_CONNECT && op != OP_BIND && op != OP_RELEASE)
+        if (!knownOp(op))
         {
-            throw new IllegalArgumentException("handshake operation " + op + " is none of CONNECT, BIND, RELEASE");
+            throw new IllegalArgumentException("handshake operation " + op + " is none of CONNECT, BIND, RELEASE, OPEN");
         }
         if (macOf.apply(requester) == null)
         {
@@ -252,7 +260,7 @@ public final class VerbsHandshake
         final long nonce = b.getLong(REQ_NONCE);
         final byte op = bytes[REQ_OP];
         final int requestEra = b.getInt(REQ_ERA);
-        if ((op != OP_CONNECT && op != OP_BIND && op != OP_RELEASE) || requestEra < 0 || bytes[REQ_OP + 1] != 0 ||
+        if (!knownOp(op) || requestEra < 0 || bytes[REQ_OP + 1] != 0 ||
             bytes[REQ_OP + 2] != 0 || bytes[REQ_OP + 3] != 0)
         {
             return new Request(OpStatus.PROTOCOL_ERROR, "a verbs handshake request names operation " + op + " and era " +
@@ -348,8 +356,14 @@ public final class VerbsHandshake
         {
             return Grant.refused(status, refusalMessage(status, requester, owner));
         }
-        return new Grant(OpStatus.OK, edge + " granted process " + requester + " its region of era " + era,
+        return new Grant(OpStatus.OK, edge + " granted process " + requester + (op == OP_OPEN ?
+            " a queue pair ahead of era " + era : " its region of era " + era),
             b.getLong(RSP_BASE), b.getInt(RSP_RKEY), b.getLong(RSP_DATA_BYTES));
+    }
+
+    private static boolean knownOp(final byte op)
+    {
+        return op == OP_CONNECT || op == OP_BIND || op == OP_RELEASE || op == OP_OPEN;
     }
 
     /** The sentence a requester reports for a host's refusal. */

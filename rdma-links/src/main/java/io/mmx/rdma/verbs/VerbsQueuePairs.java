@@ -7,12 +7,16 @@ import io.mmx.rdma.region.ProcessKey;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 
 /**
  * The verbs queue pairs of one node's processes, one per (process, owner, region host), shared by
@@ -26,28 +30,38 @@ import java.util.concurrent.TimeUnit;
  * last binding; the host is told of each other binding's end ({@link VerbsHandshake#OP_RELEASE}),
  * from a thread of its own so that a host that is down never holds up the agent.
  *
+ * <p>{@link #connectAhead} opens the queue pairs of the edges a plan change will add before the change
+ * is proposed (an OPEN each: the host admits a queue pair with no region yet), so the new era's links
+ * only bind their regions on them.
+ *
  * <p>Counts the queue pairs it opened and closed (one per edge end; a queue pair that failed and
- * was connected again is the same one), for status and benchmarks. Single-threaded: the node's
- * agent builds and drives every era.
+ * was connected again is the same one), for status and benchmarks. The node's agent builds and
+ * drives every era and is the only thread that uses a queue pair; {@link #connectAhead} connects new
+ * ones on a thread of its own and hands them over through the pool's concurrent map, touching none
+ * the agent uses.
  */
 public final class VerbsQueuePairs implements AutoCloseable
 {
     /** Eras' regions one queue pair carries at once: the eras that may overlap. */
     public static final int MAX_BINDINGS = EdgeRegistrations.MAX_REGIONS_PER_EDGE;
 
-    private record Edge(int self, int owner, VerbsHostAddress host)
+    /** One edge end's queue pair: from process {@code self} to the host of {@code owner}'s regions. */
+    public record Edge(int self, int owner, VerbsHostAddress host)
     {
     }
 
     private final VerbsEdgeConnector connector;
     private final int timeoutMs;
     private final SecureRandom random = new SecureRandom();
-    private final Map<Edge, VerbsEdgeConnection> open = new HashMap<>();
+    // The agent opens, binds and closes queue pairs; connectAhead's thread only adds new ones.
+    private final Map<Edge, VerbsEdgeConnection> open = new ConcurrentHashMap<>();
+    /** Queue pairs connected ahead that no link has bound yet (and that have not expired). */
+    private final AtomicInteger ahead = new AtomicInteger();
+    /** The earliest agent time at which one of those may expire ({@link Long#MAX_VALUE}: none). */
+    private final AtomicLong nextExpiryNs = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong opened = new AtomicLong();
+    private final AtomicLong closed = new AtomicLong();
     private ExecutorService releases;
-    // Written by the agent only; read by status and benchmark threads.
-    private volatile int openCount;
-    private volatile long opened;
-    private volatile long closed;
 
     /**
      * A pool over {@code connector}.
@@ -85,37 +99,149 @@ public final class VerbsQueuePairs implements AutoCloseable
         if (connection == null)
         {
             connection = new VerbsEdgeConnection(this, edge, dial(host), key.process(), owner, MAX_BINDINGS);
-            open.put(edge, connection);
-            openCount = open.size();
-            opened++;
+            final VerbsEdgeConnection connectedAhead = open.putIfAbsent(edge, connection);
+            if (connectedAhead != null)
+            {
+                connection = connectedAhead; // connected ahead meanwhile (not connected itself: nothing to close)
+            }
+            else
+            {
+                opened.incrementAndGet();
+            }
+        }
+        if (connection.connectedAhead)
+        {
+            connection.connectedAhead = false; // bound: it lives as long as its links
+            ahead.decrementAndGet();
         }
         return new VerbsRegionLink(key.process(), owner, new VerbsHandshake(key, plan, era), connection);
     }
 
-    /** Queue pairs open now, one per edge end with a binding (any thread). */
+    /**
+     * Connects, on a thread of its own, a queue pair for each of {@code edges} that has none, before a
+     * plan change that adds those edges is proposed (an OPEN naming the new plan {@code plan} and its
+     * era {@code era}), so that the links of the new neighbours are open before the change takes
+     * effect and the switch only binds the new era's regions on them. A queue pair no link binds
+     * within {@code keepNs} of agent time from {@code nowNs} closes at the next {@link #expire} after
+     * that (the change was not made). A queue pair the host refuses (a host that serves no such plan,
+     * or a version without OPEN) is not kept: the switch connects it, as without this call.
+     *
+     * @param keys the key of each process an edge starts at (those a node hosts).
+     * @return completed with the number of queue pairs connected (fewer than the edges without one when a
+     *     host refused or was unreachable).
+     */
+    public CompletableFuture<Integer> connectAhead(final List<Edge> edges, final IntFunction<ProcessKey> keys,
+        final PlanDigest plan, final int era, final long nowNs, final long keepNs)
+    {
+        final CompletableFuture<Integer> done = new CompletableFuture<>();
+        final Thread thread = new Thread(() ->
+        {
+            int connected = 0;
+            try
+            {
+                for (final Edge edge : edges)
+                {
+                    if (open.containsKey(edge))
+                    {
+                        continue;
+                    }
+                    final VerbsEdgeConnection connection = new VerbsEdgeConnection(this, edge, dial(edge.host()),
+                        edge.self(), edge.owner(), MAX_BINDINGS);
+                    final VerbsConnector.Connection failure =
+                        connection.openAhead(new VerbsHandshake(keys.apply(edge.self()), plan, era));
+                    if (failure != null)
+                    {
+                        continue; // the switch connects it, and reports why if it fails again
+                    }
+                    // Set before the map publishes the connection to the agent, which alone reads them from then on.
+                    connection.connectedAhead = true;
+                    connection.keepUntilNs = nowNs + keepNs;
+                    ahead.incrementAndGet();
+                    if (open.putIfAbsent(edge, connection) != null)
+                    {
+                        ahead.decrementAndGet();
+                        connection.connectedAhead = false;
+                        connection.close(); // not the pool's: not counted
+                        continue;
+                    }
+                    nextExpiryNs.accumulateAndGet(nowNs + keepNs, Math::min);
+                    opened.incrementAndGet();
+                    connected++;
+                }
+                done.complete(connected);
+            }
+            catch (final RuntimeException ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        }, "mmx-verbs-connect-ahead");
+        thread.setDaemon(true);
+        thread.start();
+        return done;
+    }
+
+    /**
+     * Closes the queue pairs connected ahead that no link bound before their time ran out. Agent
+     * thread only; costs one emptiness check when there are none.
+     */
+    public void expire(final long nowNs)
+    {
+        if (ahead.get() == 0 || nowNs - nextExpiryNs.get() < 0)
+        {
+            return;
+        }
+        // Reset first: a queue pair connected while this scans either is seen below or lowers it afterwards.
+        nextExpiryNs.set(Long.MAX_VALUE);
+        for (final VerbsEdgeConnection connection : open.values())
+        {
+            if (connection.connectedAhead)
+            {
+                if (nowNs - connection.keepUntilNs >= 0)
+                {
+                    connection.close(); // no link bound it: the change did not come
+                }
+                else
+                {
+                    nextExpiryNs.accumulateAndGet(connection.keepUntilNs, Math::min);
+                }
+            }
+        }
+    }
+
+    /** Queue pairs connected ahead that no link has bound yet (any thread). */
+    public int unbound()
+    {
+        return ahead.get();
+    }
+
+    /** Queue pairs open now, one per edge end with a binding or connected ahead (any thread). */
     public int openQueuePairs()
     {
-        return openCount;
+        return open.size();
     }
 
     /** Queue pairs opened since this pool was made (any thread). */
     public long queuePairsOpened()
     {
-        return opened;
+        return opened.get();
     }
 
-    /** Queue pairs closed since this pool was made, with their last link (any thread). */
+    /** Queue pairs closed since this pool was made, with their last link or unbound at expiry (any thread). */
     public long queuePairsClosed()
     {
-        return closed;
+        return closed.get();
     }
 
     void closed(final VerbsEdgeConnection connection)
     {
+        if (connection.connectedAhead)
+        {
+            connection.connectedAhead = false;
+            ahead.decrementAndGet();
+        }
         if (open.remove((Edge)connection.edgeKey(), connection))
         {
-            openCount = open.size();
-            closed++;
+            closed.incrementAndGet();
         }
     }
 
@@ -141,7 +267,15 @@ public final class VerbsQueuePairs implements AutoCloseable
             @Override
             public VerbsConnector.Connection connect(final VerbsRegionLink link, final int bindings)
             {
-                return connector.connect(link.codec(), link.self(), link.owner(), host, bindings);
+                return connector.connect(link.codec(), VerbsHandshake.OP_CONNECT, link.self(), link.owner(), host,
+                    bindings);
+            }
+
+            @Override
+            public VerbsConnector.Connection open(final VerbsHandshake codec, final int self, final int owner,
+                final int bindings)
+            {
+                return connector.connect(codec, VerbsHandshake.OP_OPEN, self, owner, host, bindings);
             }
 
             @Override

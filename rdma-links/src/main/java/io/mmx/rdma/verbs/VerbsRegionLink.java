@@ -72,6 +72,15 @@ public final class VerbsRegionLink implements RegionLink
             }
 
             @Override
+            public VerbsConnector.Connection open(final VerbsHandshake codec, final int self, final int owner,
+                final int bindings)
+            {
+                // A link of its own connects with its region: never opened ahead.
+                return VerbsConnector.Connection.failed(OpStatus.NOT_CONNECTED, "a link of its own connects with " +
+                    "its region");
+            }
+
+            @Override
             public VerbsHandshake.Grant bind(final VerbsRegionLink link)
             {
                 // One binding, bound by its connect: never asked.

@@ -26,8 +26,23 @@ final class LoopbackAttempt
         final int timeoutMs,
         final Runnable connect)
     {
+        return run(self, owner, codec, VerbsHandshake.OP_CONNECT, nonce, handshake, cmPort, timeoutMs, connect);
+    }
+
+    /** As {@link #run(int, int, VerbsHandshake, long, InetSocketAddress, int, int, Runnable)} with handshake {@code op}. */
+    static VerbsConnectAttempt run(
+        final int self,
+        final int owner,
+        final VerbsHandshake codec,
+        final byte op,
+        final long nonce,
+        final InetSocketAddress handshake,
+        final int cmPort,
+        final int timeoutMs,
+        final Runnable connect)
+    {
         final VerbsConnectAttempt[] attempt = new VerbsConnectAttempt[1];
-        attempt[0] = new VerbsConnectAttempt(self, owner, handshake.toString(), codec, nonce, System.nanoTime(),
+        attempt[0] = new VerbsConnectAttempt(self, owner, handshake.toString(), codec, op, nonce, System.nanoTime(),
             TimeUnit.MILLISECONDS.toNanos(timeoutMs), new VerbsConnectAttempt.Actions()
             {
                 @Override

@@ -56,6 +56,30 @@ class VerbsEdgeAcceptorTest
     }
 
     @Test
+    void anOpenAdmitsAQueuePairOfANeighbourWithNoRegionAndANonNeighbourGetsNone()
+    {
+        // Owner 3's regions are not hosted (yet): an OPEN does not look them up.
+        final VerbsEdgeAcceptor.Decision d = acceptor.onRequest(requester.request(VerbsHandshake.OP_OPEN, 2, 3, 40000,
+            1), VerbsHandshake.REQUEST_LENGTH, peer, 0);
+        assertEquals(OpStatus.OK, d.status(), d.message());
+        final VerbsHandshake.Grant g = requester.parseReply(d.reply(), d.reply().length, VerbsHandshake.OP_OPEN, 2, 3, 1);
+        assertEquals(OpStatus.OK, g.status(), g.message());
+        assertEquals(0, g.rkey(), "an OPEN grants no region");
+        assertEquals(0, g.dataBytes());
+        assertTrue(registrationsAskedFor.isEmpty(), "nor registers one");
+        final VerbsEdgeAcceptor.Admitted admitted = acceptor.admit(peer, 40000, 1);
+        assertNotNull(admitted);
+        assertEquals(3, admitted.owner());
+        assertEquals(2, admitted.requester());
+        assertNull(admitted.registration());
+
+        final VerbsEdgeAcceptor.Decision refused = acceptor.onRequest(requester.request(VerbsHandshake.OP_OPEN, 2, 0,
+            40001, 2), VerbsHandshake.REQUEST_LENGTH, peer, 0);
+        assertEquals(OpStatus.REFUSED_NOT_NEIGHBOUR, refused.status(), "2 and 0 are not neighbours in the ring");
+        assertNull(acceptor.admit(peer, 40001, 1));
+    }
+
+    @Test
     void theOwnerIsGrantedItsOwnRegionForTheLoopbackQueuePair()
     {
         assertEquals(OpStatus.OK, acceptor.onRequest(requester.request(1, 1, 40000, 1), VerbsHandshake.REQUEST_LENGTH, peer, 0).status());

@@ -134,15 +134,15 @@ class VerbsQueuePairsTest
     private final class SoftwareConnector implements VerbsEdgeConnector
     {
         @Override
-        public VerbsConnector.Connection connect(final VerbsHandshake codec, final int self, final int owner,
-            final VerbsHostAddress host, final int bindings)
+        public VerbsConnector.Connection connect(final VerbsHandshake codec, final byte op, final int self,
+            final int owner, final VerbsHostAddress host, final int bindings)
         {
             final int cmPort = nextCmPort.getAndIncrement();
             final SoftwareNic[] qp = new SoftwareNic[1];
-            final VerbsConnectAttempt attempt = LoopbackAttempt.run(self, owner, codec, random.nextLong(),
+            final VerbsConnectAttempt attempt = LoopbackAttempt.run(self, owner, codec, op, random.nextLong(),
                 host.handshake(), cmPort, TIMEOUT_MS, () ->
                 {
-                    final EdgeRegistrations.Edge<Integer, SoftwareHca.Registration> edge =
+                    final EdgeRegistrations.EdgeDomain<Integer> edge =
                         edges.admit(InetAddress.getLoopbackAddress(), cmPort, System.nanoTime());
                     qp[0] = edge == null ? null : hca.queuePair(edge.pd());
                 });
@@ -258,6 +258,80 @@ class VerbsQueuePairsTest
         era1.close();
         assertEquals(4, pool.queuePairsClosed());
         assertEquals(0, pool.openQueuePairs());
+    }
+
+    /** Process 0's edge ends in plan B (0->0, 0->1, 0->3), for connecting ahead of era 1. */
+    private List<VerbsQueuePairs.Edge> planBEdges()
+    {
+        final List<VerbsQueuePairs.Edge> ends = new ArrayList<>();
+        for (final int owner : new int[]{0, 1, 3})
+        {
+            ends.add(new VerbsQueuePairs.Edge(0, owner, host()));
+        }
+        return ends;
+    }
+
+    @Test
+    void theAddedEdgesQueuePairIsConnectedAheadAndTheNewEraOnlyBindsOnIt() throws Exception
+    {
+        final MemoryFabric era0 = fabric(PLAN_A, DIGEST_A, 0);
+        write(era0, 1, 11);
+        final int registrations = hca.liveRegistrations();
+
+        // Before the change is proposed: era 1 has no regions yet, its plan is served.
+        assertEquals(1, pool.connectAhead(planBEdges(), KEY::processKey, DIGEST_B, 1, 0, Long.MAX_VALUE)
+            .get(TIMEOUT_MS, TimeUnit.MILLISECONDS), "only 0->3 has no queue pair");
+        assertEquals(4, pool.queuePairsOpened());
+        assertEquals(4, pool.openQueuePairs());
+        assertEquals(1, pool.unbound());
+        assertEquals(1, queuePairs.get("0->3").size());
+        assertEquals(registrations, hca.liveRegistrations(), "a queue pair opened ahead carries no region");
+
+        // The change takes effect: era 1's links bind on the queue pairs there are, connecting none.
+        createEra1Regions();
+        final MemoryFabric era1 = fabric(PLAN_B, DIGEST_B, 1);
+        assertEquals(4, pool.queuePairsOpened(), "the switch opened no queue pair");
+        assertEquals(0, pool.unbound());
+        assertEquals(1, queuePairs.get("0->3").size(), "era 1 bound its region on the queue pair opened ahead");
+        write(era1, 1, 22);
+        write(era1, 3, 33);
+        assertEquals(33, FabricTestSupport.readOk(era1, 3, 0));
+        assertEquals(33, fileWord(1, DIGEST_B, 3, 0), "the write reached era 1's region of process 3");
+        assertNull(eraIsolation(era0, era1));
+
+        pool.expire(Long.MAX_VALUE - 1);
+        assertEquals(4, pool.openQueuePairs(), "a bound queue pair does not expire");
+    }
+
+    @Test
+    void aQueuePairConnectedAheadThatNoEraBindsClosesWhenItsTimeRunsOut() throws Exception
+    {
+        fabric(PLAN_A, DIGEST_A, 0);
+        assertEquals(1, pool.connectAhead(planBEdges(), KEY::processKey, DIGEST_B, 1, 1_000, 500)
+            .get(TIMEOUT_MS, TimeUnit.MILLISECONDS));
+        pool.expire(1_499);
+        assertEquals(1, pool.unbound(), "kept until its time runs out");
+        pool.expire(1_500);
+        assertEquals(0, pool.unbound());
+        assertEquals(1, pool.queuePairsClosed(), "the change did not come: closed");
+        assertEquals(3, pool.openQueuePairs(), "era 0's stay");
+    }
+
+    @Test
+    void aHostRefusesToOpenAQueuePairForANonNeighbourOrAPlanItDoesNotServe() throws Exception
+    {
+        final List<VerbsQueuePairs.Edge> notInB = List.of(new VerbsQueuePairs.Edge(0, 2, host()));
+        assertEquals(0, pool.connectAhead(notInB, KEY::processKey, DIGEST_B, 1, 0, Long.MAX_VALUE)
+            .get(TIMEOUT_MS, TimeUnit.MILLISECONDS), "0 and 2 are not neighbours in plan B");
+        final PlanDigest unknown = PlanDigest.ofGraph(Graph.fromEdges(4, new int[]{0, 0, 0}, new int[]{1, 2, 3}));
+        assertEquals(0, pool.connectAhead(planBEdges(), KEY::processKey, unknown, 1, 0, Long.MAX_VALUE)
+            .get(TIMEOUT_MS, TimeUnit.MILLISECONDS), "a plan the host does not serve");
+        assertEquals(0, pool.queuePairsOpened());
+        assertEquals(0, pool.openQueuePairs());
+        assertNull(queuePairs.get("0->2"), "no queue pair was made");
+        assertEquals(1, edges.counters().get(OpStatus.REFUSED_NOT_NEIGHBOUR));
+        assertEquals(3, edges.counters().get(OpStatus.REGION_MISMATCH));
+        assertEquals(0, hca.liveRegistrations());
     }
 
     @Test

@@ -143,7 +143,7 @@ class VerbsShmConformanceTest extends MemoryFabricConformanceTest
                 target.channel().boundAddress(), cmPort, HANDSHAKE_TIMEOUT_MS, () ->
                 {
                     // The host's side of rdma_accept: admitted only on a grant, the QP in the edge's PD.
-                    final EdgeRegistrations.Edge<Integer, SoftwareHca.Registration> edge =
+                    final EdgeRegistrations.EdgeDomain<Integer> edge =
                         target.edges().admit(InetAddress.getLoopbackAddress(), cmPort, System.nanoTime());
                     queuePair[0] = edge == null ? null : hca.queuePair(edge.pd());
                 });
@@ -264,10 +264,11 @@ class VerbsShmConformanceTest extends MemoryFabricConformanceTest
             codec.request(1, 0, cmPort, nonce), HANDSHAKE_TIMEOUT_MS);
         final VerbsHandshake.Grant grant = codec.parseReply(reply, reply.length, 1, 0, nonce);
         assertEquals(OpStatus.OK, grant.status(), grant.message());
-        final EdgeRegistrations.Edge<Integer, SoftwareHca.Registration> edge =
+        final EdgeRegistrations.EdgeDomain<Integer> edge =
             host.edges().admit(InetAddress.getLoopbackAddress(), cmPort, System.nanoTime());
         assertNotNull(edge);
-        assertEquals(grant.rkey(), edge.rkey(), "the admitted edge is the granted one");
+        assertEquals(1, edge.requester(), "the admitted edge is the granted one");
+        assertEquals(0, edge.owner());
         assertEquals(edge.pd().intValue(), hca.registration(grant.rkey()).pd(), "its queue pair goes in its rkey's PD");
         assertNull(host.edges().admit(InetAddress.getLoopbackAddress(), cmPort, System.nanoTime()),
             "one admission per grant");
