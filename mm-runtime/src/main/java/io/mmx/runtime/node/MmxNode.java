@@ -493,18 +493,8 @@ public final class MmxNode implements AutoCloseable
         {
             return CompletableFuture.failedFuture(new SubmitRefusedException(ex.getMessage()));
         }
-        final io.mmx.planner.graph.Graph graph = next.core().graph();
-        final List<io.mmx.rdma.memd.MemdSessions.Edge> edges = new ArrayList<>();
-        for (final int p : next.hosted())
-        {
-            edges.add(new io.mmx.rdma.memd.MemdSessions.Edge(p, p, NodeEra.memdAddress(next, p)));
-            for (final int q : graph.neighbours(p))
-            {
-                edges.add(new io.mmx.rdma.memd.MemdSessions.Edge(p, q, NodeEra.memdAddress(next, q)));
-            }
-        }
-        return shared.memdSessions.connectAhead(edges, next.hostKeys()::processKey, shared.clock.nanoTime(),
-            PREPARED_KEEP_NS);
+        return shared.memdSessions.connectAhead(edgeEnds(next, (p, q) -> new io.mmx.rdma.memd.MemdSessions.Edge(p, q,
+            NodeEra.memdAddress(next, q))), next.hostKeys()::processKey, shared.clock.nanoTime(), PREPARED_KEEP_NS);
     }
 
     // The verbs queue pairs of every edge end of this node's processes in the era {@code next} would run.
@@ -515,18 +505,26 @@ public final class MmxNode implements AutoCloseable
         {
             return CompletableFuture.completedFuture(0); // no era of this node runs on verbs yet
         }
+        return pool.connectAhead(edgeEnds(next, (p, q) -> new io.mmx.rdma.verbs.VerbsQueuePairs.Edge(p, q,
+            NodeEra.verbsHostAddress(next, q))), next.hostKeys()::processKey, next.plan().digest(), nextEra,
+            shared.clock.nanoTime(), PREPARED_KEEP_NS);
+    }
+
+    /** The edge ends of this node's processes under {@code next}: each to its own region and to each neighbour's. */
+    private static <E> List<E> edgeEnds(final NodeContext next,
+        final java.util.function.BiFunction<Integer, Integer, E> end)
+    {
         final io.mmx.planner.graph.Graph graph = next.core().graph();
-        final List<io.mmx.rdma.verbs.VerbsQueuePairs.Edge> edges = new ArrayList<>();
+        final List<E> ends = new ArrayList<>();
         for (final int p : next.hosted())
         {
-            edges.add(new io.mmx.rdma.verbs.VerbsQueuePairs.Edge(p, p, NodeEra.verbsHostAddress(next, p)));
+            ends.add(end.apply(p, p));
             for (final int q : graph.neighbours(p))
             {
-                edges.add(new io.mmx.rdma.verbs.VerbsQueuePairs.Edge(p, q, NodeEra.verbsHostAddress(next, q)));
+                ends.add(end.apply(p, q));
             }
         }
-        return pool.connectAhead(edges, next.hostKeys()::processKey, next.plan().digest(), nextEra,
-            shared.clock.nanoTime(), PREPARED_KEEP_NS);
+        return ends;
     }
 
     /**

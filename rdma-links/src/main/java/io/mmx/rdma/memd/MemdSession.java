@@ -87,13 +87,6 @@ final class MemdSession implements AutoCloseable
     private long nextRequestId = 1;
     private int bindings;
     private boolean closed;
-    /**
-     * Connected by {@link MemdSessions#connectAhead} and not bound by a link yet; then it closes at
-     * {@link #keepUntilNs}. Written by the connecting thread before the pool publishes the session,
-     * then by the agent only.
-     */
-    boolean connectedAhead;
-    long keepUntilNs;
 
     /**
      * Connects and authenticates (bounded by {@code connectTimeoutMs}) as the process {@code key} names.

@@ -1,15 +1,12 @@
 package io.mmx.rdma.memd;
 
 import io.mmx.planner.plan.PlanDigest;
+import io.mmx.rdma.fabric.EdgeEnds;
 import io.mmx.rdma.region.ProcessKey;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
@@ -21,8 +18,7 @@ import java.util.function.IntFunction;
  *
  * <p>Counts the sessions it opened and closed, for status and benchmarks. The node's agent builds and
  * drives every era (the first is built before the agent starts) and is the only thread that uses a
- * session; {@link #connectAhead} connects new ones on a thread of its own and hands them over
- * through the pool's concurrent map, touching none the agent uses.
+ * session; {@link #connectAhead} connects new ones on a thread of its own ({@link EdgeEnds}).
  */
 public final class MemdSessions implements AutoCloseable
 {
@@ -32,14 +28,7 @@ public final class MemdSessions implements AutoCloseable
     }
 
     private final int connectTimeoutMs;
-    // The agent opens, binds and closes sessions; connectAhead's thread only adds new ones.
-    private final Map<Edge, MemdSession> open = new ConcurrentHashMap<>();
-    /** Sessions connected ahead that no link has bound yet (and that have not expired). */
-    private final java.util.concurrent.atomic.AtomicInteger ahead = new java.util.concurrent.atomic.AtomicInteger();
-    /** The earliest agent time at which one of those may expire ({@link Long#MAX_VALUE}: none). */
-    private final AtomicLong nextExpiryNs = new AtomicLong(Long.MAX_VALUE);
-    private final AtomicLong opened = new AtomicLong();
-    private final AtomicLong closed = new AtomicLong();
+    private final EdgeEnds<Edge, MemdSession> ends = new EdgeEnds<>(MemdSession::close, MemdSession::closeUncounted);
 
     /** @param connectTimeoutMs bound on connect plus handshake of each new session. */
     public MemdSessions(final int connectTimeoutMs)
@@ -55,28 +44,8 @@ public final class MemdSessions implements AutoCloseable
     public MemdRegionLink link(final ProcessKey key, final int owner, final InetSocketAddress daemon,
         final PlanDigest plan, final int era)
     {
-        final Edge edge = new Edge(key.process(), owner, daemon);
-        MemdSession session = open.get(edge);
-        if (session == null)
-        {
-            session = new MemdSession(this, key, owner, daemon, connectTimeoutMs, true);
-            final MemdSession ahead = open.putIfAbsent(edge, session);
-            if (ahead != null)
-            {
-                // Connected ahead meanwhile: use that one.
-                session.closeUncounted();
-                session = ahead;
-            }
-            else
-            {
-                opened.incrementAndGet();
-            }
-        }
-        if (session.connectedAhead)
-        {
-            session.connectedAhead = false; // bound: it lives as long as its links
-            ahead.decrementAndGet();
-        }
+        final MemdSession session = ends.bind(new Edge(key.process(), owner, daemon),
+            (edge) -> new MemdSession(this, key, owner, daemon, connectTimeoutMs, true));
         return new MemdRegionLink(session, plan, era);
     }
 
@@ -94,44 +63,8 @@ public final class MemdSessions implements AutoCloseable
     public CompletableFuture<Integer> connectAhead(final List<Edge> edges, final IntFunction<ProcessKey> keys,
         final long nowNs, final long keepNs)
     {
-        final CompletableFuture<Integer> done = new CompletableFuture<>();
-        final Thread thread = new Thread(() ->
-        {
-            int connected = 0;
-            try
-            {
-                for (final Edge edge : edges)
-                {
-                    if (open.containsKey(edge))
-                    {
-                        continue;
-                    }
-                    final MemdSession session = new MemdSession(this, keys.apply(edge.self()), edge.owner(),
-                        edge.daemon(), connectTimeoutMs, true);
-                    // Set before the map publishes the session to the agent, which alone reads them from then on.
-                    session.connectedAhead = true;
-                    session.keepUntilNs = nowNs + keepNs;
-                    ahead.incrementAndGet();
-                    if (open.putIfAbsent(edge, session) != null)
-                    {
-                        ahead.decrementAndGet();
-                        session.closeUncounted();
-                        continue;
-                    }
-                    nextExpiryNs.accumulateAndGet(nowNs + keepNs, Math::min);
-                    opened.incrementAndGet();
-                    connected++;
-                }
-                done.complete(connected);
-            }
-            catch (final RuntimeException ex)
-            {
-                done.completeExceptionally(ex);
-            }
-        }, "mmx-memd-connect-ahead");
-        thread.setDaemon(true);
-        thread.start();
-        return done;
+        return ends.connectAhead(edges, (edge) -> new MemdSession(this, keys.apply(edge.self()), edge.owner(),
+            edge.daemon(), connectTimeoutMs, true), nowNs, keepNs, "mmx-memd-connect-ahead");
     }
 
     /**
@@ -140,73 +73,42 @@ public final class MemdSessions implements AutoCloseable
      */
     public void expire(final long nowNs)
     {
-        if (ahead.get() == 0 || nowNs - nextExpiryNs.get() < 0)
-        {
-            return;
-        }
-        // Reset first: a session connected while this scans either is seen below or lowers it afterwards.
-        nextExpiryNs.set(Long.MAX_VALUE);
-        for (final MemdSession session : open.values())
-        {
-            if (session.connectedAhead)
-            {
-                if (nowNs - session.keepUntilNs >= 0)
-                {
-                    session.close(); // no link bound it: the change did not come
-                }
-                else
-                {
-                    nextExpiryNs.accumulateAndGet(session.keepUntilNs, Math::min);
-                }
-            }
-        }
+        ends.expire(nowNs);
     }
 
     /** Sessions connected ahead that no link has bound yet (any thread). */
     public int unbound()
     {
-        return ahead.get();
+        return ends.unbound();
     }
 
     /** Sessions open now (any thread). */
     public int openSessions()
     {
-        return open.size();
+        return ends.open();
     }
 
     /** Sessions opened since this pool was made (any thread). */
     public long sessionsOpened()
     {
-        return opened.get();
+        return ends.opened();
     }
 
     /** Sessions closed since this pool was made, with their last link (any thread). */
     public long sessionsClosed()
     {
-        return closed.get();
+        return ends.closed();
     }
 
     void closed(final MemdSession session)
     {
-        if (session.connectedAhead)
-        {
-            session.connectedAhead = false;
-            ahead.decrementAndGet();
-        }
-        if (open.remove(new Edge(session.self(), session.owner(), session.daemon()), session))
-        {
-            closed.incrementAndGet();
-        }
+        ends.closed(new Edge(session.self(), session.owner(), session.daemon()), session);
     }
 
     /** Closes every session still open (their links then answer CLOSED). */
     @Override
     public void close()
     {
-        final List<MemdSession> all = new ArrayList<>(open.values());
-        for (final MemdSession session : all)
-        {
-            session.close();
-        }
+        ends.closeAll();
     }
 }

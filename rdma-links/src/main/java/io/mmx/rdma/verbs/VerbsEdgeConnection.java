@@ -56,13 +56,6 @@ final class VerbsEdgeConnection
     private int generation;
     private int bindings;
     private boolean closed;
-    /**
-     * Opened ahead of a plan change ({@link VerbsQueuePairs#connectAhead}) and not bound by a link yet:
-     * it closes at {@link #keepUntilNs} unless a link binds it. Written before the pool publishes the
-     * connection to the agent, and by the agent only from then on.
-     */
-    boolean connectedAhead;
-    long keepUntilNs;
 
     /**
      * @param pool     where the connection leaves when its last binding is released, or null.

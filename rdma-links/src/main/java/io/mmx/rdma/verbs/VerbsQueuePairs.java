@@ -1,21 +1,17 @@
 package io.mmx.rdma.verbs;
 
 import io.mmx.planner.plan.PlanDigest;
+import io.mmx.rdma.fabric.EdgeEnds;
 import io.mmx.rdma.fabric.OpStatus;
 import io.mmx.rdma.region.ProcessKey;
 
 import java.io.IOException;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
@@ -37,8 +33,7 @@ import java.util.function.IntFunction;
  * <p>Counts the queue pairs it opened and closed (one per edge end; a queue pair that failed and
  * was connected again is the same one), for status and benchmarks. The node's agent builds and
  * drives every era and is the only thread that uses a queue pair; {@link #connectAhead} connects new
- * ones on a thread of its own and hands them over through the pool's concurrent map, touching none
- * the agent uses.
+ * ones on a thread of its own ({@link EdgeEnds}).
  */
 public final class VerbsQueuePairs implements AutoCloseable
 {
@@ -53,14 +48,8 @@ public final class VerbsQueuePairs implements AutoCloseable
     private final VerbsEdgeConnector connector;
     private final int timeoutMs;
     private final SecureRandom random = new SecureRandom();
-    // The agent opens, binds and closes queue pairs; connectAhead's thread only adds new ones.
-    private final Map<Edge, VerbsEdgeConnection> open = new ConcurrentHashMap<>();
-    /** Queue pairs connected ahead that no link has bound yet (and that have not expired). */
-    private final AtomicInteger ahead = new AtomicInteger();
-    /** The earliest agent time at which one of those may expire ({@link Long#MAX_VALUE}: none). */
-    private final AtomicLong nextExpiryNs = new AtomicLong(Long.MAX_VALUE);
-    private final AtomicLong opened = new AtomicLong();
-    private final AtomicLong closed = new AtomicLong();
+    private final EdgeEnds<Edge, VerbsEdgeConnection> ends =
+        new EdgeEnds<>(VerbsEdgeConnection::close, VerbsEdgeConnection::close);
     private ExecutorService releases;
 
     /**
@@ -89,31 +78,13 @@ public final class VerbsQueuePairs implements AutoCloseable
     /**
      * A link from the process {@code key} names to {@code owner}'s region of era {@code era} (whose plan
      * is {@code plan}) on {@code host}: a new binding on the queue pair of that edge end, which is
-     * connected first if there is none.
+     * connected first if there is none (or bound on if it was connected ahead).
      */
     public VerbsRegionLink link(final ProcessKey key, final int owner, final VerbsHostAddress host,
         final PlanDigest plan, final int era)
     {
-        final Edge edge = new Edge(key.process(), owner, host);
-        VerbsEdgeConnection connection = open.get(edge);
-        if (connection == null)
-        {
-            connection = new VerbsEdgeConnection(this, edge, dial(host), key.process(), owner, MAX_BINDINGS);
-            final VerbsEdgeConnection connectedAhead = open.putIfAbsent(edge, connection);
-            if (connectedAhead != null)
-            {
-                connection = connectedAhead; // connected ahead meanwhile (not connected itself: nothing to close)
-            }
-            else
-            {
-                opened.incrementAndGet();
-            }
-        }
-        if (connection.connectedAhead)
-        {
-            connection.connectedAhead = false; // bound: it lives as long as its links
-            ahead.decrementAndGet();
-        }
+        final VerbsEdgeConnection connection = ends.bind(new Edge(key.process(), owner, host),
+            (edge) -> new VerbsEdgeConnection(this, edge, dial(host), key.process(), owner, MAX_BINDINGS));
         return new VerbsRegionLink(key.process(), owner, new VerbsHandshake(key, plan, era), connection);
     }
 
@@ -133,51 +104,14 @@ public final class VerbsQueuePairs implements AutoCloseable
     public CompletableFuture<Integer> connectAhead(final List<Edge> edges, final IntFunction<ProcessKey> keys,
         final PlanDigest plan, final int era, final long nowNs, final long keepNs)
     {
-        final CompletableFuture<Integer> done = new CompletableFuture<>();
-        final Thread thread = new Thread(() ->
+        return ends.connectAhead(edges, (edge) ->
         {
-            int connected = 0;
-            try
-            {
-                for (final Edge edge : edges)
-                {
-                    if (open.containsKey(edge))
-                    {
-                        continue;
-                    }
-                    final VerbsEdgeConnection connection = new VerbsEdgeConnection(this, edge, dial(edge.host()),
-                        edge.self(), edge.owner(), MAX_BINDINGS);
-                    final VerbsConnector.Connection failure =
-                        connection.openAhead(new VerbsHandshake(keys.apply(edge.self()), plan, era));
-                    if (failure != null)
-                    {
-                        continue; // the switch connects it, and reports why if it fails again
-                    }
-                    // Set before the map publishes the connection to the agent, which alone reads them from then on.
-                    connection.connectedAhead = true;
-                    connection.keepUntilNs = nowNs + keepNs;
-                    ahead.incrementAndGet();
-                    if (open.putIfAbsent(edge, connection) != null)
-                    {
-                        ahead.decrementAndGet();
-                        connection.connectedAhead = false;
-                        connection.close(); // not the pool's: not counted
-                        continue;
-                    }
-                    nextExpiryNs.accumulateAndGet(nowNs + keepNs, Math::min);
-                    opened.incrementAndGet();
-                    connected++;
-                }
-                done.complete(connected);
-            }
-            catch (final RuntimeException ex)
-            {
-                done.completeExceptionally(ex);
-            }
-        }, "mmx-verbs-connect-ahead");
-        thread.setDaemon(true);
-        thread.start();
-        return done;
+            final VerbsEdgeConnection connection = new VerbsEdgeConnection(this, edge, dial(edge.host()),
+                edge.self(), edge.owner(), MAX_BINDINGS);
+            // Refused or unreachable: the switch connects it, and reports why if it fails again.
+            return connection.openAhead(new VerbsHandshake(keys.apply(edge.self()), plan, era)) == null ?
+                connection : null;
+        }, nowNs, keepNs, "mmx-verbs-connect-ahead");
     }
 
     /**
@@ -186,74 +120,43 @@ public final class VerbsQueuePairs implements AutoCloseable
      */
     public void expire(final long nowNs)
     {
-        if (ahead.get() == 0 || nowNs - nextExpiryNs.get() < 0)
-        {
-            return;
-        }
-        // Reset first: a queue pair connected while this scans either is seen below or lowers it afterwards.
-        nextExpiryNs.set(Long.MAX_VALUE);
-        for (final VerbsEdgeConnection connection : open.values())
-        {
-            if (connection.connectedAhead)
-            {
-                if (nowNs - connection.keepUntilNs >= 0)
-                {
-                    connection.close(); // no link bound it: the change did not come
-                }
-                else
-                {
-                    nextExpiryNs.accumulateAndGet(connection.keepUntilNs, Math::min);
-                }
-            }
-        }
+        ends.expire(nowNs);
     }
 
     /** Queue pairs connected ahead that no link has bound yet (any thread). */
     public int unbound()
     {
-        return ahead.get();
+        return ends.unbound();
     }
 
     /** Queue pairs open now, one per edge end with a binding or connected ahead (any thread). */
     public int openQueuePairs()
     {
-        return open.size();
+        return ends.open();
     }
 
     /** Queue pairs opened since this pool was made (any thread). */
     public long queuePairsOpened()
     {
-        return opened.get();
+        return ends.opened();
     }
 
     /** Queue pairs closed since this pool was made, with their last link or unbound at expiry (any thread). */
     public long queuePairsClosed()
     {
-        return closed.get();
+        return ends.closed();
     }
 
     void closed(final VerbsEdgeConnection connection)
     {
-        if (connection.connectedAhead)
-        {
-            connection.connectedAhead = false;
-            ahead.decrementAndGet();
-        }
-        if (open.remove((Edge)connection.edgeKey(), connection))
-        {
-            closed.incrementAndGet();
-        }
+        ends.closed((Edge)connection.edgeKey(), connection);
     }
 
     /** Closes every queue pair still open (their links then answer CLOSED), and stops telling hosts of releases. */
     @Override
     public void close()
     {
-        final List<VerbsEdgeConnection> all = new ArrayList<>(open.values());
-        for (final VerbsEdgeConnection connection : all)
-        {
-            connection.close();
-        }
+        ends.closeAll();
         if (releases != null)
         {
             releases.shutdown();
