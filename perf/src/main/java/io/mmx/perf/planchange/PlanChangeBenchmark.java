@@ -43,13 +43,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * stall is the longest gap between two commits in it, and the baseline the longest gap in a window
  * as long right after it. Each row gives the stall, its ratio to the baseline, how long the switch
  * took, the edges the plan diff adds and removes, and, on memd, the memd sessions (one per edge end:
- * what a queue pair is on verbs) the nodes up at the change opened at the switch and closed when the
- * ended era retired, measured from their {@code /status} {@code links}, against the ends of added
+ * what a queue pair is on verbs) the nodes up at the change opened for it (and how many of those
+ * before it was proposed) and closed when the ended era retired, measured from their {@code /status} {@code links}, against the ends of added
  * and removed edges those nodes host (what following the diff means). A joining node's own sessions
- * are a start, not a rewiring, and are not counted.
+ * are a start, not a rewiring, and are not counted. As {@code mmx reconfigure} does, every node up is
+ * prepared for each change before it is proposed ({@link MmxNode#preparePlan}: on memd the sessions
+ * of the added edges connect then); {@code --prepare no} proposes unprepared, so the switch connects
+ * them, for comparison.
  * <pre>
  *   --changes K        regraph changes before the replace (default 3)
  *   --memory memd|shm  where the regions live (default memd; shm has no connections to count)
+ *   --prepare yes|no   prepare the nodes before each change, as mmx reconfigure does (default yes)
  * </pre>
  */
 public final class PlanChangeBenchmark
@@ -70,6 +74,7 @@ public final class PlanChangeBenchmark
     {
         int changes = 3;
         boolean memd = true;
+        boolean prepare = true;
         for (int i = 0; i < args.length; i++)
         {
             if (args[i].equals("--memory") && i + 1 < args.length)
@@ -78,6 +83,15 @@ public final class PlanChangeBenchmark
                 if (!memd && !args[i].equals("shm"))
                 {
                     System.err.println("perf planchange: --memory '" + args[i] + "' is not memd or shm");
+                    System.exit(2);
+                }
+            }
+            else if (args[i].equals("--prepare") && i + 1 < args.length)
+            {
+                prepare = args[++i].equals("yes");
+                if (!prepare && !args[i].equals("no"))
+                {
+                    System.err.println("perf planchange: --prepare '" + args[i] + "' is not yes or no");
                     System.exit(2);
                 }
             }
@@ -99,14 +113,15 @@ public final class PlanChangeBenchmark
             }
             else
             {
-                System.err.println("perf planchange: unknown option '" + args[i] + "'; use --changes K, --memory memd|shm");
+                System.err.println("perf planchange: unknown option '" + args[i] + "'; use --changes K, --memory memd|shm, " +
+                    "--prepare yes|no");
                 System.exit(2);
             }
         }
         final Path dir = Files.createTempDirectory("mmx-perf-planchange-");
         try
         {
-            run(dir, changes, memd, System.out);
+            run(dir, changes, memd, prepare, System.out);
         }
         finally
         {
@@ -214,10 +229,11 @@ public final class PlanChangeBenchmark
 
     /**
      * Runs the regraph changes, the replacement, a grow by a fifth node and the shrink back, in one
-     * cluster under {@code dir}, its regions on memd ({@code memd}) or shm; prints a markdown table.
+     * cluster under {@code dir}, its regions on memd ({@code memd}) or shm, each change prepared on
+     * every node up first when {@code prepare}; prints a markdown table.
      */
-    public static void run(final Path dir, final int changes, final boolean memd, final PrintStream out)
-        throws Exception
+    public static void run(final Path dir, final int changes, final boolean memd, final boolean prepare,
+        final PrintStream out) throws Exception
     {
         final Kind[] kinds = new Kind[changes + 3];
         java.util.Arrays.fill(kinds, Kind.REGRAPH);
@@ -285,7 +301,7 @@ public final class PlanChangeBenchmark
                 .anyMatch(ProcessStatus::leads), 60, "a leader");
             new KeyValueClient(nodes[0]).put("warm", 1).get(60, TimeUnit.SECONDS);
             out.println("| change | nodes up | switch ms | commits in window | stall ms | baseline gap ms | stall / baseline " +
-                "| edges added / removed (plan diff) | sessions opened / closed at the switch | edge ends added / " +
+                "| edges added / removed (plan diff) | sessions opened (before the proposal) / closed | edge ends added / " +
                 "removed there |");
             out.println("|---|---|---|---|---|---|---|---|---|---|");
             try (Load load = new Load(nodes[0]))
@@ -322,6 +338,14 @@ public final class PlanChangeBenchmark
                     final MmxNode[] staying = java.util.Arrays.copyOf(nodes, up);
                     final long openedBefore = links(staying, "opened");
                     final long closedBefore = links(staying, "closed");
+                    long ahead = 0;
+                    if (prepare)
+                    {
+                        for (final MmxNode node : staying)
+                        {
+                            ahead += node.preparePlan(plans[k].contentHash()).get(60, TimeUnit.SECONDS);
+                        }
+                    }
                     nodes[0].changePlan(plans[k].contentHash()).get(60, TimeUnit.SECONDS);
                     await(() -> java.util.Arrays.stream(nodes, 0, up).allMatch(n -> n.era() == era), 60,
                         "every node up to serve era " + era);
@@ -365,7 +389,7 @@ public final class PlanChangeBenchmark
                         {
                             Thread.sleep(10);
                         }
-                        sessions = opened + " / " + (links(staying, "closed") - closedBefore);
+                        sessions = opened + " (" + ahead + ") / " + (links(staying, "closed") - closedBefore);
                     }
                     out.printf(Locale.ROOT, "| %s %d | %d of %d | %d | %d | %.1f | %.1f | %.1f | %d / %d | %s | %d / %d |%n",
                         kind.label, k, up, running, (switched - from) / 1_000_000, load.commitsIn(from, to),
