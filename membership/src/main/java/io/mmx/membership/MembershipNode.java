@@ -89,6 +89,8 @@ public final class MembershipNode
     private long leaderDeclarationsVetoed;
     private long leaderDownSent;
     private long leaderDeclarations;
+    /** The era this membership serves ended: its leader's memory heartbeat is no longer watched. */
+    private boolean eraEnded;
     private long nowTick;
     private long nextHelloTick;
     private long nextNewsTick;
@@ -342,9 +344,26 @@ public final class MembershipNode
         return silentLeadersFoundGone;
     }
 
+    /**
+     * The era this membership serves ended (a live plan change was applied here): its leader decides
+     * nothing more, and its memory heartbeat stands still while its node builds the next era or once
+     * it serves it. From now on this node no longer reads the leader's heartbeat, so it declares no
+     * leader stopped on a still word: it would only tell every member of an era that is over, and log
+     * a leader down at every change. Everything else goes on (its own heartbeat, claims, and a leader
+     * the host knows is gone).
+     */
+    public void eraEnded()
+    {
+        eraEnded = true;
+    }
+
     /** Reads the followed leader's heartbeat once a tick, if it is a plan neighbour on another host. */
     private void watchLeader(final long nowTick)
     {
+        if (eraEnded)
+        {
+            return;
+        }
         final int leader = election.role() == Role.FOLLOWER ? election.leaderId(nowTick) : -1;
         if (leader != leaderWatch.watched())
         {

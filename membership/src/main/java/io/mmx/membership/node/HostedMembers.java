@@ -246,6 +246,15 @@ public final class HostedMembers
         }
     }
 
+    /** The era the hosted members serve ended: none declares its leader stopped any more ({@link MembershipNode#eraEnded}). */
+    public void eraEnded()
+    {
+        for (final int id : hosted)
+        {
+            nodeByProcess[id].eraEnded();
+        }
+    }
+
     /**
      * @param processId hosted here.
      * @return its membership node.

@@ -133,6 +133,32 @@ class LeaderDownTest
     }
 
     @Test
+    void onceItsEraEndedANodeNoLongerDeclaresTheEraLeaderStoppedOnAStillWord()
+    {
+        final MembershipNode four = node(4, 0, 6);
+        deliver(four, 1, 0, MessageType.PING, -1, 0, 1);
+        long t = 1;
+        for (; t <= 30; t++)
+        {
+            words[0] = t;
+            four.tick(t);
+        }
+        // A plan change ended the era here; the leader's node switches and its old word stands at 30.
+        four.eraEnded();
+        for (; t <= 60; t++)
+        {
+            four.tick(t);
+        }
+        assertEquals(0, four.leaderId(), "still followed well past tick 35, where a watching node declares it stopped");
+        for (; t < 200; t++)
+        {
+            four.tick(t);
+        }
+        assertEquals(List.of(), sentTo(MessageType.LEADER_DOWN), "nothing to tell the members of an ended era");
+        assertEquals(0, four.leaderDeclarations());
+    }
+
+    @Test
     void aLeaderWhoseProcessTheHostKnowsDeadIsDeclaredOnTheEarlyBound()
     {
         // The word alone: 15 ticks and 4 reads; a death the host confirms: 5 ticks and 3 reads.

@@ -614,6 +614,7 @@ public final class ProcessHost implements FrameHandler
             eraEndedAt = slot;
             nextPlanId = planId;
             eraEndedTick = members.nowTick();
+            members.eraEnded(); // the era's leader decides nothing more: no leader_down for its still heartbeat
         }
         else if (eraEndedAt != slot || nextPlanId != planId)
         {
