@@ -99,17 +99,24 @@ class LeaderDownTest
         return to;
     }
 
-    @Test
-    void aNeighbourOfTheLeaderDeclaresItStoppedTellsEveryoneAndTheNextHostClaimsAtOnce()
+    /** Process 4 (host 4-5, a neighbour of 0 and 6) following leader 0, which beats every tick through tick 30. */
+    private MembershipNode fourFollowingZeroThroughTick30()
     {
         final MembershipNode four = node(4, 0, 6);
         deliver(four, 1, 0, MessageType.PING, -1, 0, 1);
-        long t = 1;
-        for (; t <= 30; t++)
+        for (long t = 1; t <= 30; t++)
         {
             words[0] = t; // the leader beats every tick
             four.tick(t);
         }
+        return four;
+    }
+
+    @Test
+    void aNeighbourOfTheLeaderDeclaresItStoppedTellsEveryoneAndTheNextHostClaimsAtOnce()
+    {
+        final MembershipNode four = fourFollowingZeroThroughTick30();
+        long t = 31;
         assertEquals(0, four.leaderId());
         assertEquals(List.of(), sentTo(MessageType.LEADER_DOWN));
         // The leader's JVM dies: its word stands at 30.
@@ -135,14 +142,8 @@ class LeaderDownTest
     @Test
     void onceItsEraEndedANodeNoLongerDeclaresTheEraLeaderStoppedOnAStillWord()
     {
-        final MembershipNode four = node(4, 0, 6);
-        deliver(four, 1, 0, MessageType.PING, -1, 0, 1);
-        long t = 1;
-        for (; t <= 30; t++)
-        {
-            words[0] = t;
-            four.tick(t);
-        }
+        final MembershipNode four = fourFollowingZeroThroughTick30();
+        long t = 31;
         // A plan change ended the era here; the leader's node switches and its old word stands at 30.
         four.eraEnded();
         for (; t <= 60; t++)
