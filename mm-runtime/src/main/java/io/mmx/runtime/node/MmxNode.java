@@ -100,7 +100,10 @@ public final class MmxNode implements AutoCloseable
                 resources.add(countersById[id]);
                 processCounters.add(countersById[id]);
             }
-            // On shm every region, so every process, is on this machine: the kernel tells a dead JVM from a slow one.
+            // The kernel tells a dead JVM from a slow one: on shm by lock files (every region, so every process,
+            // is on this machine), on memd by the connections each process's node holds to its region's daemon.
+            final io.mmx.rdma.memd.MemdSessions memdSessions = new io.mmx.rdma.memd.MemdSessions(
+                NodeEra.MEMD_CONNECT_TIMEOUT_MS);
             io.mmx.membership.neighbour.HostLiveness liveness = io.mmx.membership.neighbour.HostLiveness.NONE;
             if (ctx.memoryKind() == NodeContext.Memory.SHM)
             {
@@ -108,13 +111,17 @@ public final class MmxNode implements AutoCloseable
                 resources.add(shm);
                 liveness = shm;
             }
+            else if (ctx.memoryKind() == NodeContext.Memory.MEMD)
+            {
+                liveness = new MemdLiveness(memdSessions::ownerConnected);
+            }
             final ClientEndpoint endpoint = clientEndpoint(ctx, launched, config.proposalWords());
             if (endpoint != null)
             {
                 resources.add(endpoint);
             }
-            shared = new NodeEra.Shared(clock, metrics, countersById, endpoint, liveness, pendingCount, listener,
-                leaderDownLog(ctx.tickNs()), launched.aeron());
+            shared = new NodeEra.Shared(clock, metrics, countersById, endpoint, memdSessions, liveness, pendingCount,
+                listener, leaderDownLog(ctx.tickNs()), launched.aeron());
             resources.add(shared.memdSessions); // closed after every era, whose links release their bindings
             resources.add(shared::closeVerbsQueuePairs); // likewise
             era = NodeEra.first(ctx, launched, shared, stateMachines, resources);

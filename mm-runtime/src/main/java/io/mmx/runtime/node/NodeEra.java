@@ -40,7 +40,7 @@ import java.util.function.IntFunction;
 final class NodeEra implements AutoCloseable
 {
     /** Bound on connecting and authenticating one memd session. */
-    private static final int MEMD_CONNECT_TIMEOUT_MS = 2000;
+    static final int MEMD_CONNECT_TIMEOUT_MS = 2000;
     /** Bound on setting up one verbs queue pair (rdma_cm, handshake, connect) and on each handshake exchange. */
     private static final int VERBS_CONNECT_TIMEOUT_MS = 5000;
 
@@ -64,7 +64,7 @@ final class NodeEra implements AutoCloseable
          * The node's memd sessions, one per edge of a hosted process, which every era's links bind on:
          * a plan change opens those of the edges it adds and closes those it removes (the node closes it).
          */
-        final MemdSessions memdSessions = new MemdSessions(MEMD_CONNECT_TIMEOUT_MS);
+        final MemdSessions memdSessions;
         /**
          * The node's verbs queue pairs, one per edge end of a hosted process, which every era's links
          * bind on, as {@link #memdSessions} on memd; made by the first era on verbs memory (it needs
@@ -73,9 +73,11 @@ final class NodeEra implements AutoCloseable
         private volatile io.mmx.rdma.verbs.VerbsQueuePairs verbsQueuePairs;
 
         Shared(final NanoClock clock, final NodeMetrics metrics, final ProcessCounters[] countersById,
-            final ClientEndpoint endpoint, final HostLiveness liveness, final AtomicInteger pendingCount,
-            final NodeListener listener, final MembershipListener membershipListener, final io.aeron.Aeron aeron)
+            final ClientEndpoint endpoint, final MemdSessions memdSessions, final HostLiveness liveness,
+            final AtomicInteger pendingCount, final NodeListener listener, final MembershipListener membershipListener,
+            final io.aeron.Aeron aeron)
         {
+            this.memdSessions = memdSessions;
             this.aeron = aeron;
             this.clock = clock;
             this.metrics = metrics;

@@ -165,6 +165,12 @@ public final class EdgeEnds<E, C>
         new ArrayList<>(open.values()).forEach(close);
     }
 
+    /** The connections open now, a live view (any thread). */
+    public java.util.Collection<C> connections()
+    {
+        return java.util.Collections.unmodifiableCollection(open.values());
+    }
+
     /** Connections made ahead that no link has bound yet (any thread). */
     public int unbound()
     {

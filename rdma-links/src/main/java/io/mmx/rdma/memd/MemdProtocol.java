@@ -38,7 +38,7 @@ import java.nio.ByteBuffer;
  *  .. u8[32] tag
  *
  * RESPONSE (daemon to client, 24 + payload + 32 bytes)
- *   0 u8 version  1 u8 kind=0x80  2 u8 status (OpStatus ordinal)  3 u8 reserved
+ *   0 u8 version  1 u8 kind=0x80  2 u8 status (OpStatus ordinal)  3 u8 flags
  *   4 i32 payloadLength   8 i64 requestId   16 i64 value
  *  24 payload (READ_BULK: the bytes read)
  *  .. u8[32] tag
@@ -109,6 +109,14 @@ public final class MemdProtocol
     public static final int RSP_STATUS = 2;
     /** Response field offsets. */
     public static final int RSP_PAYLOAD_LENGTH = 4;
+    /** Offset of the response's flags: {@link #FLAG_OWNER_CONNECTED}. */
+    public static final int RSP_FLAGS = 3;
+    /**
+     * Response flag: the owner the request named has an authenticated connection to this daemon open
+     * now (its node's JVM runs; the kernel closes the connection when it dies). Clear when it has none,
+     * and in answers about no owner.
+     */
+    public static final byte FLAG_OWNER_CONNECTED = 1;
     /** Response field offsets. */
     public static final int RSP_ID = 8;
     /** Response field offsets. */

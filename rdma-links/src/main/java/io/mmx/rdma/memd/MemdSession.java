@@ -87,6 +87,10 @@ final class MemdSession implements AutoCloseable
     private long nextRequestId = 1;
     private int bindings;
     private boolean closed;
+    /** What the daemon's latest authenticated answer said of the owner's connection: 1 open, 0 none, -1 no answer yet. */
+    private volatile int ownerConnected = -1;
+    /** When that answer came ({@link System#nanoTime}). */
+    private volatile long ownerAnsweredNs;
 
     /**
      * Connects and authenticates (bounded by {@code connectTimeoutMs}) as the process {@code key} names.
@@ -281,6 +285,23 @@ final class MemdSession implements AutoCloseable
             return 1;
         }
         return read == 0 ? 0 : parse();
+    }
+
+    /**
+     * What the daemon said of the owner in its latest answer, if that came at or after {@code sinceNs}
+     * ({@link System#nanoTime}): 1 the owner's node holds a connection to it (its JVM runs), 0 none,
+     * -1 no answer since then. Any thread.
+     */
+    int ownerConnected(final long sinceNs)
+    {
+        final int said = ownerConnected;
+        return said >= 0 && ownerAnsweredNs - sinceNs >= 0 ? said : -1;
+    }
+
+    /** When the latest answer came ({@link System#nanoTime}), or 0 before any. Any thread. */
+    long ownerAnsweredNs()
+    {
+        return ownerAnsweredNs;
     }
 
     /** Closes a session that lost the race to join its pool: the pool never counted it. */
@@ -506,6 +527,11 @@ final class MemdSession implements AutoCloseable
                 status = OpStatus.BAD_CLUSTER_KEY;
             }
             final long value = in.getLong(body + MemdProtocol.RSP_VALUE);
+            if (status != OpStatus.BAD_CLUSTER_KEY)
+            {
+                ownerConnected = (in.get(body + MemdProtocol.RSP_FLAGS) & MemdProtocol.FLAG_OWNER_CONNECTED) != 0 ? 1 : 0;
+                ownerAnsweredNs = System.nanoTime();
+            }
             final Pending p = pending.remove(requestId);
             if (p != null)
             {

@@ -76,6 +76,26 @@ public final class MemdSessions implements AutoCloseable
         ends.expire(nowNs);
     }
 
+    /**
+     * What the daemon of {@code owner}'s region said of it in the latest answer this node's sessions got
+     * about that region, if it came at or after {@code sinceNs} ({@link System#nanoTime}): 1 the owner's
+     * node holds a connection to the daemon (its JVM runs: a heartbeat word standing still is slowness),
+     * 0 none (its JVM is gone: the kernel closed its connections), -1 no answer since then. Any thread.
+     */
+    public int ownerConnected(final int owner, final long sinceNs)
+    {
+        MemdSession latest = null;
+        for (final MemdSession session : ends.connections())
+        {
+            if (session.owner() == owner && session.ownerConnected(sinceNs) >= 0 &&
+                (latest == null || session.ownerAnsweredNs() - latest.ownerAnsweredNs() > 0))
+            {
+                latest = session;
+            }
+        }
+        return latest == null ? -1 : latest.ownerConnected(sinceNs);
+    }
+
     /** Sessions connected ahead that no link has bound yet (any thread). */
     public int unbound()
     {

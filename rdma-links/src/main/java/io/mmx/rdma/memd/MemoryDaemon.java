@@ -89,6 +89,14 @@ public final class MemoryDaemon implements AutoCloseable
     private final ConcurrentHashMap<PlanDigest, Graph> graphs = new ConcurrentHashMap<>();
     private final io.mmx.planner.plan.PlanDirectory plansDirectory;
     private final FabricCounters counters = new FabricCounters();
+    /**
+     * Authenticated connections open per requesting process: a process's node holds one to the daemon
+     * of its own region while its JVM lives (its loopback link), and the kernel closes it the moment
+     * the JVM dies. Every answer about an owner's region says whether the owner has one
+     * ({@link MemdProtocol#FLAG_OWNER_CONNECTED}), so a peer tells a dead owner from a slow one.
+     * Daemon thread only.
+     */
+    private final org.agrona.collections.Int2IntHashMap connectionsOf = new org.agrona.collections.Int2IntHashMap(0);
     private final SecureRandom random = new SecureRandom();
     // Process keys' MACs, derived from the cluster key on first use, one per process of the plans known at start.
     private final Mac[] processMacs;
@@ -382,6 +390,8 @@ public final class MemoryDaemon implements AutoCloseable
         private final byte[] nonce = new byte[MemdProtocol.NONCE_LENGTH];
         private SelectionKey key;
         private int requester = -1;
+        /** The owner the request being answered is about, or -1 (its answer carries no owner flag). */
+        private int answeringOwner = -1;
         // Per binding, the plan of its last CREATE or OPEN granted (binding 0: the launch plan until then).
         private final ServedPlan[] bound = new ServedPlan[MemdProtocol.MAX_BINDINGS];
         private long lastRequestId = Long.MIN_VALUE;
@@ -596,6 +606,7 @@ public final class MemoryDaemon implements AutoCloseable
         // The frame's version and tag are verified.
         private void handle(final int start, final int length, final long requestId)
         {
+            answeringOwner = -1;
             final int from = in.getInt(start + MemdProtocol.REQ_REQUESTER);
             if (requestId <= lastRequestId)
             {
@@ -611,6 +622,10 @@ public final class MemoryDaemon implements AutoCloseable
                 respond(requestId, OpStatus.PROTOCOL_ERROR, 0, 0);
                 return;
             }
+            if (requester < 0)
+            {
+                connectionsOf.put(from, connectionsOf.get(from) + 1);
+            }
             requester = from;
 
             final byte op = in.get(start + MemdProtocol.REQ_OP);
@@ -621,6 +636,7 @@ public final class MemoryDaemon implements AutoCloseable
                 return;
             }
             final int owner = in.getInt(start + MemdProtocol.REQ_OWNER);
+            answeringOwner = owner;
             final int bulkLength = in.getInt(start + MemdProtocol.REQ_LENGTH);
             final long offset = in.getLong(start + MemdProtocol.REQ_OFFSET);
             final long operand1 = in.getLong(start + MemdProtocol.REQ_OPERAND1);
@@ -840,7 +856,8 @@ public final class MemoryDaemon implements AutoCloseable
             out.put(body + MemdProtocol.RSP_VERSION, MemdProtocol.VERSION);
             out.put(body + MemdProtocol.RSP_KIND, MemdProtocol.KIND_RESPONSE);
             out.put(body + MemdProtocol.RSP_STATUS, (byte)status.ordinal());
-            out.put(body + 3, (byte)0);
+            out.put(body + MemdProtocol.RSP_FLAGS, answeringOwner >= 0 && connectionsOf.get(answeringOwner) > 0 ?
+                MemdProtocol.FLAG_OWNER_CONNECTED : 0);
             out.putInt(body + MemdProtocol.RSP_PAYLOAD_LENGTH, payloadLength);
             out.putLong(body + MemdProtocol.RSP_ID, requestId);
             out.putLong(body + MemdProtocol.RSP_VALUE, value);
@@ -861,6 +878,18 @@ public final class MemoryDaemon implements AutoCloseable
             {
                 closed = true;
                 connectionCount--;
+                if (requester >= 0)
+                {
+                    final int left = connectionsOf.get(requester) - 1;
+                    if (left > 0)
+                    {
+                        connectionsOf.put(requester, left);
+                    }
+                    else
+                    {
+                        connectionsOf.remove(requester);
+                    }
+                }
                 if (isAuthenticated)
                 {
                     authenticated.remove(this);

@@ -112,6 +112,47 @@ class MemdSessionsTest
     }
 
     /**
+     * The daemon's answers say whether the owner of the region they are about holds a connection to it
+     * (its node's JVM runs), so a peer tells a slow owner from a dead one: set while process 1's own
+     * session is open, clear once it closed (as the kernel closes it when the JVM dies), unknown
+     * before any answer or once the answers are older than asked.
+     */
+    @Test
+    void answersSayWhetherTheOwnerHoldsAConnection() throws Exception
+    {
+        final InetSocketAddress address = start(new MemoryDaemon.Context());
+        final long sinceStart = System.nanoTime();
+        assertEquals(-1, sessions.ownerConnected(1, sinceStart), "no session, no answer");
+        final MemdRegionLink zeroToOne = sessions.link(KEY.processKey(0), 1, address, DIGEST_P, 0);
+        assertEquals(OpStatus.OK, call(zeroToOne, OpType.READ, 8, 0).status);
+        assertEquals(0, sessions.ownerConnected(1, sinceStart), "process 1 holds no connection to its daemon");
+
+        final MemdSessions ones = new MemdSessions(2_000);
+        try
+        {
+            final MemdRegionLink own = ones.link(KEY.processKey(1), 1, address, DIGEST_P, 0);
+            assertEquals(OpStatus.OK, call(own, OpType.READ, 8, 0).status, "its node's link to its own region");
+            assertEquals(OpStatus.OK, call(zeroToOne, OpType.READ, 8, 0).status);
+            assertEquals(1, sessions.ownerConnected(1, sinceStart), "process 1's node runs");
+            assertEquals(-1, sessions.ownerConnected(0, sinceStart), "nothing was asked about process 0's region");
+        }
+        finally
+        {
+            ones.close(); // its JVM dies: the kernel closes its connections
+        }
+        final long deadline = System.nanoTime() + TIMEOUT_NS;
+        int said = 1;
+        while (said != 0 && System.nanoTime() < deadline)
+        {
+            assertEquals(OpStatus.OK, call(zeroToOne, OpType.READ, 8, 0).status);
+            said = sessions.ownerConnected(1, sinceStart);
+        }
+        assertEquals(0, said, "the daemon saw process 1's connection close");
+        assertEquals(-1, sessions.ownerConnected(1, System.nanoTime() + 1), "answers older than asked count for nothing");
+        zeroToOne.close();
+    }
+
+    /**
      * Two eras of one graph (a plan change that moves processes, not edges): each era has regions of
      * its own, and a link of each era reaches its own, though one session carries both.
      */
