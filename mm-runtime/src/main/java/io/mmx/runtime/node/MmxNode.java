@@ -189,6 +189,14 @@ public final class MmxNode implements AutoCloseable
         }
 
         @Override
+        public void stopped()
+        {
+            // Its processes run no more: their connections would tell peers' membership they are only slow.
+            shared.memdSessions.close();
+            shared.closeVerbsQueuePairs();
+        }
+
+        @Override
         public void switchEra(final long nowNs)
         {
             final NodeEra ended = era;

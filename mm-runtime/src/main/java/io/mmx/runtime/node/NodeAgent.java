@@ -35,6 +35,13 @@ final class NodeAgent implements Agent
          * @throws EraEnded naming why the node cannot switch: it then stops.
          */
         void switchEra(long nowNs);
+
+        /**
+         * The agent stopped (the node failed or left): the node lets go of its connections to regions,
+         * so that peers learn its processes are gone rather than slow (memd answers that their owner
+         * holds no connection). Agent thread.
+         */
+        void stopped();
     }
 
     private final Eras eras;
@@ -104,6 +111,7 @@ final class NodeAgent implements Agent
             // to match the log. Stop, say why in the status, and fail every pending future at once.
             failure = t;
             host.failAll("node failed: " + t);
+            eras.stopped();
             throw new AgentTerminationException(t);
         }
     }

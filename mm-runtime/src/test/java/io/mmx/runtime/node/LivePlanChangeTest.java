@@ -450,6 +450,33 @@ class LivePlanChangeTest
         assertInstanceOf(SubmitRefusedException.class, refused.getCause());
     }
 
+    /**
+     * On memd a node that stopped lets go of its memd sessions at once: the daemon then answers that
+     * its processes hold no connection, so their peers declare them gone instead of waiting them out as
+     * slow (MemdLiveness), while the JVM still runs.
+     */
+    @Test
+    void aStoppedNodeOnMemdClosesItsSessions() throws Exception
+    {
+        final Plan plan = NodeTestSupport.plan(5, 2, 7);
+        final io.mmx.rdma.memd.MemoryDaemon daemon = launchOnMemd(plan, NodeTestSupport.plan(5, 4, 7));
+        assertTrue(daemon.connectionCount() > 0);
+        for (final MmxNode node : nodes)
+        {
+            assertTrue(link(node, "open") > 0, StatusServer.json(node));
+        }
+        nodes.get(1).proposePlanChange(0xC0FFEEL); // a plan neither node holds: both stop once it is decided
+        for (final MmxNode node : nodes)
+        {
+            NodeTestSupport.await(() -> node.failure() != null, 20_000, "the node to stop on the decided change");
+            // Its agent lets go of them right after it records the failure.
+            NodeTestSupport.await(() -> link(node, "open") == 0, 20_000, "the stopped node to close its sessions");
+            assertEquals(link(node, "opened"), link(node, "closed"), StatusServer.json(node));
+        }
+        NodeTestSupport.await(() -> daemon.connectionCount() == 0, 20_000,
+            "the daemon to see every connection of the stopped nodes close");
+    }
+
     private void awaitLeader()
     {
         NodeTestSupport.awaitLeader(nodes.toArray(new MmxNode[0]));
