@@ -14,7 +14,8 @@ import io.mmx.membership.neighbour.HostLiveness;
  * bound). Only answers younger than {@link #FRESH_NS} count; without one (the daemon unreachable, a
  * whole host gone) this knows nothing and the word alone decides, as before.
  *
- * <p>Reads volatile state the node's sessions keep; no I/O of its own.
+ * <p>Reads what the node's sessions kept of the answers; no I/O of its own. Agent thread: membership
+ * asks from the host the agent drives, which also drives the sessions.
  */
 final class MemdLiveness implements HostLiveness
 {

@@ -87,10 +87,13 @@ final class MemdSession implements AutoCloseable
     private long nextRequestId = 1;
     private int bindings;
     private boolean closed;
-    /** What the daemon's latest authenticated answer said of the owner's connection: 1 open, 0 none, -1 no answer yet. */
-    private volatile int ownerConnected = -1;
-    /** When that answer came ({@link System#nanoTime}). */
-    private volatile long ownerAnsweredNs;
+    /**
+     * What the daemon's latest authenticated answer said of the owner's connection: 1 open, 0 none, -1
+     * no answer yet. Written and read by the thread that drives the session (the node's agent).
+     */
+    private int ownerConnected = -1;
+    /** When a read last brought answers ({@link System#nanoTime}, taken once per read, not per answer). */
+    private long ownerAnsweredNs;
 
     /**
      * Connects and authenticates (bounded by {@code connectTimeoutMs}) as the process {@code key} names.
@@ -290,7 +293,7 @@ final class MemdSession implements AutoCloseable
     /**
      * What the daemon said of the owner in its latest answer, if that came at or after {@code sinceNs}
      * ({@link System#nanoTime}): 1 the owner's node holds a connection to it (its JVM runs), 0 none,
-     * -1 no answer since then. Any thread.
+     * -1 no answer since then. The driving thread only.
      */
     int ownerConnected(final long sinceNs)
     {
@@ -298,7 +301,7 @@ final class MemdSession implements AutoCloseable
         return said >= 0 && ownerAnsweredNs - sinceNs >= 0 ? said : -1;
     }
 
-    /** When the latest answer came ({@link System#nanoTime}), or 0 before any. Any thread. */
+    /** When the latest answers came ({@link System#nanoTime}), or 0 before any. The driving thread only. */
     long ownerAnsweredNs()
     {
         return ownerAnsweredNs;
@@ -491,6 +494,7 @@ final class MemdSession implements AutoCloseable
     {
         in.flip();
         int completed = 0;
+        boolean answered = false;
         while (in.remaining() >= MemdProtocol.LENGTH_PREFIX)
         {
             final int length = in.getInt(in.position());
@@ -530,7 +534,7 @@ final class MemdSession implements AutoCloseable
             if (status != OpStatus.BAD_CLUSTER_KEY)
             {
                 ownerConnected = (in.get(body + MemdProtocol.RSP_FLAGS) & MemdProtocol.FLAG_OWNER_CONNECTED) != 0 ? 1 : 0;
-                ownerAnsweredNs = System.nanoTime();
+                answered = true;
             }
             final Pending p = pending.remove(requestId);
             if (p != null)
@@ -541,6 +545,10 @@ final class MemdSession implements AutoCloseable
             in.position(body + length);
         }
         in.compact();
+        if (answered)
+        {
+            ownerAnsweredNs = System.nanoTime(); // one clock read per batch of answers
+        }
         return completed;
     }
 

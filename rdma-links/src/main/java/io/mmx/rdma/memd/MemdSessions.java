@@ -80,7 +80,8 @@ public final class MemdSessions implements AutoCloseable
      * What the daemon of {@code owner}'s region said of it in the latest answer this node's sessions got
      * about that region, if it came at or after {@code sinceNs} ({@link System#nanoTime}): 1 the owner's
      * node holds a connection to the daemon (its JVM runs: a heartbeat word standing still is slowness),
-     * 0 none (its JVM is gone: the kernel closed its connections), -1 no answer since then. Any thread.
+     * 0 none (its JVM is gone: the kernel closed its connections), -1 no answer since then. The thread
+     * that drives the sessions only (the node's agent, whose membership asks).
      */
     public int ownerConnected(final int owner, final long sinceNs)
     {
